@@ -1,0 +1,151 @@
+#include "sluice/host_context/async_value.h"
+
+namespace sluice {
+namespace {
+
+// The waiters that became runnable on this thread while it was already
+// running waiters. Running them from the outermost RunWaiters() loop instead
+// of recursing keeps the stack flat however long a chain of continuations is.
+struct PendingWaiters {
+  internal::WaiterNode* head = nullptr;
+  internal::WaiterNode* tail = nullptr;
+};
+
+thread_local PendingWaiters* active_waiters = nullptr;
+
+// Reverses the LIFO list that AddWaiter() builds, so waiters run in the order
+// they were added. Returns the new tail through `tail`.
+internal::WaiterNode* Reverse(internal::WaiterNode* head,
+                              internal::WaiterNode** tail) {
+  *tail = head;
+  internal::WaiterNode* reversed = nullptr;
+  while (head != nullptr) {
+    internal::WaiterNode* next = head->next;
+    head->next = reversed;
+    reversed = head;
+    head = next;
+  }
+  return reversed;
+}
+
+}  // namespace
+
+void AsyncValue::AddWaiter(internal::WaiterNode* node) {
+  uintptr_t old = waiters_and_state_.load(std::memory_order_acquire);
+  while ((old & kStateMask) < static_cast<uintptr_t>(State::kConcrete)) {
+    node->next = reinterpret_cast<internal::WaiterNode*>(old & ~kStateMask);
+    const uintptr_t desired =
+        reinterpret_cast<uintptr_t>(node) | (old & kStateMask);
+    if (waiters_and_state_.compare_exchange_weak(old, desired,
+                                                 std::memory_order_acq_rel,
+                                                 std::memory_order_acquire)) {
+      return;
+    }
+  }
+  // The value became available while we tried to enqueue: run now.
+  node->next = nullptr;
+  RunWaiters(node);
+}
+
+void AsyncValue::RunWaiters(internal::WaiterNode* lifo_list) {
+  internal::WaiterNode* tail;
+  internal::WaiterNode* head = Reverse(lifo_list, &tail);
+  if (active_waiters != nullptr) {
+    PendingWaiters& pending = *active_waiters;
+    if (pending.tail == nullptr) {
+      pending.head = head;
+    } else {
+      pending.tail->next = head;
+    }
+    pending.tail = tail;
+    return;
+  }
+  PendingWaiters pending{head, tail};
+  active_waiters = &pending;
+  while (pending.head != nullptr) {
+    internal::WaiterNode* node = pending.head;
+    pending.head = node->next;
+    if (pending.head == nullptr) pending.tail = nullptr;
+    node->invoke(node, /*run=*/true);
+  }
+  active_waiters = nullptr;
+}
+
+void AsyncValue::DestroyWaiters(internal::WaiterNode* list) {
+  while (list != nullptr) {
+    internal::WaiterNode* next = list->next;
+    list->invoke(list, /*run=*/false);
+    list = next;
+  }
+}
+
+bool AsyncValue::IsUnique() const {
+  if (NumRef() != 1) return false;
+  if (kind_ != Kind::kIndirect) return true;
+  const AsyncValue* target = static_cast<const IndirectAsyncValue*>(this)->target();
+  return target == nullptr || target->IsUnique();
+}
+
+const absl::Status& AsyncValue::GetError() const {
+  assert(IsError() && "GetError() on a value that is not an error");
+  switch (kind_) {
+    case Kind::kConcrete:
+      return type_info_->get_error(this);
+    case Kind::kError:
+      return static_cast<const ErrorAsyncValue*>(this)->error_;
+    case Kind::kIndirect:
+      return static_cast<const IndirectAsyncValue*>(this)->target_->GetError();
+  }
+  __builtin_unreachable();
+}
+
+void AsyncValue::SetError(absl::Status status) {
+  assert(!status.ok() && "SetError() needs a non-OK status");
+  switch (kind_) {
+    case Kind::kConcrete:
+      type_info_->construct_error(this, std::move(status));
+      break;
+    case Kind::kError:
+      static_cast<ErrorAsyncValue*>(this)->error_ = std::move(status);
+      break;
+    case Kind::kIndirect:
+      static_cast<IndirectAsyncValue*>(this)->ForwardTo(
+          TakeRef<AsyncValue>(new ErrorAsyncValue(std::move(status))));
+      return;
+  }
+  NotifyAvailable(State::kError);
+}
+
+const char* AsyncValue::TypeName() const {
+  switch (kind_) {
+    case Kind::kConcrete:
+      return type_info_->name;
+    case Kind::kError:
+      return "error";
+    case Kind::kIndirect:
+      return "indirect";
+  }
+  return "";
+}
+
+void IndirectAsyncValue::ForwardTo(RCReference<AsyncValue> target) {
+  assert(target_ == nullptr && IsUnavailable() && "ForwardTo() called twice");
+  // Forwarding to another indirect value forwards to what that one
+  // forwards to, so reads follow at most one hop.
+  if (target->IsIndirect() && target->IsAvailable()) {
+    AsyncValue* final_target = static_cast<IndirectAsyncValue*>(target.get())->target_;
+    target = FormRef(final_target);
+  }
+  if (target->IsAvailable()) {
+    const State new_state = target->state();
+    target_ = target.release();
+    NotifyAvailable(new_state);
+    return;
+  }
+  AsyncValue* pending = target.get();
+  pending->AndThen([self = FormRef(this), target = std::move(target)]() mutable {
+    self->ForwardTo(std::move(target));
+  });
+}
+
+}  // namespace sluice
