@@ -129,22 +129,19 @@ const char* AsyncValue::TypeName() const {
 }
 
 void IndirectAsyncValue::ForwardTo(RCReference<AsyncValue> target) {
-  assert(target_ == nullptr && IsUnavailable() && "ForwardTo() called twice");
-  // Forwarding to another indirect value forwards to what that one
-  // forwards to, so reads follow at most one hop.
+  assert(target_ == nullptr && "ForwardTo() called twice");
+  // Forwarding to an available indirect value forwards to what that one
+  // forwards to, so reads follow one hop.
   if (target->IsIndirect() && target->IsAvailable()) {
-    AsyncValue* final_target = static_cast<IndirectAsyncValue*>(target.get())->target_;
-    target = FormRef(final_target);
+    target = FormRef(static_cast<IndirectAsyncValue*>(target.get())->target_);
   }
-  if (target->IsAvailable()) {
-    const State new_state = target->state();
-    target_ = target.release();
-    NotifyAvailable(new_state);
+  target_ = target.release();
+  if (target_->IsAvailable()) {
+    NotifyAvailable(target_->state());
     return;
   }
-  AsyncValue* pending = target.get();
-  pending->AndThen([self = FormRef(this), target = std::move(target)]() mutable {
-    self->ForwardTo(std::move(target));
+  target_->AndThen([self = FormRef(this)] {
+    self->NotifyAvailable(self->target_->state());
   });
 }
 

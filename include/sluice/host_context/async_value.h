@@ -286,13 +286,17 @@ class IndirectAsyncValue final : public AsyncValue {
  public:
   IndirectAsyncValue()
       : AsyncValue(Kind::kIndirect, State::kUnconstructed, nullptr) {}
-  ~IndirectAsyncValue() { if (target_ != nullptr) target_->DropRef(); }
+  ~IndirectAsyncValue() {
+    if (target_ != nullptr) target_->DropRef();
+  }
 
-  // May be called once. Waits for `target` if it is unavailable.
+  // May be called once. If `target` is unavailable, this value becomes
+  // available when it does.
   void ForwardTo(RCReference<AsyncValue> target);
 
-  // The value this one forwards to, once available; nullptr before.
-  AsyncValue* target() const { return IsAvailable() ? target_ : nullptr; }
+  // The value named by ForwardTo() (possibly still unavailable), or nullptr
+  // before. Set once, by the thread that calls ForwardTo().
+  AsyncValue* target() const { return target_; }
 
  private:
   friend class AsyncValue;
@@ -305,8 +309,8 @@ class IndirectAsyncValue final : public AsyncValue {
 template <typename T>
 T& AsyncValue::get() {
   AsyncValue* value = this;
-  if (kind_ == Kind::kIndirect) {
-    value = static_cast<IndirectAsyncValue*>(this)->target_;
+  while (value->kind_ == Kind::kIndirect) {
+    value = static_cast<IndirectAsyncValue*>(value)->target_;
     assert(value != nullptr && "get() on an indirect value not yet forwarded");
   }
   assert(value->type_info_ == &ConcreteAsyncValue<T>::kTypeInfo &&

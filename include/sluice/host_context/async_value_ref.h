@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/support/ref_count.h"
 
@@ -105,6 +106,30 @@ inline AsyncValueRef<Chain> MakeReadyChain() {
   return MakeAvailableAsyncValueRef<Chain>();
 }
 
+namespace internal {
+
+// Lets helpers accept work that returns a T or an absl::StatusOr<T>.
+template <typename R>
+struct UnwrapStatusOr {
+  using type = R;
+  static void Fill(const AsyncValueRef<R>& value, R&& result) {
+    value.emplace(std::move(result));
+  }
+};
+
+template <typename T>
+struct UnwrapStatusOr<absl::StatusOr<T>> {
+  using type = T;
+  static void Fill(const AsyncValueRef<T>& value, absl::StatusOr<T>&& result) {
+    if (result.ok()) {
+      value.emplace(*std::move(result));
+    } else {
+      value.SetError(std::move(result).status());
+    }
+  }
+};
+
+}  // namespace internal
 }  // namespace sluice
 
 #endif  // SLUICE_HOST_CONTEXT_ASYNC_VALUE_REF_H_

@@ -1,0 +1,33 @@
+// Runtime diagnostics: an error reported at the `.mlir` location of the
+// kernel that produced it.
+#ifndef SLUICE_HOST_CONTEXT_DIAGNOSTIC_H_
+#define SLUICE_HOST_CONTEXT_DIAGNOSTIC_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace sluice {
+
+struct DecodedLocation {
+  std::string filename;
+  int line = 0;
+  int column = 0;
+
+  // "file:line:col".
+  std::string ToString() const;
+};
+
+struct DecodedDiagnostic {
+  std::optional<DecodedLocation> location;
+  absl::Status status;
+
+  // "file:line:col: error: runtime error: MESSAGE" (location omitted when
+  // unknown), the form MLIR tools print diagnostics in.
+  std::string ToString() const;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_HOST_CONTEXT_DIAGNOSTIC_H_

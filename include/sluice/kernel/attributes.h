@@ -1,0 +1,76 @@
+// Typed views of kernel attributes, read in place from the program's bytes.
+//
+// An attribute reaches a kernel as a pointer into the executable's
+// attribute section:
+//   - a scalar (integers, floats, bool as uint8_t) is the value itself,
+//     aligned for its type;
+//   - a string or an array is its elements, aligned for the element type,
+//     preceded immediately by a 4-byte little-endian element count.
+// AttributeBuffer (attribute_buffer.h) writes this layout for tests and
+// embedders that build frames by hand.
+#ifndef SLUICE_KERNEL_ATTRIBUTES_H_
+#define SLUICE_KERNEL_ATTRIBUTES_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "absl/types/span.h"
+
+namespace sluice {
+namespace internal {
+
+inline uint32_t ReadElementCount(const void* data) {
+  uint32_t count;
+  std::memcpy(&count, static_cast<const char*>(data) - sizeof(count),
+              sizeof(count));
+  return count;
+}
+
+}  // namespace internal
+
+// A scalar attribute of type `T`.
+template <typename T>
+class Attribute {
+ public:
+  explicit Attribute(const void* data) : data_(static_cast<const T*>(data)) {}
+  const T& get() const { return *data_; }
+  const T& operator*() const { return *data_; }
+  const T* operator->() const { return data_; }
+
+ private:
+  const T* data_;
+};
+
+// A string attribute (not NUL-terminated).
+class StringAttribute {
+ public:
+  explicit StringAttribute(const void* data)
+      : value_(static_cast<const char*>(data), internal::ReadElementCount(data)) {}
+  std::string_view get() const { return value_; }
+  operator std::string_view() const { return value_; }  // NOLINT
+  std::string str() const { return std::string(value_); }
+
+ private:
+  std::string_view value_;
+};
+
+// An array attribute of `T` elements.
+template <typename T>
+class ArrayAttribute {
+ public:
+  explicit ArrayAttribute(const void* data)
+      : data_(static_cast<const T*>(data), internal::ReadElementCount(data)) {}
+  absl::Span<const T> data() const { return data_; }
+  size_t size() const { return data_.size(); }
+  const T& operator[](size_t i) const { return data_[i]; }
+  auto begin() const { return data_.begin(); }
+  auto end() const { return data_.end(); }
+
+ private:
+  absl::Span<const T> data_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_KERNEL_ATTRIBUTES_H_

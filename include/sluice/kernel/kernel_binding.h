@@ -1,0 +1,408 @@
+// Turns a plain C++ function into a kernel.
+//
+//   int32_t AddI32(int32_t a, int32_t b) { return a + b; }
+//   registry->AddKernel("tfrt.add.i32", SLUICE_KERNEL(AddI32));
+//
+// Parameters, in any order, each take the next item of their kind:
+//   T, const T&, T&        the next argument's payload
+//   Argument<T>            the next argument (payload and AsyncValue)
+//   RemainingArguments     every argument not yet taken
+//   Attribute<T>, StringAttribute, ArrayAttribute<T>
+//                          the next attribute
+//   Result<T>              the next result slot
+//   RemainingResults       every result slot not yet taken
+//   const ExecutionContext&, HostContext*, KernelFrame*, AsyncKernelFrame*
+//                          the context and the frame itself
+// The return value fills the result slots after those the parameters took:
+//   void                   nothing
+//   T                      one available result
+//   AsyncValueRef<T>, RCReference<AsyncValue>
+//                          one result, possibly still unavailable
+//   std::tuple<...>        one result per element, each as above
+//   absl::Status, llvm::Error
+//                          no result; an error is reported (ReportError)
+//   absl::StatusOr<X>, llvm::Expected<X>
+//                          X as above, or the error reported
+#ifndef SLUICE_KERNEL_KERNEL_BINDING_H_
+#define SLUICE_KERNEL_KERNEL_BINDING_H_
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "llvm/Support/Error.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/execution_context.h"
+#include "sluice/kernel/async_kernel_frame.h"
+#include "sluice/kernel/attributes.h"
+#include "sluice/kernel/kernel_frame.h"
+#include "sluice/support/error_util.h"
+
+namespace sluice {
+
+// One argument: its payload, and the AsyncValue that holds it.
+template <typename T>
+class Argument {
+ public:
+  explicit Argument(AsyncValue* value) : value_(value) {}
+  T& get() const { return value_->get<T>(); }
+  T& operator*() const { return get(); }
+  T* operator->() const { return &get(); }
+  AsyncValue* value() const { return value_; }
+  // A new reference to the value, e.g. to forward it to a result.
+  RCReference<AsyncValue> ValueRef() const { return FormRef(value_); }
+
+ private:
+  AsyncValue* value_;
+};
+
+// One result slot.
+template <typename T>
+class Result {
+ public:
+  Result(KernelFrame* frame, size_t index) : frame_(frame), index_(index) {}
+
+  template <typename... Args>
+  void Emplace(Args&&... args) const {
+    frame_->EmplaceResultAt<T>(index_, std::forward<Args>(args)...);
+  }
+  void Set(AsyncValueRef<T> value) const {
+    frame_->SetResultAt(index_, value.ReleaseRCRef());
+  }
+  // Forwards an existing value (an argument, say) without copying it.
+  void Set(RCReference<AsyncValue> value) const {
+    frame_->SetResultAt(index_, std::move(value));
+  }
+  // Sets the result to an unavailable value to fill later.
+  AsyncValueRef<T> Allocate() const {
+    return frame_->AllocateResultAt<T>(index_);
+  }
+  RCReference<IndirectAsyncValue> AllocateIndirect() const {
+    return frame_->AllocateIndirectResultAt(index_);
+  }
+
+ private:
+  KernelFrame* frame_;
+  size_t index_;
+};
+
+// The arguments a kernel did not take one by one.
+class RemainingArguments {
+ public:
+  explicit RemainingArguments(absl::Span<AsyncValue* const> values)
+      : values_(values) {}
+  size_t size() const { return values_.size(); }
+  AsyncValue* operator[](size_t i) const { return values_[i]; }
+  absl::Span<AsyncValue* const> values() const { return values_; }
+
+ private:
+  absl::Span<AsyncValue* const> values_;
+};
+
+// The result slots a kernel did not take one by one (those its return value
+// fills excepted).
+class RemainingResults {
+ public:
+  RemainingResults(KernelFrame* frame, size_t first, size_t count)
+      : frame_(frame), first_(first), count_(count) {}
+  size_t size() const { return count_; }
+
+  void SetAt(size_t i, RCReference<AsyncValue> value) const {
+    frame_->SetResultAt(first_ + i, std::move(value));
+  }
+  template <typename T, typename... Args>
+  void EmplaceAt(size_t i, Args&&... args) const {
+    frame_->EmplaceResultAt<T>(first_ + i, std::forward<Args>(args)...);
+  }
+  template <typename T>
+  AsyncValueRef<T> AllocateAt(size_t i) const {
+    return frame_->AllocateResultAt<T>(first_ + i);
+  }
+  RCReference<IndirectAsyncValue> AllocateIndirectAt(size_t i) const {
+    return frame_->AllocateIndirectResultAt(first_ + i);
+  }
+
+ private:
+  KernelFrame* frame_;
+  size_t first_;
+  size_t count_;
+};
+
+namespace internal {
+
+// Where the next argument, attribute and result come from while a kernel's
+// parameters are bound left to right.
+struct BindCursor {
+  KernelFrame* frame;
+  // The results the return value fills: the last `returned` slots.
+  size_t returned = 0;
+  size_t argument = 0;
+  size_t attribute = 0;
+  size_t result = 0;
+};
+
+// How many results a return type fills.
+template <typename R>
+struct ReturnCount : std::integral_constant<size_t, 1> {};
+template <>
+struct ReturnCount<void> : std::integral_constant<size_t, 0> {};
+template <>
+struct ReturnCount<absl::Status> : std::integral_constant<size_t, 0> {};
+template <>
+struct ReturnCount<llvm::Error> : std::integral_constant<size_t, 0> {};
+template <typename... Ts>
+struct ReturnCount<std::tuple<Ts...>>
+    : std::integral_constant<size_t, sizeof...(Ts)> {};
+template <typename T>
+struct ReturnCount<absl::StatusOr<T>> : ReturnCount<T> {};
+template <typename T>
+struct ReturnCount<llvm::Expected<T>> : ReturnCount<T> {};
+
+// How a parameter of (decayed) type D is bound: Make() builds a holder from
+// the frame, Pass() turns the holder into what the function takes. The
+// primary template marks the types that are not special: payloads.
+template <typename D>
+struct ParamBinder {
+  static constexpr bool kPayload = true;
+};
+
+// A payload parameter (T, const T&, T&): the next argument's payload.
+template <typename P>
+struct PayloadBinder {
+  using Holder = Argument<std::remove_cv_t<std::remove_reference_t<P>>>;
+  static Holder Make(BindCursor& c) {
+    return Holder(c.frame->GetArgAt(c.argument++));
+  }
+  static P Pass(Holder& h) { return h.get(); }
+};
+
+template <typename T>
+struct ParamBinder<Argument<T>> {
+  static constexpr bool kPayload = false;
+  using Holder = Argument<T>;
+  static Holder Make(BindCursor& c) {
+    return Holder(c.frame->GetArgAt(c.argument++));
+  }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <typename T>
+struct ParamBinder<Result<T>> {
+  static constexpr bool kPayload = false;
+  using Holder = Result<T>;
+  static Holder Make(BindCursor& c) { return Holder(c.frame, c.result++); }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <typename T>
+struct ParamBinder<Attribute<T>> {
+  static constexpr bool kPayload = false;
+  using Holder = Attribute<T>;
+  static Holder Make(BindCursor& c) {
+    return Holder(c.frame->GetAttributeAt(c.attribute++));
+  }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <>
+struct ParamBinder<StringAttribute> {
+  static constexpr bool kPayload = false;
+  using Holder = StringAttribute;
+  static Holder Make(BindCursor& c) {
+    return Holder(c.frame->GetAttributeAt(c.attribute++));
+  }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <typename T>
+struct ParamBinder<ArrayAttribute<T>> {
+  static constexpr bool kPayload = false;
+  using Holder = ArrayAttribute<T>;
+  static Holder Make(BindCursor& c) {
+    return Holder(c.frame->GetAttributeAt(c.attribute++));
+  }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <>
+struct ParamBinder<RemainingArguments> {
+  static constexpr bool kPayload = false;
+  using Holder = RemainingArguments;
+  static Holder Make(BindCursor& c) {
+    absl::Span<AsyncValue* const> rest = c.frame->GetArguments().subspan(c.argument);
+    c.argument = c.frame->GetNumArgs();
+    return Holder(rest);
+  }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <>
+struct ParamBinder<RemainingResults> {
+  static constexpr bool kPayload = false;
+  using Holder = RemainingResults;
+  static Holder Make(BindCursor& c) {
+    const size_t end = c.frame->GetNumResults() - c.returned;
+    Holder holder(c.frame, c.result, end - c.result);
+    c.result = end;
+    return holder;
+  }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <>
+struct ParamBinder<ExecutionContext> {
+  static constexpr bool kPayload = false;
+  using Holder = const ExecutionContext*;
+  static Holder Make(BindCursor& c) { return &c.frame->exec_ctx(); }
+  static const ExecutionContext& Pass(Holder& h) { return *h; }
+};
+
+template <>
+struct ParamBinder<HostContext*> {
+  static constexpr bool kPayload = false;
+  using Holder = HostContext*;
+  static Holder Make(BindCursor& c) { return c.frame->host(); }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <>
+struct ParamBinder<KernelFrame*> {
+  static constexpr bool kPayload = false;
+  using Holder = KernelFrame*;
+  static Holder Make(BindCursor& c) { return c.frame; }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <>
+struct ParamBinder<AsyncKernelFrame*> {
+  static constexpr bool kPayload = false;
+  using Holder = AsyncKernelFrame;
+  static Holder Make(BindCursor& c) { return AsyncKernelFrame(c.frame); }
+  static AsyncKernelFrame* Pass(Holder& h) { return &h; }
+};
+
+// --- Return values ----------------------------------------------------------
+
+template <typename R>
+struct ReturnHandler {
+  // A plain value: one available result.
+  static void Handle(KernelFrame* frame, size_t index, R&& value) {
+    frame->EmplaceResultAt<R>(index, std::move(value));
+  }
+};
+
+template <typename T>
+struct ReturnHandler<AsyncValueRef<T>> {
+  static void Handle(KernelFrame* frame, size_t index, AsyncValueRef<T>&& value) {
+    frame->SetResultAt(index, value.ReleaseRCRef());
+  }
+};
+
+template <typename T>
+struct ReturnHandler<RCReference<T>> {
+  static_assert(std::is_base_of_v<AsyncValue, T>,
+                "a kernel may return RCReference<AsyncValue> only");
+  static void Handle(KernelFrame* frame, size_t index, RCReference<T>&& value) {
+    frame->SetResultAt(index, RCReference<AsyncValue>(std::move(value)));
+  }
+};
+
+template <typename... Ts>
+struct ReturnHandler<std::tuple<Ts...>> {
+  static void Handle(KernelFrame* frame, size_t index, std::tuple<Ts...>&& values) {
+    HandleEach(frame, index, std::move(values), std::index_sequence_for<Ts...>{});
+  }
+  template <size_t... I>
+  static void HandleEach(KernelFrame* frame, size_t index,
+                         std::tuple<Ts...>&& values, std::index_sequence<I...>) {
+    (ReturnHandler<Ts>::Handle(frame, index + I, std::get<I>(std::move(values))),
+     ...);
+  }
+};
+
+template <>
+struct ReturnHandler<absl::Status> {
+  static void Handle(KernelFrame* frame, size_t, absl::Status&& status) {
+    if (!status.ok()) frame->ReportError(std::move(status));
+  }
+};
+
+template <>
+struct ReturnHandler<llvm::Error> {
+  static void Handle(KernelFrame* frame, size_t, llvm::Error&& error) {
+    if (error) frame->ReportError(StatusFromLlvmError(std::move(error)));
+  }
+};
+
+template <typename T>
+struct ReturnHandler<absl::StatusOr<T>> {
+  static void Handle(KernelFrame* frame, size_t index, absl::StatusOr<T>&& value) {
+    if (value.ok()) {
+      ReturnHandler<T>::Handle(frame, index, *std::move(value));
+    } else {
+      frame->ReportError(std::move(value).status());
+    }
+  }
+};
+
+template <typename T>
+struct ReturnHandler<llvm::Expected<T>> {
+  static void Handle(KernelFrame* frame, size_t index, llvm::Expected<T>&& value) {
+    if (value) {
+      ReturnHandler<T>::Handle(frame, index, std::move(*value));
+    } else {
+      frame->ReportError(StatusFromLlvmError(value.takeError()));
+    }
+  }
+};
+
+template <typename P>
+using BinderFor = std::conditional_t<
+    ParamBinder<std::remove_cv_t<std::remove_reference_t<P>>>::kPayload,
+    PayloadBinder<P>, ParamBinder<std::remove_cv_t<std::remove_reference_t<P>>>>;
+
+template <typename F, F function>
+struct KernelInvoker;
+
+template <typename R, typename... Params, R (*function)(Params...)>
+struct KernelInvoker<R (*)(Params...), function> {
+  static void Invoke(KernelFrame* frame) {
+    constexpr size_t kReturned = ReturnCount<R>::value;
+    assert(frame->GetNumResults() >= kReturned &&
+           "the frame has fewer results than the kernel returns");
+    BindCursor cursor{frame, kReturned};
+    // Braced initialization evaluates the Make() calls left to right, so
+    // parameters take arguments, attributes and results in their order.
+    std::tuple<typename BinderFor<Params>::Holder...> holders{
+        BinderFor<Params>::Make(cursor)...};
+    Call(frame, frame->GetNumResults() - kReturned, holders,
+         std::index_sequence_for<Params...>{});
+  }
+
+  template <size_t... I>
+  static void Call(KernelFrame* frame, size_t first_returned,
+                   std::tuple<typename BinderFor<Params>::Holder...>& holders,
+                   std::index_sequence<I...>) {
+    if constexpr (std::is_void_v<R>) {
+      function(BinderFor<Params>::Pass(std::get<I>(holders))...);
+      (void)frame;
+      (void)first_returned;
+    } else {
+      ReturnHandler<R>::Handle(
+          frame, first_returned,
+          function(BinderFor<Params>::Pass(std::get<I>(holders))...));
+    }
+  }
+};
+
+}  // namespace internal
+}  // namespace sluice
+
+// The kernel implementation for the function `fn` (see the top of this file).
+#define SLUICE_KERNEL(fn) \
+  (&::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::Invoke)
+
+#endif  // SLUICE_KERNEL_KERNEL_BINDING_H_

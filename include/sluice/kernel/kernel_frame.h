@@ -1,0 +1,132 @@
+// KernelFrame: a kernel's view of one invocation: its arguments, attributes
+// and result slots, and the context it runs in. The executor owns the
+// storage; the frame only points at it.
+#ifndef SLUICE_KERNEL_KERNEL_FRAME_H_
+#define SLUICE_KERNEL_KERNEL_FRAME_H_
+
+#include <cassert>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "sluice/host_context/async_value.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/diagnostic.h"
+#include "sluice/host_context/execution_context.h"
+
+namespace sluice {
+
+// Where a kernel sits in the program, for error messages and diagnostics.
+struct KernelDebugInfo {
+  std::string_view name;  // "tfrt.add.i32"
+  std::optional<DecodedLocation> location;
+};
+
+namespace internal {
+
+// Sets each result slot that is empty, or holds a value that is still
+// unavailable, to `status`; emits one diagnostic for it on the host. Shared
+// by KernelFrame and AsyncKernelFrame.
+void ReportErrorOnResults(absl::Span<RCReference<AsyncValue>> results,
+                          absl::Span<AsyncValue* const> arguments,
+                          absl::Status status, const ExecutionContext& context,
+                          const KernelDebugInfo& debug_info);
+
+}  // namespace internal
+
+class KernelFrame {
+ public:
+  KernelFrame(const ExecutionContext* context, const KernelDebugInfo* debug_info)
+      : context_(context), debug_info_(debug_info) {}
+  KernelFrame(const KernelFrame&) = delete;
+  KernelFrame& operator=(const KernelFrame&) = delete;
+
+  // Points the frame at the invocation's storage (the executor does this
+  // before each call of the kernel).
+  void Reset(absl::Span<AsyncValue* const> arguments,
+             absl::Span<const void* const> attributes,
+             absl::Span<RCReference<AsyncValue>> results) {
+    arguments_ = arguments;
+    attributes_ = attributes;
+    results_ = results;
+  }
+
+  // --- Context -------------------------------------------------------------
+  const ExecutionContext& exec_ctx() const { return *context_; }
+  HostContext* host() const { return context_->host(); }
+  const KernelDebugInfo& debug_info() const { return *debug_info_; }
+
+  // --- Arguments -----------------------------------------------------------
+  size_t GetNumArgs() const { return arguments_.size(); }
+  AsyncValue* GetArgAt(size_t index) const {
+    assert(index < arguments_.size() && "argument index out of range");
+    return arguments_[index];
+  }
+  absl::Span<AsyncValue* const> GetArguments() const { return arguments_; }
+
+  // --- Attributes ----------------------------------------------------------
+  size_t GetNumAttributes() const { return attributes_.size(); }
+  const void* GetAttributeAt(size_t index) const {
+    assert(index < attributes_.size() && "attribute index out of range");
+    return attributes_[index];
+  }
+
+  // --- Results -------------------------------------------------------------
+  size_t GetNumResults() const { return results_.size(); }
+  absl::Span<RCReference<AsyncValue>> GetResults() const { return results_; }
+  const RCReference<AsyncValue>& GetResultAt(size_t index) const {
+    assert(index < results_.size() && "result index out of range");
+    return results_[index];
+  }
+
+  void SetResultAt(size_t index, RCReference<AsyncValue> value) {
+    assert(index < results_.size() && "result index out of range");
+    assert(!results_[index] && "result is already set");
+    results_[index] = std::move(value);
+  }
+
+  template <typename T, typename... Args>
+  void EmplaceResultAt(size_t index, Args&&... args) {
+    SetResultAt(index, MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...)
+                           .ReleaseRCRef());
+  }
+
+  // An unavailable result of type `T` that the kernel fills later (from any
+  // thread) with emplace() or SetError().
+  template <typename T>
+  AsyncValueRef<T> AllocateResultAt(size_t index) {
+    AsyncValueRef<T> value = MakeUnconstructedAsyncValueRef<T>();
+    SetResultAt(index, value.CopyRCRef());
+    return value;
+  }
+
+  // An unavailable result whose type is not known yet: ForwardTo() it later.
+  RCReference<IndirectAsyncValue> AllocateIndirectResultAt(size_t index) {
+    RCReference<IndirectAsyncValue> value = MakeIndirectAsyncValue();
+    SetResultAt(index, value.CopyRef());
+    return value;
+  }
+
+  // Reports that the kernel failed: every result not yet set, or allocated
+  // and still unavailable, becomes this error; results already set stay as
+  // they are (a partial failure). The error names this kernel and its
+  // location, and is emitted once as a diagnostic. Reporting an error when
+  // every result is already set is a programming error (debug builds abort).
+  void ReportError(absl::Status status) {
+    internal::ReportErrorOnResults(results_, arguments_, std::move(status),
+                                   *context_, *debug_info_);
+  }
+
+ private:
+  const ExecutionContext* context_;
+  const KernelDebugInfo* debug_info_;
+  absl::Span<AsyncValue* const> arguments_;
+  absl::Span<const void* const> attributes_;
+  absl::Span<RCReference<AsyncValue>> results_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_KERNEL_KERNEL_FRAME_H_

@@ -1,0 +1,76 @@
+// KernelFrameBuilder: a KernelFrame with storage of its own, for calling a
+// kernel outside the executor (unit tests, embedders probing a kernel).
+#ifndef SLUICE_KERNEL_KERNEL_FRAME_BUILDER_H_
+#define SLUICE_KERNEL_KERNEL_FRAME_BUILDER_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/execution_context.h"
+#include "sluice/kernel/attribute_buffer.h"
+#include "sluice/kernel/kernel_frame.h"
+#include "sluice/kernel/kernel_registry.h"
+
+namespace sluice {
+
+class KernelFrameBuilder {
+ public:
+  KernelFrameBuilder(ExecutionContext context, std::string kernel_name,
+                     std::optional<DecodedLocation> location = std::nullopt)
+      : context_(std::move(context)), name_(std::move(kernel_name)) {
+    debug_info_.name = name_;
+    debug_info_.location = std::move(location);
+  }
+
+  KernelFrameBuilder& AddArg(RCReference<AsyncValue> value) {
+    arguments_.push_back(std::move(value));
+    return *this;
+  }
+  template <typename T, typename... Args>
+  KernelFrameBuilder& AddAvailableArg(Args&&... args) {
+    return AddArg(
+        MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...).ReleaseRCRef());
+  }
+  KernelFrameBuilder& AddAttribute(const void* attribute) {
+    attributes_.push_back(attribute);
+    return *this;
+  }
+  // Storage for attribute values (see AddAttribute()).
+  AttributeBuffer& attribute_buffer() { return attribute_buffer_; }
+  KernelFrameBuilder& SetNumResults(size_t count) {
+    results_.clear();
+    results_.resize(count);
+    return *this;
+  }
+
+  // Calls `kernel` on the frame built so far.
+  void Invoke(KernelImplementation kernel) {
+    argument_pointers_.clear();
+    for (const auto& argument : arguments_) argument_pointers_.push_back(argument.get());
+    KernelFrame frame(&context_, &debug_info_);
+    frame.Reset(argument_pointers_, attributes_, absl::MakeSpan(results_));
+    kernel(&frame);
+  }
+
+  const RCReference<AsyncValue>& result(size_t index) const {
+    return results_[index];
+  }
+  std::vector<RCReference<AsyncValue>>& results() { return results_; }
+
+ private:
+  ExecutionContext context_;
+  std::string name_;
+  KernelDebugInfo debug_info_;
+  AttributeBuffer attribute_buffer_;
+  std::vector<RCReference<AsyncValue>> arguments_;
+  std::vector<AsyncValue*> argument_pointers_;
+  std::vector<const void*> attributes_;
+  std::vector<RCReference<AsyncValue>> results_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_KERNEL_KERNEL_FRAME_BUILDER_H_

@@ -1,0 +1,85 @@
+#include "sluice/support/error_util.h"
+
+#include <vector>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_join.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace sluice {
+namespace {
+
+constexpr char kKernelPayload[] = "sluice.dev/error/kernel";
+constexpr char kLocationPayload[] = "sluice.dev/error/location";
+constexpr char kTaskPayload[] = "sluice.dev/error/task";
+
+void SetIfAbsent(absl::Status& status, absl::string_view url,
+                 const std::string& value) {
+  if (value.empty() || status.GetPayload(url).has_value()) return;
+  status.SetPayload(url, absl::Cord(value));
+}
+
+std::string GetPayloadString(const absl::Status& status,
+                             absl::string_view url) {
+  auto payload = status.GetPayload(url);
+  return payload.has_value() ? std::string(*payload) : std::string();
+}
+
+}  // namespace
+
+char StatusError::ID = 0;
+
+std::string StatusCodeName(absl::StatusCode code) {
+  return absl::StatusCodeToString(code);
+}
+
+void StatusError::log(llvm::raw_ostream& os) const {
+  os << llvm::StringRef(status_.message().data(), status_.message().size());
+}
+
+std::error_code StatusError::convertToErrorCode() const {
+  return llvm::inconvertibleErrorCode();
+}
+
+llvm::Error MakeLlvmError(absl::Status status) {
+  if (status.ok()) return llvm::Error::success();
+  return llvm::make_error<StatusError>(std::move(status));
+}
+
+absl::Status StatusFromLlvmError(llvm::Error error) {
+  absl::Status result;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const StatusError& status_error) { result = status_error.status(); },
+      [&](const llvm::ErrorInfoBase& other) {
+        result = absl::UnknownError(other.message());
+      });
+  return result;
+}
+
+absl::Status AddErrorContext(absl::Status status, const ErrorContext& context) {
+  if (status.ok()) return status;
+  SetIfAbsent(status, kKernelPayload, context.kernel);
+  SetIfAbsent(status, kLocationPayload, context.location);
+  SetIfAbsent(status, kTaskPayload, context.task);
+  return status;
+}
+
+ErrorContext GetErrorContext(const absl::Status& status) {
+  return ErrorContext{GetPayloadString(status, kKernelPayload),
+                      GetPayloadString(status, kLocationPayload),
+                      GetPayloadString(status, kTaskPayload)};
+}
+
+std::string DescribeError(const absl::Status& status) {
+  std::string text(status.message());
+  ErrorContext context = GetErrorContext(status);
+  std::vector<std::string> parts;
+  if (!context.kernel.empty()) parts.push_back("kernel " + context.kernel);
+  if (!context.location.empty()) parts.push_back("at " + context.location);
+  if (!context.task.empty()) parts.push_back("on task " + context.task);
+  if (!parts.empty()) absl::StrAppend(&text, " (", absl::StrJoin(parts, " "), ")");
+  return text;
+}
+
+}  // namespace sluice

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Sluice builds and tests with, and nothing
+# else. Safe to run again: it installs only what is missing.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap   # the build (Bazel 4.2.3, offline)
+  g++
+  libabsl-dev       # absl::Status, StatusOr, strings, time
+  libgtest-dev      # unit tests
+  libgmock-dev
+  libbenchmark-dev  # benchmarks/
+  llvm-19-dev       # LLVM Support: llvm::Error / llvm::Expected
+  zlib1g-dev        # LLVM Support links zlib
+)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages are installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

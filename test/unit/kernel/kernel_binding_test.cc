@@ -1,0 +1,354 @@
+#include "sluice/kernel/kernel_binding.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/host_context/request_context.h"
+#include "sluice/kernel/kernel_frame_builder.h"
+#include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/error_util.h"
+
+namespace sluice {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// --- Kernels under test ------------------------------------------------------
+
+int32_t AddI32(int32_t a, const int32_t& b) { return a + b; }
+
+std::string Describe(Argument<std::string> prefix, Attribute<int64_t> scale,
+                     StringAttribute suffix, ArrayAttribute<int32_t> values) {
+  std::string out = *prefix + ":" + std::to_string(*scale) + ":";
+  for (int32_t v : values) out += std::to_string(v) + ",";
+  return out + std::string(suffix.get());
+}
+
+llvm::Expected<int32_t> CheckedDiv(int32_t a, int32_t b) {
+  if (b == 0) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "Divide by zero");
+  }
+  return a / b;
+}
+
+absl::StatusOr<int64_t> ParsePositive(int64_t x) {
+  if (x <= 0) return absl::InvalidArgumentError("expected a positive number");
+  return x;
+}
+
+llvm::Expected<int32_t> FailWithStatus() {
+  return MakeLlvmError(absl::ResourceExhaustedError("out of tickets"));
+}
+
+std::tuple<int32_t, std::string> Split(int32_t x) {
+  return {x * 2, std::to_string(x)};
+}
+
+AsyncValueRef<int32_t> AsyncSquare(int32_t x, HostContext* host) {
+  return EnqueueWork(host, [x] { return x * x; });
+}
+
+void EmplaceAndAllocate(Argument<int32_t> x, Result<int32_t> same,
+                        Result<int32_t> later, HostContext* host) {
+  same.Emplace(*x);
+  AsyncValueRef<int32_t> value = later.Allocate();
+  host->EnqueueWork([value = std::move(value), v = *x] { value.emplace(v + 1); });
+}
+
+// Forwards the chain-free tail of its arguments and returns their sum.
+int64_t SumRest(Argument<int32_t> first, RemainingArguments rest,
+                RemainingResults outs) {
+  int64_t sum = *first;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    sum += rest[i]->get<int32_t>();
+    outs.SetAt(i, FormRef(rest[i]));
+  }
+  return sum;
+}
+
+// First result 1, second the error: a partial failure.
+absl::Status PartialFail(Result<int32_t> ok, Result<int32_t> failed) {
+  ok.Emplace(1);
+  (void)failed;
+  return absl::InternalError("something bad happened");
+}
+
+// Completes both results from another thread through a copy of the frame.
+void CompleteElsewhere(int32_t x, AsyncKernelFrame* frame) {
+  AsyncKernelFrame copy = *frame;
+  std::thread([copy, x]() mutable {
+    copy.EmplaceResultAt<int32_t>(0, x + 1);
+    copy.EmplaceResultAt<std::string>(1, "done");
+  }).detach();
+}
+
+// Sets its first result now and fails the rest later on another thread.
+void FailLaterElsewhere(AsyncKernelFrame* frame) {
+  frame->EmplaceResultAt<int32_t>(0, 7);
+  AsyncKernelFrame copy = *frame;
+  std::thread([copy]() mutable {
+    copy.ReportError(absl::UnavailableError("peer went away"));
+  }).detach();
+}
+
+// Allocates a result, then fails: the allocated value becomes the error.
+void AllocateThenFail(Result<int32_t> out, KernelFrame* frame) {
+  AsyncValueRef<int32_t> pending = out.Allocate();
+  frame->ReportError(absl::AbortedError("gave up"));
+  EXPECT_TRUE(pending.IsError());
+}
+
+bool SeesCancellation(const ExecutionContext& context) {
+  return context.IsCancelled();
+}
+
+// --- Fixture -------------------------------------------------------------------
+
+class KernelBindingTest : public ::testing::Test {
+ protected:
+  KernelBindingTest()
+      : host_(
+            [this](const DecodedDiagnostic& d) {
+              std::lock_guard<std::mutex> lock(mu_);
+              diagnostics_.push_back(d.ToString());
+            },
+            CreateMallocAllocator(), CreateSingleThreadedWorkQueue()),
+        request_(RequestContext::Create(&host_)) {}
+
+  KernelFrameBuilder Builder(std::string name = "test.kernel") {
+    return KernelFrameBuilder(ExecutionContext(request_.CopyRef()),
+                              std::move(name),
+                              DecodedLocation{"prog.mlir", 3, 8});
+  }
+
+  std::vector<std::string> diagnostics() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return diagnostics_;
+  }
+
+  void Await(const RCReference<AsyncValue>& value) { host_.Await(value); }
+
+  std::mutex mu_;
+  std::vector<std::string> diagnostics_;
+  HostContext host_;
+  RCReference<RequestContext> request_;
+};
+
+TEST_F(KernelBindingTest, PlainValuesInAndOut) {
+  KernelFrameBuilder b = Builder();
+  b.AddAvailableArg<int32_t>(40).AddAvailableArg<int32_t>(2).SetNumResults(1);
+  b.Invoke(SLUICE_KERNEL(AddI32));
+  ASSERT_TRUE(b.result(0)->IsConcrete());
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 42);
+  EXPECT_TRUE(diagnostics().empty());
+}
+
+TEST_F(KernelBindingTest, AttributesOfEachKind) {
+  KernelFrameBuilder b = Builder();
+  AttributeBuffer& attrs = b.attribute_buffer();
+  const int32_t values[] = {1, 2, 3};
+  b.AddAvailableArg<std::string>("p")
+      .AddAttribute(attrs.AddScalar<int64_t>(10))
+      .AddAttribute(attrs.AddString("end"))
+      .AddAttribute(attrs.AddArray<int32_t>(values))
+      .SetNumResults(1);
+  b.Invoke(SLUICE_KERNEL(Describe));
+  EXPECT_EQ(b.result(0)->get<std::string>(), "p:10:1,2,3,end");
+}
+
+TEST_F(KernelBindingTest, ExpectedErrorBecomesResultAndDiagnostic) {
+  KernelFrameBuilder b = Builder("tfrt.div.i32");
+  b.AddAvailableArg<int32_t>(1).AddAvailableArg<int32_t>(0).SetNumResults(1);
+  b.Invoke(SLUICE_KERNEL(CheckedDiv));
+  ASSERT_TRUE(b.result(0)->IsError());
+  const absl::Status& error = b.result(0)->GetError();
+  EXPECT_EQ(error.message(), "Divide by zero");
+  EXPECT_EQ(error.code(), absl::StatusCode::kUnknown);
+  ErrorContext context = GetErrorContext(error);
+  EXPECT_EQ(context.kernel, "tfrt.div.i32");
+  EXPECT_EQ(context.location, "prog.mlir:3:8");
+  EXPECT_THAT(diagnostics(),
+              ElementsAre("prog.mlir:3:8: error: runtime error: Divide by zero"));
+}
+
+TEST_F(KernelBindingTest, ExpectedSuccess) {
+  KernelFrameBuilder b = Builder();
+  b.AddAvailableArg<int32_t>(9).AddAvailableArg<int32_t>(2).SetNumResults(1);
+  b.Invoke(SLUICE_KERNEL(CheckedDiv));
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 4);
+}
+
+TEST_F(KernelBindingTest, ExpectedKeepsStatusCode) {
+  KernelFrameBuilder b = Builder();
+  b.SetNumResults(1);
+  b.Invoke(SLUICE_KERNEL(FailWithStatus));
+  ASSERT_TRUE(b.result(0)->IsError());
+  EXPECT_EQ(b.result(0)->GetError().code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST_F(KernelBindingTest, StatusOrBothWays) {
+  KernelFrameBuilder ok = Builder();
+  ok.AddAvailableArg<int64_t>(5).SetNumResults(1);
+  ok.Invoke(SLUICE_KERNEL(ParsePositive));
+  EXPECT_EQ(ok.result(0)->get<int64_t>(), 5);
+
+  KernelFrameBuilder bad = Builder();
+  bad.AddAvailableArg<int64_t>(-5).SetNumResults(1);
+  bad.Invoke(SLUICE_KERNEL(ParsePositive));
+  ASSERT_TRUE(bad.result(0)->IsError());
+  EXPECT_EQ(bad.result(0)->GetError().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(diagnostics().size(), 1u);
+}
+
+TEST_F(KernelBindingTest, TupleFillsOneResultPerElement) {
+  KernelFrameBuilder b = Builder();
+  b.AddAvailableArg<int32_t>(21).SetNumResults(2);
+  b.Invoke(SLUICE_KERNEL(Split));
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 42);
+  EXPECT_EQ(b.result(1)->get<std::string>(), "21");
+}
+
+TEST_F(KernelBindingTest, AsyncValueRefResultResolvesLater) {
+  KernelFrameBuilder b = Builder();
+  b.AddAvailableArg<int32_t>(12).SetNumResults(1);
+  b.Invoke(SLUICE_KERNEL(AsyncSquare));
+  // The single-threaded queue runs the work only when someone waits.
+  EXPECT_TRUE(b.result(0)->IsUnavailable());
+  Await(b.result(0));
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 144);
+}
+
+TEST_F(KernelBindingTest, ResultParametersEmplaceAndAllocate) {
+  KernelFrameBuilder b = Builder();
+  b.AddAvailableArg<int32_t>(5).SetNumResults(2);
+  b.Invoke(SLUICE_KERNEL(EmplaceAndAllocate));
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 5);
+  EXPECT_TRUE(b.result(1)->IsUnavailable());
+  Await(b.result(1));
+  EXPECT_EQ(b.result(1)->get<int32_t>(), 6);
+}
+
+TEST_F(KernelBindingTest, RemainingArgumentsAndResults) {
+  KernelFrameBuilder b = Builder();
+  b.AddAvailableArg<int32_t>(1)
+      .AddAvailableArg<int32_t>(2)
+      .AddAvailableArg<int32_t>(3)
+      .SetNumResults(3);
+  b.Invoke(SLUICE_KERNEL(SumRest));
+  // The two forwarded arguments come first; the return value follows them.
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 2);
+  EXPECT_EQ(b.result(1)->get<int32_t>(), 3);
+  EXPECT_EQ(b.result(2)->get<int64_t>(), 6);
+}
+
+TEST_F(KernelBindingTest, PartialFailureKeepsSetResults) {
+  KernelFrameBuilder b = Builder("tfrt_test.partial_fail");
+  b.SetNumResults(2);
+  b.Invoke(SLUICE_KERNEL(PartialFail));
+  ASSERT_TRUE(b.result(0)->IsConcrete());
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 1);
+  ASSERT_TRUE(b.result(1)->IsError());
+  EXPECT_EQ(b.result(1)->GetError().message(), "something bad happened");
+  EXPECT_EQ(diagnostics().size(), 1u);
+}
+
+TEST_F(KernelBindingTest, AllocatedResultFailsOnReportError) {
+  KernelFrameBuilder b = Builder();
+  b.SetNumResults(1);
+  b.Invoke(SLUICE_KERNEL(AllocateThenFail));
+  ASSERT_TRUE(b.result(0)->IsError());
+  EXPECT_EQ(b.result(0)->GetError().code(), absl::StatusCode::kAborted);
+}
+
+TEST_F(KernelBindingTest, CopiedFrameCompletesOnAnotherThread) {
+  KernelFrameBuilder b = Builder();
+  b.AddAvailableArg<int32_t>(41).SetNumResults(2);
+  b.Invoke(SLUICE_KERNEL(CompleteElsewhere));
+  ASSERT_TRUE(b.result(0));
+  ASSERT_TRUE(b.result(1));
+  Await(b.result(0));
+  Await(b.result(1));
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 42);
+  EXPECT_EQ(b.result(1)->get<std::string>(), "done");
+}
+
+TEST_F(KernelBindingTest, CopiedFrameReportsPartialErrorLater) {
+  KernelFrameBuilder b = Builder("test.fail_later");
+  b.SetNumResults(3);
+  b.Invoke(SLUICE_KERNEL(FailLaterElsewhere));
+  for (size_t i = 0; i < 3; ++i) Await(b.result(i));
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 7);
+  for (size_t i = 1; i < 3; ++i) {
+    ASSERT_TRUE(b.result(i)->IsError());
+    EXPECT_EQ(b.result(i)->GetError().code(), absl::StatusCode::kUnavailable);
+    EXPECT_EQ(GetErrorContext(b.result(i)->GetError()).kernel, "test.fail_later");
+  }
+  EXPECT_THAT(diagnostics(), ElementsAre(HasSubstr("peer went away")));
+}
+
+TEST_F(KernelBindingTest, KernelSeesCancellation) {
+  KernelFrameBuilder before = Builder();
+  before.SetNumResults(1);
+  before.Invoke(SLUICE_KERNEL(SeesCancellation));
+  EXPECT_FALSE(before.result(0)->get<bool>());
+  request_->Cancel();
+  KernelFrameBuilder after = Builder();
+  after.SetNumResults(1);
+  after.Invoke(SLUICE_KERNEL(SeesCancellation));
+  EXPECT_TRUE(after.result(0)->get<bool>());
+}
+
+#ifndef NDEBUG
+void ReportAfterAllSet(Result<int32_t> out, KernelFrame* frame) {
+  out.Emplace(1);
+  frame->ReportError(absl::InternalError("too late"));
+}
+
+TEST_F(KernelBindingTest, ReportErrorAfterEveryResultIsSetAbortsInDebug) {
+  KernelFrameBuilder b = Builder();
+  b.SetNumResults(1);
+  EXPECT_DEATH(b.Invoke(SLUICE_KERNEL(ReportAfterAllSet)),
+               "ReportError\\(\\) after every result was set");
+}
+#endif
+
+TEST(KernelRegistryTest, RegistersAndFindsKernels) {
+  KernelRegistry registry;
+  registry.AddKernel("tfrt.add.i32", SLUICE_KERNEL(AddI32));
+  registry.AddKernel("test.split", SLUICE_KERNEL(Split), Strictness::kNonStrict);
+  const RegisteredKernel* add = registry.GetKernel("tfrt.add.i32");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->implementation, SLUICE_KERNEL(AddI32));
+  EXPECT_EQ(add->strictness, Strictness::kStrict);
+  EXPECT_EQ(registry.GetKernel("test.split")->strictness, Strictness::kNonStrict);
+  EXPECT_EQ(registry.GetKernel("tfrt.mul.i32"), nullptr);
+  EXPECT_THAT(registry.KernelNames(), ElementsAre("test.split", "tfrt.add.i32"));
+}
+
+TEST(KernelRegistryTest, DuplicateNameAborts) {
+  KernelRegistry registry;
+  registry.AddKernel("k", SLUICE_KERNEL(AddI32));
+  EXPECT_DEATH(registry.AddKernel("k", SLUICE_KERNEL(Split)),
+               "kernel 'k' is registered twice");
+}
+
+TEST(KernelRegistryTest, OneRegistryPerHost) {
+  HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
+                   CreateSingleThreadedWorkQueue());
+  GetKernelRegistry(&host).AddKernel("k", SLUICE_KERNEL(AddI32));
+  EXPECT_EQ(&GetKernelRegistry(&host), &GetKernelRegistry(&host));
+  EXPECT_NE(GetKernelRegistry(&host).GetKernel("k"), nullptr);
+}
+
+}  // namespace
+}  // namespace sluice
