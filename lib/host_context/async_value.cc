@@ -1,23 +1,34 @@
 #include "sluice/host_context/async_value.h"
 
+#include <vector>
+
 namespace sluice {
 namespace {
 
-// The waiters that became runnable on this thread while it was already
-// running waiters. Running them from the outermost RunWaiters() loop instead
-// of recursing keeps the stack flat however long a chain of continuations is.
-struct PendingWaiters {
-  internal::WaiterNode* head = nullptr;
-  internal::WaiterNode* tail = nullptr;
+// Waiters that became runnable on this thread while it was already running
+// waiters. The outermost RunWaiters() call runs them after its own, instead
+// of recursing, so the stack stays flat however long a chain of
+// continuations is. Each batch holds a reference to its value: a deferred
+// waiter may run after everyone else let go of the value.
+struct WaiterBatch {
+  AsyncValue* value;
+  internal::WaiterNode* head;
 };
 
-thread_local PendingWaiters* active_waiters = nullptr;
+thread_local bool running_waiters = false;
+thread_local std::vector<WaiterBatch> deferred_batches;
+
+void RunList(internal::WaiterNode* head) {
+  while (head != nullptr) {
+    internal::WaiterNode* next = head->next;
+    head->invoke(head, /*run=*/true);
+    head = next;
+  }
+}
 
 // Reverses the LIFO list that AddWaiter() builds, so waiters run in the order
-// they were added. Returns the new tail through `tail`.
-internal::WaiterNode* Reverse(internal::WaiterNode* head,
-                              internal::WaiterNode** tail) {
-  *tail = head;
+// they were added.
+internal::WaiterNode* Reverse(internal::WaiterNode* head) {
   internal::WaiterNode* reversed = nullptr;
   while (head != nullptr) {
     internal::WaiterNode* next = head->next;
@@ -48,27 +59,22 @@ void AsyncValue::AddWaiter(internal::WaiterNode* node) {
 }
 
 void AsyncValue::RunWaiters(internal::WaiterNode* lifo_list) {
-  internal::WaiterNode* tail;
-  internal::WaiterNode* head = Reverse(lifo_list, &tail);
-  if (active_waiters != nullptr) {
-    PendingWaiters& pending = *active_waiters;
-    if (pending.tail == nullptr) {
-      pending.head = head;
-    } else {
-      pending.tail->next = head;
-    }
-    pending.tail = tail;
+  internal::WaiterNode* head = Reverse(lifo_list);
+  if (running_waiters) {
+    AddRef();
+    deferred_batches.push_back(WaiterBatch{this, head});
     return;
   }
-  PendingWaiters pending{head, tail};
-  active_waiters = &pending;
-  while (pending.head != nullptr) {
-    internal::WaiterNode* node = pending.head;
-    pending.head = node->next;
-    if (pending.head == nullptr) pending.tail = nullptr;
-    node->invoke(node, /*run=*/true);
+  running_waiters = true;
+  RunList(head);
+  // Running a batch may defer more: index, don't iterate, the vector.
+  for (size_t i = 0; i < deferred_batches.size(); ++i) {
+    WaiterBatch batch = deferred_batches[i];
+    RunList(batch.head);
+    batch.value->DropRef();
   }
-  active_waiters = nullptr;
+  deferred_batches.clear();
+  running_waiters = false;
 }
 
 void AsyncValue::DestroyWaiters(internal::WaiterNode* list) {

@@ -14,10 +14,10 @@ struct AsyncKernelFrame::Shared : ReferenceCounted<Shared> {
   std::string name;  // owned copy: the program may go before the frame
   KernelDebugInfo debug_info;
   std::vector<RCReference<AsyncValue>> arguments;
-  std::vector<AsyncValue*> argument_pointers;
   // Results; a slot whose value is an IndirectAsyncValue not yet forwarded
   // is a placeholder the kernel has not set.
   std::vector<RCReference<AsyncValue>> results;
+  internal::AllocatedResults allocated = 0;
 };
 
 AsyncKernelFrame::AsyncKernelFrame(const AsyncKernelFrame& other)
@@ -40,6 +40,25 @@ AsyncKernelFrame::AsyncKernelFrame(AsyncKernelFrame&& other) noexcept
   other.shared_ = nullptr;
 }
 
+AsyncKernelFrame& AsyncKernelFrame::operator=(AsyncKernelFrame&& other) noexcept {
+  if (this == &other) return *this;
+  if (shared_ != nullptr) shared_->DropRef();
+  frame_ = other.frame_;
+  shared_ = other.shared_;
+  other.shared_ = nullptr;
+  return *this;
+}
+
+void AsyncKernelFrame::MarkAllocated(size_t index) {
+  if (frame_ != nullptr) {
+    // KernelFrame::AllocateResultAt marks its own; this path set the
+    // result through SetResultAt, so mark it here.
+    frame_->MarkResultAllocated(index);
+  } else {
+    internal::MarkAllocated(shared_->allocated, index, true);
+  }
+}
+
 AsyncKernelFrame::~AsyncKernelFrame() {
   if (shared_ != nullptr) shared_->DropRef();
 }
@@ -51,11 +70,15 @@ AsyncKernelFrame::Shared* AsyncKernelFrame::Detach() const {
   shared->debug_info.name = shared->name;
   for (AsyncValue* argument : frame_->GetArguments()) {
     shared->arguments.push_back(FormRef(argument));
-    shared->argument_pointers.push_back(argument);
   }
-  for (RCReference<AsyncValue>& slot : frame_->GetResults()) {
-    if (!slot) slot = MakeIndirectAsyncValue();
-    shared->results.push_back(slot.CopyRef());
+  shared->allocated = frame_->allocated_results();
+  absl::Span<RCReference<AsyncValue>> slots = frame_->GetResults();
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (!slots[i]) {
+      slots[i] = MakeIndirectAsyncValue();
+      internal::MarkAllocated(shared->allocated, i, true);
+    }
+    shared->results.push_back(slots[i].CopyRef());
   }
   shared_ = shared;
   frame_ = nullptr;
@@ -90,6 +113,9 @@ void AsyncKernelFrame::SetResultAt(size_t index, RCReference<AsyncValue> value) 
   assert(slot->IsIndirect() && slot->IsUnavailable() &&
          "result is already set");
   static_cast<IndirectAsyncValue*>(slot)->ForwardTo(std::move(value));
+  // The placeholder now stands for the value given: someone else's to
+  // resolve, unless AllocateResultAt() marks it again.
+  internal::MarkAllocated(shared_->allocated, index, false);
 }
 
 void AsyncKernelFrame::ReportError(absl::Status status) {
@@ -98,7 +124,7 @@ void AsyncKernelFrame::ReportError(absl::Status status) {
     return;
   }
   internal::ReportErrorOnResults(absl::MakeSpan(shared_->results),
-                                 shared_->argument_pointers, std::move(status),
+                                 shared_->allocated, std::move(status),
                                  shared_->context, shared_->debug_info);
 }
 

@@ -1,6 +1,5 @@
 #include "sluice/kernel/kernel_frame.h"
 
-#include <algorithm>
 #include <string>
 
 #include "sluice/support/error_util.h"
@@ -9,8 +8,8 @@ namespace sluice {
 namespace internal {
 
 void ReportErrorOnResults(absl::Span<RCReference<AsyncValue>> results,
-                          absl::Span<AsyncValue* const> arguments,
-                          absl::Status status, const ExecutionContext& context,
+                          AllocatedResults allocated, absl::Status status,
+                          const ExecutionContext& context,
                           const KernelDebugInfo& debug_info) {
   assert(!status.ok() && "ReportError() needs a non-OK status");
   ErrorContext where;
@@ -22,13 +21,14 @@ void ReportErrorOnResults(absl::Span<RCReference<AsyncValue>> results,
   context.host()->EmitError(DecodedDiagnostic{debug_info.location, status});
 
   RCReference<AsyncValue> error;
-  bool set_any = false;
-  for (RCReference<AsyncValue>& result : results) {
+  bool failed_any = false;
+  for (size_t i = 0; i < results.size(); ++i) {
+    RCReference<AsyncValue>& result = results[i];
     if (!result) {
       if (!error) error = MakeErrorAsyncValueRef(status);
       result = error.CopyRef();
-      set_any = true;
-    } else if (result->IsUnavailable()) {
+      failed_any = true;
+    } else if (IsAllocated(allocated, i) && result->IsUnavailable()) {
       // Fail the value that will resolve this result: for a placeholder
       // already forwarded to an allocated value, that value.
       AsyncValue* pending = result.get();
@@ -36,17 +36,12 @@ void ReportErrorOnResults(absl::Span<RCReference<AsyncValue>> results,
              static_cast<IndirectAsyncValue*>(pending)->target() != nullptr) {
         pending = static_cast<IndirectAsyncValue*>(pending)->target();
       }
-      // Only values the kernel allocated may be failed here; an argument
-      // passed through is someone else's to resolve.
-      assert(std::find(arguments.begin(), arguments.end(), pending) ==
-                 arguments.end() &&
-             "ReportError() on a result that forwards a pending argument");
       if (pending->IsUnavailable()) pending->SetError(status);
-      set_any = true;
+      failed_any = true;
     }
   }
-  (void)set_any;
-  assert((set_any || results.empty()) &&
+  (void)failed_any;
+  assert((failed_any || results.empty()) &&
          "ReportError() after every result was set");
 }
 

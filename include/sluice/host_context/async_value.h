@@ -46,7 +46,8 @@ struct WaiterNode {
 
 template <typename F>
 struct alignas(8) CallbackWaiter final : WaiterNode {
-  explicit CallbackWaiter(F&& f) : callback(std::move(f)) {
+  template <typename G>
+  explicit CallbackWaiter(G&& f) : callback(std::forward<G>(f)) {
     invoke = [](WaiterNode* node, bool run) {
       auto* self = static_cast<CallbackWaiter*>(node);
       if (run) self->callback();
@@ -173,7 +174,7 @@ class AsyncValue {
 
   void Destroy();
   void AddWaiter(internal::WaiterNode* node);
-  static void RunWaiters(internal::WaiterNode* lifo_list);
+  void RunWaiters(internal::WaiterNode* lifo_list);
   // Lets a value with waiters that will never run free them.
   static void DestroyWaiters(internal::WaiterNode* list);
 

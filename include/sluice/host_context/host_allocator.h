@@ -1,7 +1,8 @@
-// Allocators for host memory. Everything the runtime allocates on behalf of
-// a program (AsyncValue payloads, frames, buffers) goes through a
+// Allocators for the host memory kernels allocate on behalf of a program
+// (buffers, tensors, scratch space): kernels take it from the HostContext's
 // HostAllocator, so embedders can meter or bound it and tests can detect
-// leaks.
+// leaks. AsyncValues and frames are the runtime's own small, hot objects and
+// use the C++ allocator.
 
 #ifndef SLUICE_HOST_CONTEXT_HOST_ALLOCATOR_H_
 #define SLUICE_HOST_CONTEXT_HOST_ALLOCATOR_H_

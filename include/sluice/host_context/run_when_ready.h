@@ -16,8 +16,9 @@ namespace internal {
 // Counts down the values still unavailable; the last one runs the callback.
 template <typename F>
 struct ReadyCountdown {
-  ReadyCountdown(size_t count, F&& f)
-      : remaining(count), callback(std::move(f)) {}
+  template <typename G>
+  ReadyCountdown(size_t count, G&& f)
+      : remaining(count), callback(std::forward<G>(f)) {}
   void Decrement(size_t n = 1) {
     if (remaining.fetch_sub(n, std::memory_order_acq_rel) == n) {
       callback();
@@ -66,7 +67,9 @@ void RunWhenReadyImpl(size_t size, GetValue get_value, F&& callback) {
 
 // Runs `callback()` once every value in `values` is available (concrete or
 // error): at once if they all are, otherwise on the thread that makes the
-// last one available.
+// last one available. Holds no references: the caller keeps the values
+// alive until they resolve (a value destroyed unresolved drops the callback
+// unrun).
 template <typename F>
 void RunWhenReady(absl::Span<AsyncValue* const> values, F&& callback) {
   internal::RunWhenReadyImpl(

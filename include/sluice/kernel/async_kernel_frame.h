@@ -28,6 +28,7 @@ class AsyncKernelFrame {
   AsyncKernelFrame(const AsyncKernelFrame& other);
   AsyncKernelFrame& operator=(const AsyncKernelFrame& other);
   AsyncKernelFrame(AsyncKernelFrame&& other) noexcept;
+  AsyncKernelFrame& operator=(AsyncKernelFrame&& other) noexcept;
   ~AsyncKernelFrame();
 
   const ExecutionContext& exec_ctx() const;
@@ -53,6 +54,7 @@ class AsyncKernelFrame {
   AsyncValueRef<T> AllocateResultAt(size_t index) {
     AsyncValueRef<T> value = MakeUnconstructedAsyncValueRef<T>();
     SetResultAt(index, value.CopyRCRef());
+    MarkAllocated(index);
     return value;
   }
 
@@ -66,6 +68,7 @@ class AsyncKernelFrame {
   // Moves the frame into shared storage (once), giving unset results
   // placeholders.
   Shared* Detach() const;
+  void MarkAllocated(size_t index);
 
   // Before the first copy: the kernel's own frame. After: nullptr.
   mutable KernelFrame* frame_;

@@ -5,6 +5,7 @@
 #define SLUICE_KERNEL_KERNEL_FRAME_H_
 
 #include <cassert>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -26,12 +27,25 @@ struct KernelDebugInfo {
 
 namespace internal {
 
-// Sets each result slot that is empty, or holds a value that is still
-// unavailable, to `status`; emits one diagnostic for it on the host. Shared
-// by KernelFrame and AsyncKernelFrame.
+// Which results a kernel allocated (bit i for result i). Results from the
+// 64th on count as allocated whenever they are unavailable.
+using AllocatedResults = uint64_t;
+
+inline bool IsAllocated(AllocatedResults allocated, size_t index) {
+  return index >= 64 || ((allocated >> index) & 1) != 0;
+}
+inline void MarkAllocated(AllocatedResults& allocated, size_t index, bool value) {
+  if (index >= 64) return;
+  const AllocatedResults bit = AllocatedResults{1} << index;
+  allocated = value ? (allocated | bit) : (allocated & ~bit);
+}
+
+// Emits one diagnostic for `status` on the host, then sets each result slot
+// that is empty, or that the kernel allocated and is still unavailable, to
+// the error. Shared by KernelFrame and AsyncKernelFrame.
 void ReportErrorOnResults(absl::Span<RCReference<AsyncValue>> results,
-                          absl::Span<AsyncValue* const> arguments,
-                          absl::Status status, const ExecutionContext& context,
+                          AllocatedResults allocated, absl::Status status,
+                          const ExecutionContext& context,
                           const KernelDebugInfo& debug_info);
 
 }  // namespace internal
@@ -51,6 +65,7 @@ class KernelFrame {
     arguments_ = arguments;
     attributes_ = attributes;
     results_ = results;
+    allocated_ = 0;
   }
 
   // --- Context -------------------------------------------------------------
@@ -99,6 +114,7 @@ class KernelFrame {
   AsyncValueRef<T> AllocateResultAt(size_t index) {
     AsyncValueRef<T> value = MakeUnconstructedAsyncValueRef<T>();
     SetResultAt(index, value.CopyRCRef());
+    internal::MarkAllocated(allocated_, index, true);
     return value;
   }
 
@@ -106,16 +122,24 @@ class KernelFrame {
   RCReference<IndirectAsyncValue> AllocateIndirectResultAt(size_t index) {
     RCReference<IndirectAsyncValue> value = MakeIndirectAsyncValue();
     SetResultAt(index, value.CopyRef());
+    internal::MarkAllocated(allocated_, index, true);
     return value;
   }
 
+  void MarkResultAllocated(size_t index) {
+    internal::MarkAllocated(allocated_, index, true);
+  }
+  // Which results the kernel allocated (see ReportError()).
+  internal::AllocatedResults allocated_results() const { return allocated_; }
+
   // Reports that the kernel failed: every result not yet set, or allocated
-  // and still unavailable, becomes this error; results already set stay as
-  // they are (a partial failure). The error names this kernel and its
+  // (AllocateResultAt) and still unavailable, becomes this error; results
+  // already set stay as they are (a partial failure), including results set
+  // to a pending value that another producer resolves. The error names this kernel and its
   // location, and is emitted once as a diagnostic. Reporting an error when
   // every result is already set is a programming error (debug builds abort).
   void ReportError(absl::Status status) {
-    internal::ReportErrorOnResults(results_, arguments_, std::move(status),
+    internal::ReportErrorOnResults(results_, allocated_, std::move(status),
                                    *context_, *debug_info_);
   }
 
@@ -125,6 +149,7 @@ class KernelFrame {
   absl::Span<AsyncValue* const> arguments_;
   absl::Span<const void* const> attributes_;
   absl::Span<RCReference<AsyncValue>> results_;
+  internal::AllocatedResults allocated_ = 0;
 };
 
 }  // namespace sluice

@@ -134,6 +134,36 @@ TEST(AsyncValueTest, LongChainOfContinuationsDoesNotRecurse) {
   EXPECT_EQ(values.back().get(), kLength - 1);
 }
 
+// A waiter deferred by nested resolution may run after every handle to its
+// value is gone; the value must live until it has run.
+TEST(AsyncValueTest, DeferredWaiterKeepsItsValueAlive) {
+  AsyncValueRef<int> outer = MakeUnconstructedAsyncValueRef<int>();
+  AsyncValueRef<Counted> inner = MakeUnconstructedAsyncValueRef<Counted>();
+  AsyncValue* inner_raw = inner.GetAsyncValue();
+  int seen = -1;
+  inner_raw->AndThen([inner_raw, &seen] { seen = inner_raw->get<Counted>().value; });
+  outer.AndThen([&inner] {
+    inner.emplace(5);  // its waiter is deferred: we are inside a waiter
+    inner = nullptr;   // the last handle goes before the waiter runs
+  });
+  outer.emplace(1);
+  EXPECT_EQ(seen, 5);
+  EXPECT_EQ(Counted::alive, 0);
+}
+
+TEST(AsyncValueTest, NamedCallbacksAreCopied) {
+  AsyncValueRef<int> v = MakeUnconstructedAsyncValueRef<int>();
+  int runs = 0;
+  auto callback = [&runs] { ++runs; };
+  v.AndThen(callback);
+  v.AndThen(callback);
+  std::vector<RCReference<AsyncValue>> values;
+  values.push_back(v.CopyRCRef());
+  RunWhenReady(values, callback);
+  v.emplace(1);
+  EXPECT_EQ(runs, 3);
+}
+
 TEST(AsyncValueTest, ManyThreadsAddWaitersWhileAnotherResolves) {
   for (int round = 0; round < 20; ++round) {
     AsyncValueRef<int> v = MakeUnconstructedAsyncValueRef<int>();

@@ -108,6 +108,23 @@ void AllocateThenFail(Result<int32_t> out, KernelFrame* frame) {
   EXPECT_TRUE(pending.IsError());
 }
 
+// Returns the error of a failed check through llvm::Error.
+llvm::Error CheckPositive(int32_t x) {
+  if (x > 0) return llvm::Error::success();
+  return MakeLlvmError(absl::OutOfRangeError("not positive"));
+}
+
+// Forwards its argument unchanged (no copy): an untyped reference result.
+RCReference<AsyncValue> Forward(Argument<std::string> x) { return x.ValueRef(); }
+
+// Result 0 is a value another producer resolves; result 1 is left unset.
+AsyncValueRef<int32_t>* foreign_value = nullptr;
+absl::Status SetForeignThenFail(Result<int32_t> foreign, Result<int32_t> unset) {
+  foreign.Set(foreign_value->CopyRef());
+  (void)unset;
+  return absl::InternalError("failed after handing off result 0");
+}
+
 bool SeesCancellation(const ExecutionContext& context) {
   return context.IsCancelled();
 }
@@ -210,6 +227,27 @@ TEST_F(KernelBindingTest, StatusOrBothWays) {
   EXPECT_EQ(diagnostics().size(), 1u);
 }
 
+TEST_F(KernelBindingTest, LlvmErrorReturn) {
+  KernelFrameBuilder ok = Builder();
+  ok.AddAvailableArg<int32_t>(1);
+  ok.Invoke(SLUICE_KERNEL(CheckPositive));
+  EXPECT_TRUE(diagnostics().empty());
+
+  KernelFrameBuilder bad = Builder("test.check");
+  bad.AddAvailableArg<int32_t>(-1);
+  bad.Invoke(SLUICE_KERNEL(CheckPositive));
+  EXPECT_THAT(diagnostics(),
+              ElementsAre("prog.mlir:3:8: error: runtime error: not positive"));
+}
+
+TEST_F(KernelBindingTest, ForwardedArgumentIsTheSameValue) {
+  KernelFrameBuilder b = Builder();
+  b.AddAvailableArg<std::string>("shared").SetNumResults(1);
+  b.Invoke(SLUICE_KERNEL(Forward));
+  EXPECT_EQ(b.result(0)->get<std::string>(), "shared");
+  EXPECT_EQ(b.result(0)->NumRef(), 2u);  // the frame's argument and result
+}
+
 TEST_F(KernelBindingTest, TupleFillsOneResultPerElement) {
   KernelFrameBuilder b = Builder();
   b.AddAvailableArg<int32_t>(21).SetNumResults(2);
@@ -268,6 +306,19 @@ TEST_F(KernelBindingTest, AllocatedResultFailsOnReportError) {
   b.Invoke(SLUICE_KERNEL(AllocateThenFail));
   ASSERT_TRUE(b.result(0)->IsError());
   EXPECT_EQ(b.result(0)->GetError().code(), absl::StatusCode::kAborted);
+}
+
+TEST_F(KernelBindingTest, ReportErrorLeavesForeignPendingResultAlone) {
+  AsyncValueRef<int32_t> foreign = MakeUnconstructedAsyncValueRef<int32_t>();
+  foreign_value = &foreign;
+  KernelFrameBuilder b = Builder();
+  b.SetNumResults(2);
+  b.Invoke(SLUICE_KERNEL(SetForeignThenFail));
+  foreign_value = nullptr;
+  EXPECT_TRUE(b.result(0)->IsUnavailable());
+  ASSERT_TRUE(b.result(1)->IsError());
+  foreign.emplace(3);  // its producer finishes it as planned
+  EXPECT_EQ(b.result(0)->get<int32_t>(), 3);
 }
 
 TEST_F(KernelBindingTest, CopiedFrameCompletesOnAnotherThread) {
