@@ -46,7 +46,9 @@ class ConcurrentWorkQueue {
   // queue).
   virtual int GetParallelismLevel() const = 0;
 
-  // True on a thread owned by this queue.
+  // True on a thread that runs this queue's non-blocking tasks (a worker,
+  // or the single-threaded queue's thread while it waits). Blocking-pool
+  // threads are not workers: blocking tasks may call Await().
   virtual bool IsInWorkerThread() const = 0;
 };
 
