@@ -41,7 +41,8 @@ void BM_SyncKernel(benchmark::State& state) {
     results[0].reset();
   }
 }
-BENCHMARK_TEMPLATE(BM_SyncKernel, SLUICE_KERNEL(AddI32))->Name("BM_SyncKernel/plain");
+BENCHMARK_TEMPLATE(BM_SyncKernel, SLUICE_KERNEL(AddI32))
+    ->Name("BM_SyncKernel/plain");
 BENCHMARK_TEMPLATE(BM_SyncKernel, SLUICE_KERNEL(CheckedAdd))
     ->Name("BM_SyncKernel/expected");
 

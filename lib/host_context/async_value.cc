@@ -88,7 +88,8 @@ void AsyncValue::DestroyWaiters(internal::WaiterNode* list) {
 bool AsyncValue::IsUnique() const {
   if (NumRef() != 1) return false;
   if (kind_ != Kind::kIndirect) return true;
-  const AsyncValue* target = static_cast<const IndirectAsyncValue*>(this)->target();
+  const AsyncValue* target =
+      static_cast<const IndirectAsyncValue*>(this)->target();
   return target == nullptr || target->IsUnique();
 }
 

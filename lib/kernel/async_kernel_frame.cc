@@ -40,7 +40,8 @@ AsyncKernelFrame::AsyncKernelFrame(AsyncKernelFrame&& other) noexcept
   other.shared_ = nullptr;
 }
 
-AsyncKernelFrame& AsyncKernelFrame::operator=(AsyncKernelFrame&& other) noexcept {
+AsyncKernelFrame& AsyncKernelFrame::operator=(
+    AsyncKernelFrame&& other) noexcept {
   if (this == &other) return *this;
   if (shared_ != nullptr) shared_->DropRef();
   frame_ = other.frame_;
@@ -103,7 +104,8 @@ size_t AsyncKernelFrame::GetNumResults() const {
   return frame_ != nullptr ? frame_->GetNumResults() : shared_->results.size();
 }
 
-void AsyncKernelFrame::SetResultAt(size_t index, RCReference<AsyncValue> value) {
+void AsyncKernelFrame::SetResultAt(size_t index,
+                                   RCReference<AsyncValue> value) {
   if (frame_ != nullptr) {
     frame_->SetResultAt(index, std::move(value));
     return;

@@ -10,9 +10,10 @@ namespace sluice {
 void KernelRegistry::AddKernel(std::string_view name,
                                KernelImplementation implementation,
                                Strictness strictness) {
-  bool inserted =
-      kernels_.emplace(std::string(name), RegisteredKernel{implementation, strictness})
-          .second;
+  bool inserted = kernels_
+                      .emplace(std::string(name),
+                               RegisteredKernel{implementation, strictness})
+                      .second;
   SLUICE_CHECK(inserted) << "kernel '" << name << "' is registered twice";
 }
 

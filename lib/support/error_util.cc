@@ -78,7 +78,8 @@ std::string DescribeError(const absl::Status& status) {
   if (!context.kernel.empty()) parts.push_back("kernel " + context.kernel);
   if (!context.location.empty()) parts.push_back("at " + context.location);
   if (!context.task.empty()) parts.push_back("on task " + context.task);
-  if (!parts.empty()) absl::StrAppend(&text, " (", absl::StrJoin(parts, " "), ")");
+  if (!parts.empty())
+    absl::StrAppend(&text, " (", absl::StrJoin(parts, " "), ")");
   return text;
 }
 

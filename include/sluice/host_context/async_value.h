@@ -82,8 +82,8 @@ class AsyncValue {
 
   // --- State ---------------------------------------------------------------
   State state() const {
-    return static_cast<State>(waiters_and_state_.load(std::memory_order_acquire) &
-                              kStateMask);
+    return static_cast<State>(
+        waiters_and_state_.load(std::memory_order_acquire) & kStateMask);
   }
   bool IsAvailable() const { return state() >= State::kConcrete; }
   bool IsUnavailable() const { return !IsAvailable(); }
@@ -154,8 +154,7 @@ class AsyncValue {
  protected:
   enum class Kind : uint8_t { kConcrete, kError, kIndirect };
 
-  AsyncValue(Kind kind, State state,
-             const internal::PayloadTypeInfo* type_info)
+  AsyncValue(Kind kind, State state, const internal::PayloadTypeInfo* type_info)
       : refcount_(1),
         kind_(kind),
         waiters_and_state_(static_cast<uintptr_t>(state)),
@@ -191,7 +190,8 @@ template <typename T>
 class ConcreteAsyncValue final : public AsyncValue {
  public:
   // Unconstructed: the payload is built later.
-  ConcreteAsyncValue() : AsyncValue(Kind::kConcrete, State::kUnconstructed, &kTypeInfo) {}
+  ConcreteAsyncValue()
+      : AsyncValue(Kind::kConcrete, State::kUnconstructed, &kTypeInfo) {}
 
   struct ConstructedTag {};
   struct ConcreteTag {};
@@ -246,7 +246,9 @@ class ConcreteAsyncValue final : public AsyncValue {
 
 template <typename T>
 const internal::PayloadTypeInfo ConcreteAsyncValue<T>::kTypeInfo = {
-    [](AsyncValue* value) { delete static_cast<ConcreteAsyncValue<T>*>(value); },
+    [](AsyncValue* value) {
+      delete static_cast<ConcreteAsyncValue<T>*>(value);
+    },
     [](const AsyncValue* value) -> const absl::Status& {
       return static_cast<const ConcreteAsyncValue<T>*>(value)->error_;
     },
@@ -271,7 +273,8 @@ class ErrorAsyncValue final : public AsyncValue {
     assert(!error_.ok() && "an error value needs a non-OK status");
   }
   // Unavailable until SetError().
-  ErrorAsyncValue() : AsyncValue(Kind::kError, State::kUnconstructed, nullptr) {}
+  ErrorAsyncValue()
+      : AsyncValue(Kind::kError, State::kUnconstructed, nullptr) {}
 
   const absl::Status& error() const { return error_; }
 
@@ -316,7 +319,8 @@ T& AsyncValue::get() {
   }
   assert(value->type_info_ == &ConcreteAsyncValue<T>::kTypeInfo &&
          "get<T>() names a type other than the payload's");
-  assert(value->state() >= State::kConstructed && value->state() != State::kError &&
+  assert(value->state() >= State::kConstructed &&
+         value->state() != State::kError &&
          "get() on a value without a payload");
   return static_cast<ConcreteAsyncValue<T>*>(value)->data_;
 }
@@ -326,7 +330,8 @@ void AsyncValue::emplace(Args&&... args) {
   assert(kind_ == Kind::kConcrete &&
          type_info_ == &ConcreteAsyncValue<T>::kTypeInfo);
   assert(state() == State::kUnconstructed);
-  static_cast<ConcreteAsyncValue<T>*>(this)->Construct(std::forward<Args>(args)...);
+  static_cast<ConcreteAsyncValue<T>*>(this)->Construct(
+      std::forward<Args>(args)...);
   NotifyAvailable(State::kConcrete);
 }
 
@@ -335,7 +340,8 @@ void AsyncValue::ConstructPayload(Args&&... args) {
   assert(kind_ == Kind::kConcrete &&
          type_info_ == &ConcreteAsyncValue<T>::kTypeInfo);
   assert(state() == State::kUnconstructed);
-  static_cast<ConcreteAsyncValue<T>*>(this)->Construct(std::forward<Args>(args)...);
+  static_cast<ConcreteAsyncValue<T>*>(this)->Construct(
+      std::forward<Args>(args)...);
   // Waiters stay queued: the value is not available yet.
   waiters_and_state_.fetch_or(static_cast<uintptr_t>(State::kConstructed),
                               std::memory_order_release);
@@ -353,7 +359,8 @@ void AsyncValue::AndThen(F&& waiter) {
     waiter();
     return;
   }
-  AddWaiter(new internal::CallbackWaiter<std::decay_t<F>>(std::forward<F>(waiter)));
+  AddWaiter(
+      new internal::CallbackWaiter<std::decay_t<F>>(std::forward<F>(waiter)));
 }
 
 inline void AsyncValue::NotifyAvailable(State new_state) {

@@ -92,7 +92,8 @@ AsyncValueRef<T> MakeUnconstructedAsyncValueRef() {
 }
 
 // An available error value.
-inline RCReference<ErrorAsyncValue> MakeErrorAsyncValueRef(absl::Status status) {
+inline RCReference<ErrorAsyncValue> MakeErrorAsyncValueRef(
+    absl::Status status) {
   return TakeRef(new ErrorAsyncValue(std::move(status)));
 }
 

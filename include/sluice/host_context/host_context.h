@@ -79,9 +79,10 @@ auto EnqueueWork(HostContext* host, F&& work) {
   using R = std::invoke_result_t<F>;
   using T = typename internal::UnwrapStatusOr<R>::type;
   AsyncValueRef<T> result = MakeUnconstructedAsyncValueRef<T>();
-  host->EnqueueWork([result = result.CopyRef(), work = std::forward<F>(work)]() mutable {
-    internal::UnwrapStatusOr<R>::Fill(result, work());
-  });
+  host->EnqueueWork(
+      [result = result.CopyRef(), work = std::forward<F>(work)]() mutable {
+        internal::UnwrapStatusOr<R>::Fill(result, work());
+      });
   return result;
 }
 

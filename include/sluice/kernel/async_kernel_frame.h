@@ -45,8 +45,9 @@ class AsyncKernelFrame {
   void SetResultAt(size_t index, RCReference<AsyncValue> value);
   template <typename T, typename... Args>
   void EmplaceResultAt(size_t index, Args&&... args) {
-    SetResultAt(index, MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...)
-                           .ReleaseRCRef());
+    SetResultAt(index,
+                MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...)
+                    .ReleaseRCRef());
   }
   // An unavailable result of type `T`, filled later with emplace() or
   // SetError().

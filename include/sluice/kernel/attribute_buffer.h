@@ -41,8 +41,7 @@ class AttributeBuffer {
     // One block per attribute: a count slot, then the data aligned for
     // its type with the count right before it.
     const size_t header = with_count ? sizeof(uint32_t) : 0;
-    const size_t data_offset =
-        (header + alignment - 1) / alignment * alignment;
+    const size_t data_offset = (header + alignment - 1) / alignment * alignment;
     const size_t total = data_offset + size;
     auto block = std::make_unique<std::max_align_t[]>(
         total / sizeof(std::max_align_t) + 1);

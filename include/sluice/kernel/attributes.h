@@ -46,7 +46,8 @@ class Attribute {
 class StringAttribute {
  public:
   explicit StringAttribute(const void* data)
-      : value_(static_cast<const char*>(data), internal::ReadElementCount(data)) {}
+      : value_(static_cast<const char*>(data),
+               internal::ReadElementCount(data)) {}
   std::string_view get() const { return value_; }
   operator std::string_view() const { return value_; }  // NOLINT
   std::string str() const { return std::string(value_); }

@@ -197,42 +197,33 @@ struct ParamBinder<Result<T>> {
   static Holder Pass(Holder& h) { return h; }
 };
 
-template <typename T>
-struct ParamBinder<Attribute<T>> {
+// Attribute views take the next attribute.
+template <typename View>
+struct AttributeBinder {
   static constexpr bool kPayload = false;
-  using Holder = Attribute<T>;
+  using Holder = View;
   static Holder Make(BindCursor& c) {
     return Holder(c.frame->GetAttributeAt(c.attribute++));
   }
   static Holder Pass(Holder& h) { return h; }
 };
+
+template <typename T>
+struct ParamBinder<Attribute<T>> : AttributeBinder<Attribute<T>> {};
 
 template <>
-struct ParamBinder<StringAttribute> {
-  static constexpr bool kPayload = false;
-  using Holder = StringAttribute;
-  static Holder Make(BindCursor& c) {
-    return Holder(c.frame->GetAttributeAt(c.attribute++));
-  }
-  static Holder Pass(Holder& h) { return h; }
-};
+struct ParamBinder<StringAttribute> : AttributeBinder<StringAttribute> {};
 
 template <typename T>
-struct ParamBinder<ArrayAttribute<T>> {
-  static constexpr bool kPayload = false;
-  using Holder = ArrayAttribute<T>;
-  static Holder Make(BindCursor& c) {
-    return Holder(c.frame->GetAttributeAt(c.attribute++));
-  }
-  static Holder Pass(Holder& h) { return h; }
-};
+struct ParamBinder<ArrayAttribute<T>> : AttributeBinder<ArrayAttribute<T>> {};
 
 template <>
 struct ParamBinder<RemainingArguments> {
   static constexpr bool kPayload = false;
   using Holder = RemainingArguments;
   static Holder Make(BindCursor& c) {
-    absl::Span<AsyncValue* const> rest = c.frame->GetArguments().subspan(c.argument);
+    absl::Span<AsyncValue* const> rest =
+        c.frame->GetArguments().subspan(c.argument);
     c.argument = c.frame->GetNumArgs();
     return Holder(rest);
   }
@@ -296,7 +287,8 @@ struct ReturnHandler {
 
 template <typename T>
 struct ReturnHandler<AsyncValueRef<T>> {
-  static void Handle(KernelFrame* frame, size_t index, AsyncValueRef<T>&& value) {
+  static void Handle(KernelFrame* frame, size_t index,
+                     AsyncValueRef<T>&& value) {
     frame->SetResultAt(index, value.ReleaseRCRef());
   }
 };
@@ -312,13 +304,17 @@ struct ReturnHandler<RCReference<T>> {
 
 template <typename... Ts>
 struct ReturnHandler<std::tuple<Ts...>> {
-  static void Handle(KernelFrame* frame, size_t index, std::tuple<Ts...>&& values) {
-    HandleEach(frame, index, std::move(values), std::index_sequence_for<Ts...>{});
+  static void Handle(KernelFrame* frame, size_t index,
+                     std::tuple<Ts...>&& values) {
+    HandleEach(frame, index, std::move(values),
+               std::index_sequence_for<Ts...>{});
   }
   template <size_t... I>
   static void HandleEach(KernelFrame* frame, size_t index,
-                         std::tuple<Ts...>&& values, std::index_sequence<I...>) {
-    (ReturnHandler<Ts>::Handle(frame, index + I, std::get<I>(std::move(values))),
+                         std::tuple<Ts...>&& values,
+                         std::index_sequence<I...>) {
+    (ReturnHandler<Ts>::Handle(frame, index + I,
+                               std::get<I>(std::move(values))),
      ...);
   }
 };
@@ -339,7 +335,8 @@ struct ReturnHandler<llvm::Error> {
 
 template <typename T>
 struct ReturnHandler<absl::StatusOr<T>> {
-  static void Handle(KernelFrame* frame, size_t index, absl::StatusOr<T>&& value) {
+  static void Handle(KernelFrame* frame, size_t index,
+                     absl::StatusOr<T>&& value) {
     if (value.ok()) {
       ReturnHandler<T>::Handle(frame, index, *std::move(value));
     } else {
@@ -350,7 +347,8 @@ struct ReturnHandler<absl::StatusOr<T>> {
 
 template <typename T>
 struct ReturnHandler<llvm::Expected<T>> {
-  static void Handle(KernelFrame* frame, size_t index, llvm::Expected<T>&& value) {
+  static void Handle(KernelFrame* frame, size_t index,
+                     llvm::Expected<T>&& value) {
     if (value) {
       ReturnHandler<T>::Handle(frame, index, std::move(*value));
     } else {
@@ -362,7 +360,8 @@ struct ReturnHandler<llvm::Expected<T>> {
 template <typename P>
 using BinderFor = std::conditional_t<
     ParamBinder<std::remove_cv_t<std::remove_reference_t<P>>>::kPayload,
-    PayloadBinder<P>, ParamBinder<std::remove_cv_t<std::remove_reference_t<P>>>>;
+    PayloadBinder<P>,
+    ParamBinder<std::remove_cv_t<std::remove_reference_t<P>>>>;
 
 template <typename F, F function>
 struct KernelInvoker;

@@ -34,7 +34,8 @@ using AllocatedResults = uint64_t;
 inline bool IsAllocated(AllocatedResults allocated, size_t index) {
   return index >= 64 || ((allocated >> index) & 1) != 0;
 }
-inline void MarkAllocated(AllocatedResults& allocated, size_t index, bool value) {
+inline void MarkAllocated(AllocatedResults& allocated, size_t index,
+                          bool value) {
   if (index >= 64) return;
   const AllocatedResults bit = AllocatedResults{1} << index;
   allocated = value ? (allocated | bit) : (allocated & ~bit);
@@ -52,7 +53,8 @@ void ReportErrorOnResults(absl::Span<RCReference<AsyncValue>> results,
 
 class KernelFrame {
  public:
-  KernelFrame(const ExecutionContext* context, const KernelDebugInfo* debug_info)
+  KernelFrame(const ExecutionContext* context,
+              const KernelDebugInfo* debug_info)
       : context_(context), debug_info_(debug_info) {}
   KernelFrame(const KernelFrame&) = delete;
   KernelFrame& operator=(const KernelFrame&) = delete;
@@ -104,8 +106,9 @@ class KernelFrame {
 
   template <typename T, typename... Args>
   void EmplaceResultAt(size_t index, Args&&... args) {
-    SetResultAt(index, MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...)
-                           .ReleaseRCRef());
+    SetResultAt(index,
+                MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...)
+                    .ReleaseRCRef());
   }
 
   // An unavailable result of type `T` that the kernel fills later (from any
@@ -135,9 +138,10 @@ class KernelFrame {
   // Reports that the kernel failed: every result not yet set, or allocated
   // (AllocateResultAt) and still unavailable, becomes this error; results
   // already set stay as they are (a partial failure), including results set
-  // to a pending value that another producer resolves. The error names this kernel and its
-  // location, and is emitted once as a diagnostic. Reporting an error when
-  // every result is already set is a programming error (debug builds abort).
+  // to a pending value that another producer resolves. The error names this
+  // kernel and its location, and is emitted once as a diagnostic. Reporting an
+  // error when every result is already set is a programming error (debug builds
+  // abort).
   void ReportError(absl::Status status) {
     internal::ReportErrorOnResults(results_, allocated_, std::move(status),
                                    *context_, *debug_info_);

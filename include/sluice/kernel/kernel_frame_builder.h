@@ -31,8 +31,8 @@ class KernelFrameBuilder {
   }
   template <typename T, typename... Args>
   KernelFrameBuilder& AddAvailableArg(Args&&... args) {
-    return AddArg(
-        MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...).ReleaseRCRef());
+    return AddArg(MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...)
+                      .ReleaseRCRef());
   }
   KernelFrameBuilder& AddAttribute(const void* attribute) {
     attributes_.push_back(attribute);
@@ -49,7 +49,8 @@ class KernelFrameBuilder {
   // Calls `kernel` on the frame built so far.
   void Invoke(KernelImplementation kernel) {
     argument_pointers_.clear();
-    for (const auto& argument : arguments_) argument_pointers_.push_back(argument.get());
+    for (const auto& argument : arguments_)
+      argument_pointers_.push_back(argument.get());
     KernelFrame frame(&context_, &debug_info_);
     frame.Reset(argument_pointers_, attributes_, absl::MakeSpan(results_));
     kernel(&frame);

@@ -55,7 +55,7 @@ absl::Status StatusFromLlvmError(llvm::Error error);
 struct ErrorContext {
   std::string kernel;    // the kernel's name, e.g. "tfrt.div.i32"
   std::string location;  // the `.mlir` location, e.g. "prog.mlir:3:8"
-  std::string task;      // the remote task that produced it, e.g. "/job:w/task:1"
+  std::string task;  // the remote task that produced it, e.g. "/job:w/task:1"
 };
 
 // Records where `status` came from, keeping what is already recorded (the

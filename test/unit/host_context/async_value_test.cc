@@ -82,7 +82,8 @@ TEST(AsyncValueTest, ErrorValue) {
   v.SetError(absl::InternalError("boom"));
   EXPECT_TRUE(v.IsError());
   EXPECT_EQ(v.GetError().message(), "boom");
-  RCReference<ErrorAsyncValue> e = MakeErrorAsyncValueRef(absl::CancelledError("c"));
+  RCReference<ErrorAsyncValue> e =
+      MakeErrorAsyncValueRef(absl::CancelledError("c"));
   EXPECT_EQ(e->GetError().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(e->GetErrorIfPresent()->message(), "c");
 }
@@ -124,11 +125,13 @@ TEST(AsyncValueTest, LongChainOfContinuationsDoesNotRecurse) {
   constexpr int kLength = 1000000;
   std::vector<AsyncValueRef<int>> values;
   values.reserve(kLength);
-  for (int i = 0; i < kLength; ++i) values.push_back(MakeUnconstructedAsyncValueRef<int>());
+  for (int i = 0; i < kLength; ++i)
+    values.push_back(MakeUnconstructedAsyncValueRef<int>());
   for (int i = 0; i + 1 < kLength; ++i) {
     AsyncValue* next = values[i + 1].GetAsyncValue();
     AsyncValue* self = values[i].GetAsyncValue();
-    values[i].AndThen([self, next] { next->emplace<int>(self->get<int>() + 1); });
+    values[i].AndThen(
+        [self, next] { next->emplace<int>(self->get<int>() + 1); });
   }
   values[0].emplace(0);
   EXPECT_EQ(values.back().get(), kLength - 1);
@@ -141,7 +144,8 @@ TEST(AsyncValueTest, DeferredWaiterKeepsItsValueAlive) {
   AsyncValueRef<Counted> inner = MakeUnconstructedAsyncValueRef<Counted>();
   AsyncValue* inner_raw = inner.GetAsyncValue();
   int seen = -1;
-  inner_raw->AndThen([inner_raw, &seen] { seen = inner_raw->get<Counted>().value; });
+  inner_raw->AndThen(
+      [inner_raw, &seen] { seen = inner_raw->get<Counted>().value; });
   outer.AndThen([&inner] {
     inner.emplace(5);  // its waiter is deferred: we are inside a waiter
     inner = nullptr;   // the last handle goes before the waiter runs
@@ -173,7 +177,8 @@ TEST(AsyncValueTest, ManyThreadsAddWaitersWhileAnotherResolves) {
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
-        while (!go.load()) {}
+        while (!go.load()) {
+        }
         for (int i = 0; i < kPerThread; ++i) {
           v.AndThen([&runs, &v, idx = t * kPerThread + i] {
             EXPECT_EQ(v.get(), 11);
@@ -183,7 +188,8 @@ TEST(AsyncValueTest, ManyThreadsAddWaitersWhileAnotherResolves) {
       });
     }
     std::thread resolver([&] {
-      while (!go.load()) {}
+      while (!go.load()) {
+      }
       v.emplace(11);
     });
     go = true;
@@ -206,8 +212,10 @@ TEST(RunWhenReadyTest, RunsAfterAllAvailable) {
   for (int i = 0; i < 64; ++i) {
     if (i % 3 == 0) continue;
     EXPECT_EQ(runs, 0);
-    if (i == 5) typed[i].SetError(absl::InternalError("e"));
-    else typed[i].emplace(i);
+    if (i == 5)
+      typed[i].SetError(absl::InternalError("e"));
+    else
+      typed[i].emplace(i);
   }
   EXPECT_EQ(runs, 1);
   RunWhenReady(values, [&] { ++runs; });

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -13,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "sluice/support/logging.h"
+#include "test/util/log_capture.h"
 
 namespace sluice {
 namespace {
@@ -21,42 +21,12 @@ bool IsAligned(const void* ptr, size_t alignment) {
   return reinterpret_cast<uintptr_t>(ptr) % alignment == 0;
 }
 
-class CaptureSink : public LogSink {
- public:
-  void Send(LogSeverity severity, std::string_view line) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    entries_.emplace_back(severity, std::string(line));
-  }
-
-  std::vector<std::pair<LogSeverity, std::string>> entries() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return entries_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::pair<LogSeverity, std::string>> entries_;
-};
-
-// Installs a CaptureSink for the lifetime of the test and makes sure every
-// level is emitted.
+// Captures the log for the lifetime of the test, with every level emitted.
 class HostAllocatorTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    saved_level_ = MinLogLevel();
-    SetMinLogLevel(LogSeverity::kInfo);
-    previous_sink_ = SetLogSink(&sink_);
-  }
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
 
-  void TearDown() override {
-    SetLogSink(previous_sink_);
-    SetMinLogLevel(saved_level_);
-  }
-
-  CaptureSink sink_;
-  LogSink* previous_sink_ = nullptr;
-  LogSeverity saved_level_ = LogSeverity::kInfo;
+  test_util::ScopedLogCapture sink_;
 };
 
 // Counts live instances so tests can see constructors and destructors run.

@@ -48,18 +48,20 @@ TEST(HostContextTest, DiagnosticsGoToTheHandler) {
       CreateMallocAllocator(), CreateSingleThreadedWorkQueue());
   host.EmitError(DecodedDiagnostic{DecodedLocation{"a.mlir", 4, 2},
                                    absl::InternalError("boom")});
-  host.EmitError(DecodedDiagnostic{std::nullopt, absl::InternalError("no place")});
-  EXPECT_EQ(seen, (std::vector<std::string>{
-                      "a.mlir:4:2: error: runtime error: boom",
-                      "error: runtime error: no place"}));
+  host.EmitError(
+      DecodedDiagnostic{std::nullopt, absl::InternalError("no place")});
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"a.mlir:4:2: error: runtime error: boom",
+                                      "error: runtime error: no place"}));
 }
 
 TEST(HostContextTest, EnqueueWorkFillsValueOrError) {
   HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
                    *CreateWorkQueue("mstd:2,2"));
   AsyncValueRef<int> ok = EnqueueWork(&host, [] { return 6 * 7; });
-  AsyncValueRef<int> bad = EnqueueWork(
-      &host, []() -> absl::StatusOr<int> { return absl::NotFoundError("gone"); });
+  AsyncValueRef<int> bad = EnqueueWork(&host, []() -> absl::StatusOr<int> {
+    return absl::NotFoundError("gone");
+  });
   host.Await(ok.CopyRCRef());
   host.Await(bad.CopyRCRef());
   EXPECT_EQ(ok.get(), 42);
@@ -81,9 +83,18 @@ TEST(TimerQueueTest, RunsInDeadlineOrder) {
   std::vector<int> order;
   std::atomic<int> done{0};
   const absl::Time now = absl::Now();
-  timers.ScheduleAt(now + absl::Milliseconds(30), [&] { order.push_back(3); ++done; });
-  timers.ScheduleAt(now + absl::Milliseconds(10), [&] { order.push_back(1); ++done; });
-  timers.ScheduleAt(now + absl::Milliseconds(20), [&] { order.push_back(2); ++done; });
+  timers.ScheduleAt(now + absl::Milliseconds(30), [&] {
+    order.push_back(3);
+    ++done;
+  });
+  timers.ScheduleAt(now + absl::Milliseconds(10), [&] {
+    order.push_back(1);
+    ++done;
+  });
+  timers.ScheduleAt(now + absl::Milliseconds(20), [&] {
+    order.push_back(2);
+    ++done;
+  });
   while (done.load() < 3) absl::SleepFor(absl::Milliseconds(1));
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
 }

@@ -61,14 +61,15 @@ TEST(RequestContextTest, LoopStopsAtSafePointWhenCancelled) {
   RCReference<RequestContext> request = RequestContext::Create(host.get());
   AsyncValueRef<int> iterations = MakeUnconstructedAsyncValueRef<int>();
   std::atomic<bool> started{false};
-  host->EnqueueWork([&, request = request.CopyRef(), result = iterations.CopyRef()] {
-    int i = 0;
-    while (!request->IsCancelled()) {  // the loop's safe point
-      ++i;
-      started = true;
-    }
-    result.emplace(i);
-  });
+  host->EnqueueWork(
+      [&, request = request.CopyRef(), result = iterations.CopyRef()] {
+        int i = 0;
+        while (!request->IsCancelled()) {  // the loop's safe point
+          ++i;
+          started = true;
+        }
+        result.emplace(i);
+      });
   while (!started) std::this_thread::yield();
   request->Cancel();
   host->Await(iterations.CopyRCRef());
@@ -77,8 +78,8 @@ TEST(RequestContextTest, LoopStopsAtSafePointWhenCancelled) {
 
 TEST(RequestContextTest, DeadlineCancelsWithDeadlineExceeded) {
   auto host = MakeHost();
-  RCReference<RequestContext> request = RequestContext::Create(
-      host.get(), absl::Now() + absl::Milliseconds(20));
+  RCReference<RequestContext> request =
+      RequestContext::Create(host.get(), absl::Now() + absl::Milliseconds(20));
   AsyncValueRef<Chain> fired = MakeUnconstructedAsyncValueRef<Chain>();
   request->OnCancel([fired = fired.CopyRef()](const absl::Status& status) {
     fired.SetError(status);
@@ -94,8 +95,8 @@ TEST(RequestContextTest, RequestFreedBeforeDeadlineIsNeverCancelled) {
   auto host = MakeHost();
   std::atomic<int> callbacks{0};
   {
-    RCReference<RequestContext> request =
-        RequestContext::Create(host.get(), absl::Now() + absl::Milliseconds(30));
+    RCReference<RequestContext> request = RequestContext::Create(
+        host.get(), absl::Now() + absl::Milliseconds(30));
     request->OnCancel([&](const absl::Status&) { ++callbacks; });
   }
   absl::SleepFor(absl::Milliseconds(60));
@@ -107,7 +108,8 @@ TEST(RequestContextTest, PastDeadlineCancelsAtOnce) {
   RCReference<RequestContext> request =
       RequestContext::Create(host.get(), absl::Now() - absl::Seconds(1));
   AsyncValueRef<Chain> fired = MakeUnconstructedAsyncValueRef<Chain>();
-  request->OnCancel([fired = fired.CopyRef()](const absl::Status&) { fired.emplace(); });
+  request->OnCancel(
+      [fired = fired.CopyRef()](const absl::Status&) { fired.emplace(); });
   host->Await(fired.CopyRCRef());
   EXPECT_TRUE(request->IsCancelled());
 }

@@ -62,7 +62,8 @@ void EmplaceAndAllocate(Argument<int32_t> x, Result<int32_t> same,
                         Result<int32_t> later, HostContext* host) {
   same.Emplace(*x);
   AsyncValueRef<int32_t> value = later.Allocate();
-  host->EnqueueWork([value = std::move(value), v = *x] { value.emplace(v + 1); });
+  host->EnqueueWork(
+      [value = std::move(value), v = *x] { value.emplace(v + 1); });
 }
 
 // Forwards the chain-free tail of its arguments and returns their sum.
@@ -115,11 +116,14 @@ llvm::Error CheckPositive(int32_t x) {
 }
 
 // Forwards its argument unchanged (no copy): an untyped reference result.
-RCReference<AsyncValue> Forward(Argument<std::string> x) { return x.ValueRef(); }
+RCReference<AsyncValue> Forward(Argument<std::string> x) {
+  return x.ValueRef();
+}
 
 // Result 0 is a value another producer resolves; result 1 is left unset.
 AsyncValueRef<int32_t>* foreign_value = nullptr;
-absl::Status SetForeignThenFail(Result<int32_t> foreign, Result<int32_t> unset) {
+absl::Status SetForeignThenFail(Result<int32_t> foreign,
+                                Result<int32_t> unset) {
   foreign.Set(foreign_value->CopyRef());
   (void)unset;
   return absl::InternalError("failed after handing off result 0");
@@ -129,7 +133,8 @@ bool SeesCancellation(const ExecutionContext& context) {
   return context.IsCancelled();
 }
 
-// --- Fixture -------------------------------------------------------------------
+// --- Fixture
+// -------------------------------------------------------------------
 
 class KernelBindingTest : public ::testing::Test {
  protected:
@@ -194,8 +199,9 @@ TEST_F(KernelBindingTest, ExpectedErrorBecomesResultAndDiagnostic) {
   ErrorContext context = GetErrorContext(error);
   EXPECT_EQ(context.kernel, "tfrt.div.i32");
   EXPECT_EQ(context.location, "prog.mlir:3:8");
-  EXPECT_THAT(diagnostics(),
-              ElementsAre("prog.mlir:3:8: error: runtime error: Divide by zero"));
+  EXPECT_THAT(
+      diagnostics(),
+      ElementsAre("prog.mlir:3:8: error: runtime error: Divide by zero"));
 }
 
 TEST_F(KernelBindingTest, ExpectedSuccess) {
@@ -210,7 +216,8 @@ TEST_F(KernelBindingTest, ExpectedKeepsStatusCode) {
   b.SetNumResults(1);
   b.Invoke(SLUICE_KERNEL(FailWithStatus));
   ASSERT_TRUE(b.result(0)->IsError());
-  EXPECT_EQ(b.result(0)->GetError().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(b.result(0)->GetError().code(),
+            absl::StatusCode::kResourceExhausted);
 }
 
 TEST_F(KernelBindingTest, StatusOrBothWays) {
@@ -223,7 +230,8 @@ TEST_F(KernelBindingTest, StatusOrBothWays) {
   bad.AddAvailableArg<int64_t>(-5).SetNumResults(1);
   bad.Invoke(SLUICE_KERNEL(ParsePositive));
   ASSERT_TRUE(bad.result(0)->IsError());
-  EXPECT_EQ(bad.result(0)->GetError().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.result(0)->GetError().code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(diagnostics().size(), 1u);
 }
 
@@ -342,7 +350,8 @@ TEST_F(KernelBindingTest, CopiedFrameReportsPartialErrorLater) {
   for (size_t i = 1; i < 3; ++i) {
     ASSERT_TRUE(b.result(i)->IsError());
     EXPECT_EQ(b.result(i)->GetError().code(), absl::StatusCode::kUnavailable);
-    EXPECT_EQ(GetErrorContext(b.result(i)->GetError()).kernel, "test.fail_later");
+    EXPECT_EQ(GetErrorContext(b.result(i)->GetError()).kernel,
+              "test.fail_later");
   }
   EXPECT_THAT(diagnostics(), ElementsAre(HasSubstr("peer went away")));
 }
@@ -376,14 +385,17 @@ TEST_F(KernelBindingTest, ReportErrorAfterEveryResultIsSetAbortsInDebug) {
 TEST(KernelRegistryTest, RegistersAndFindsKernels) {
   KernelRegistry registry;
   registry.AddKernel("tfrt.add.i32", SLUICE_KERNEL(AddI32));
-  registry.AddKernel("test.split", SLUICE_KERNEL(Split), Strictness::kNonStrict);
+  registry.AddKernel("test.split", SLUICE_KERNEL(Split),
+                     Strictness::kNonStrict);
   const RegisteredKernel* add = registry.GetKernel("tfrt.add.i32");
   ASSERT_NE(add, nullptr);
   EXPECT_EQ(add->implementation, SLUICE_KERNEL(AddI32));
   EXPECT_EQ(add->strictness, Strictness::kStrict);
-  EXPECT_EQ(registry.GetKernel("test.split")->strictness, Strictness::kNonStrict);
+  EXPECT_EQ(registry.GetKernel("test.split")->strictness,
+            Strictness::kNonStrict);
   EXPECT_EQ(registry.GetKernel("tfrt.mul.i32"), nullptr);
-  EXPECT_THAT(registry.KernelNames(), ElementsAre("test.split", "tfrt.add.i32"));
+  EXPECT_THAT(registry.KernelNames(),
+              ElementsAre("test.split", "tfrt.add.i32"));
 }
 
 TEST(KernelRegistryTest, DuplicateNameAborts) {

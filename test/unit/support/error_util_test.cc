@@ -6,8 +6,8 @@ namespace sluice {
 namespace {
 
 TEST(ErrorUtilTest, MakeStatusFormats) {
-  absl::Status s =
-      MakeStatus(absl::StatusCode::kNotFound, "unknown kernel '%s' at %d", "x", 3);
+  absl::Status s = MakeStatus(absl::StatusCode::kNotFound,
+                              "unknown kernel '%s' at %d", "x", 3);
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(s.message(), "unknown kernel 'x' at 3");
 }

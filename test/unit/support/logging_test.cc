@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <ctime>
-#include <mutex>
 #include <regex>
 #include <set>
 #include <string>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "test/util/log_capture.h"
 
 namespace sluice {
 namespace {
@@ -22,29 +22,6 @@ namespace {
 const char kLinePattern[] =
     R"(([IWEF])(\d{4})(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{6}) )"
     R"((\d+) logging_test\.cc:(\d+)\] (.*))";
-
-class CaptureSink : public LogSink {
- public:
-  void Send(LogSeverity severity, std::string_view line) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    entries_.emplace_back(severity, std::string(line));
-  }
-
-  std::vector<std::pair<LogSeverity, std::string>> entries() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return entries_;
-  }
-
-  std::vector<std::string> lines() {
-    std::vector<std::string> result;
-    for (auto& entry : entries()) result.push_back(entry.second);
-    return result;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::pair<LogSeverity, std::string>> entries_;
-};
 
 std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
@@ -87,20 +64,7 @@ std::string CheckPrefix(const std::string& line, char letter,
 
 class LoggingTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    saved_level_ = MinLogLevel();
-    SetMinLogLevel(LogSeverity::kInfo);
-    previous_sink_ = SetLogSink(&sink_);
-  }
-
-  void TearDown() override {
-    SetLogSink(previous_sink_);
-    SetMinLogLevel(saved_level_);
-  }
-
-  CaptureSink sink_;
-  LogSink* previous_sink_ = nullptr;
-  LogSeverity saved_level_ = LogSeverity::kInfo;
+  test_util::ScopedLogCapture sink_;
 };
 
 TEST_F(LoggingTest, PrefixForEachLevel) {
@@ -281,7 +245,8 @@ TEST_F(LoggingTest, ConcurrentLinesStayWhole) {
 TEST_F(LoggingTest, SwappingSinksWhileLoggingLosesNoLines) {
   constexpr int kThreads = 4;
   constexpr int kLinesPerThread = 500;
-  CaptureSink other;
+  // Installs itself in place of sink_; the swapper alternates from here on.
+  test_util::ScopedLogCapture other;
   std::atomic<bool> done{false};
 
   std::vector<std::thread> threads;
@@ -308,10 +273,7 @@ TEST_F(LoggingTest, SwappingSinksWhileLoggingLosesNoLines) {
 
 class LoggingDeathTest : public LoggingTest {
  protected:
-  void SetUp() override {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    LoggingTest::SetUp();
-  }
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
 };
 
 TEST_F(LoggingDeathTest, CheckFailureDiesWithConditionAndMessage) {
