@@ -11,6 +11,9 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev  # benchmarks/
   llvm-19-dev       # LLVM Support: llvm::Error / llvm::Expected
+  libmlir-19-dev    # dialects/ and the tools: MLIR IR, parser, passes
+  mlir-19-tools     # mlir-tblgen for the dialects' ODS files
+  llvm-19-tools     # FileCheck for the tools' tests
   zlib1g-dev        # LLVM Support links zlib
 )
 

@@ -30,6 +30,18 @@ std::vector<std::string> KernelRegistry::KernelNames() const {
   return names;
 }
 
+void KernelRegistry::AddNativeFunction(std::string_view name,
+                                       NativeFunction function) {
+  bool inserted = native_functions_.emplace(std::string(name), function).second;
+  SLUICE_CHECK(inserted) << "native function '" << name
+                         << "' is registered twice";
+}
+
+NativeFunction KernelRegistry::GetNativeFunction(std::string_view name) const {
+  auto it = native_functions_.find(std::string(name));
+  return it == native_functions_.end() ? nullptr : it->second;
+}
+
 KernelRegistry& GetKernelRegistry(HostContext* host) {
   return host->GetOrCreateSharedContext<KernelRegistry>();
 }

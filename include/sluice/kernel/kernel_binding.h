@@ -11,6 +11,7 @@
 //                          the next attribute
 //   Result<T>              the next result slot
 //   RemainingResults       every result slot not yet taken
+//   RemainingFunctions     the functions the kernel runs (regions, callees)
 //   const ExecutionContext&, HostContext*, KernelFrame*, AsyncKernelFrame*
 //                          the context and the frame itself
 // The return value fills the result slots after those the parameters took:
@@ -131,6 +132,20 @@ class RemainingResults {
   size_t count_;
 };
 
+// The functions a kernel runs (its regions, then those its symbol
+// attributes name), see KernelFrame::GetFunctionAt.
+class RemainingFunctions {
+ public:
+  explicit RemainingFunctions(const KernelFrame* frame) : frame_(frame) {}
+  size_t size() const { return frame_->GetNumFunctions(); }
+  const Function* operator[](size_t i) const {
+    return frame_->GetFunctionAt(i);
+  }
+
+ private:
+  const KernelFrame* frame_;
+};
+
 namespace internal {
 
 // Where the next argument, attribute and result come from while a kernel's
@@ -240,6 +255,14 @@ struct ParamBinder<RemainingResults> {
     c.result = end;
     return holder;
   }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <>
+struct ParamBinder<RemainingFunctions> {
+  static constexpr bool kPayload = false;
+  using Holder = RemainingFunctions;
+  static Holder Make(BindCursor& c) { return Holder(c.frame); }
   static Holder Pass(Holder& h) { return h; }
 };
 

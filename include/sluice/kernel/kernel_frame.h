@@ -16,6 +16,7 @@
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/diagnostic.h"
 #include "sluice/host_context/execution_context.h"
+#include "sluice/kernel/function.h"
 
 namespace sluice {
 
@@ -23,6 +24,9 @@ namespace sluice {
 struct KernelDebugInfo {
   std::string_view name;  // "tfrt.add.i32"
   std::optional<DecodedLocation> location;
+  // The op's debug name from its location (a NameLoc's name, a fused
+  // location's names joined), if it has one.
+  std::optional<std::string_view> debug_name;
 };
 
 namespace internal {
@@ -63,10 +67,12 @@ class KernelFrame {
   // before each call of the kernel).
   void Reset(absl::Span<AsyncValue* const> arguments,
              absl::Span<const void* const> attributes,
-             absl::Span<RCReference<AsyncValue>> results) {
+             absl::Span<RCReference<AsyncValue>> results,
+             absl::Span<const Function* const> functions = {}) {
     arguments_ = arguments;
     attributes_ = attributes;
     results_ = results;
+    functions_ = functions;
     allocated_ = 0;
   }
 
@@ -88,6 +94,13 @@ class KernelFrame {
   const void* GetAttributeAt(size_t index) const {
     assert(index < attributes_.size() && "attribute index out of range");
     return attributes_[index];
+  }
+
+  // --- Functions (regions and symbol references, in that order) ------------
+  size_t GetNumFunctions() const { return functions_.size(); }
+  const Function* GetFunctionAt(size_t index) const {
+    assert(index < functions_.size() && "function index out of range");
+    return functions_[index];
   }
 
   // --- Results -------------------------------------------------------------
@@ -153,6 +166,7 @@ class KernelFrame {
   absl::Span<AsyncValue* const> arguments_;
   absl::Span<const void* const> attributes_;
   absl::Span<RCReference<AsyncValue>> results_;
+  absl::Span<const Function* const> functions_;
   internal::AllocatedResults allocated_ = 0;
 };
 

@@ -40,6 +40,10 @@ class KernelFrameBuilder {
   }
   // Storage for attribute values (see AddAttribute()).
   AttributeBuffer& attribute_buffer() { return attribute_buffer_; }
+  KernelFrameBuilder& AddFunction(const Function* function) {
+    functions_.push_back(function);
+    return *this;
+  }
   KernelFrameBuilder& SetNumResults(size_t count) {
     results_.clear();
     results_.resize(count);
@@ -52,7 +56,8 @@ class KernelFrameBuilder {
     for (const auto& argument : arguments_)
       argument_pointers_.push_back(argument.get());
     KernelFrame frame(&context_, &debug_info_);
-    frame.Reset(argument_pointers_, attributes_, absl::MakeSpan(results_));
+    frame.Reset(argument_pointers_, attributes_, absl::MakeSpan(results_),
+                functions_);
     kernel(&frame);
   }
 
@@ -69,6 +74,7 @@ class KernelFrameBuilder {
   std::vector<RCReference<AsyncValue>> arguments_;
   std::vector<AsyncValue*> argument_pointers_;
   std::vector<const void*> attributes_;
+  std::vector<const Function*> functions_;
   std::vector<RCReference<AsyncValue>> results_;
 };
 

@@ -1,0 +1,17 @@
+#include "dialects/register.h"
+
+#include "dialects/tfrt/tfrt_dialect.h"
+#include "dialects/tfrt_test/tfrt_test_dialect.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace sluice {
+
+void RegisterSluiceDialects(mlir::DialectRegistry& registry) {
+  registry.insert<mlir::func::FuncDialect, tfrt::TfrtDialect,
+                  tfrt_test::TfrtTestDialect>();
+  // tfrt.call is inlined into func.func bodies, whose dialect must agree.
+  mlir::func::registerInlinerExtension(registry);
+}
+
+}  // namespace sluice

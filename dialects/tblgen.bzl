@@ -1,0 +1,39 @@
+"""Runs mlir-tblgen over a dialect's ODS file."""
+
+def mlir_tblgen(name, td_file, td_deps = [], outs = {}):
+    """Generates C++ from an ODS file.
+
+    One genrule per output keeps each action's command line readable in
+    build logs; the generated files are exposed as textual headers of a
+    cc_library named `name`, so a dialect's sources include them as
+    "dialects/<dialect>/<file>.inc".
+
+    Args:
+      name: the cc_library holding the generated files.
+      td_file: the ODS file to run mlir-tblgen on.
+      td_deps: the ODS files td_file includes from this workspace.
+      outs: map from generated file name to mlir-tblgen's generator flags.
+    """
+    tblgen = "@llvm//:bin/mlir-tblgen"
+    generated = []
+    for out, flags in outs.items():
+        rule_name = name + "_" + out.replace(".", "_").replace("/", "_")
+        native.genrule(
+            name = rule_name,
+            srcs = [td_file] + td_deps + ["@llvm//:mlir_td_files"],
+            outs = [out],
+            tools = [tblgen],
+            cmd = " ".join([
+                "$(location %s)" % tblgen,
+                flags,
+                "-I external/llvm/include",
+                "-I .",
+                "$(location %s)" % td_file,
+                "-o $@",
+            ]),
+        )
+        generated.append(out)
+    native.cc_library(
+        name = name,
+        textual_hdrs = generated,
+    )

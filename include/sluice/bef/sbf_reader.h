@@ -1,0 +1,86 @@
+// ReadSbf: validates a program in the Sluice binary format
+// (docs/format.md) and decodes its tables. Attribute data stays in the
+// caller's bytes: kernels read it in place.
+#ifndef SLUICE_BEF_SBF_READER_H_
+#define SLUICE_BEF_SBF_READER_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "sluice/bef/format.h"
+
+namespace sluice {
+namespace bef {
+
+struct SbfLocation {
+  std::string_view file;  // empty if none
+  uint32_t line = 0;
+  uint32_t column = 0;
+  bool has_debug_name = false;
+  std::string_view debug_name;
+};
+
+struct SbfKernel {
+  uint32_t name_index = 0;
+  uint32_t location_index = 0;
+  std::vector<uint32_t> operands;
+  std::vector<uint32_t> results;
+  std::vector<uint32_t> attributes;  // attribute references
+  std::vector<std::string_view> attribute_names;
+  std::vector<uint32_t> functions;
+  std::vector<std::vector<uint32_t>> users;  // per result
+};
+
+struct SbfFunction {
+  std::string_view name;
+  FunctionKind kind = FunctionKind::kFunction;
+  std::vector<uint32_t> argument_types;
+  std::vector<uint32_t> result_types;
+  // Empty for native functions.
+  uint32_t num_registers = 0;
+  std::vector<uint32_t> argument_registers;
+  std::vector<uint32_t> result_registers;
+  std::vector<std::vector<uint32_t>> argument_users;  // per argument
+  std::vector<SbfKernel> kernels;
+  std::vector<uint32_t> register_types;  // empty without RegisterTypes
+};
+
+// A decoded attribute entry.
+struct SbfAttribute {
+  AttributeType type;
+  uint32_t count;
+  const void* data;  // what a kernel receives
+};
+
+struct SbfProgram {
+  std::vector<std::string_view> types;
+  std::vector<std::string_view> kernel_names;
+  std::vector<SbfLocation> locations;
+  std::vector<SbfFunction> functions;
+  bool has_register_types = false;
+
+  // Attribute references were validated by ReadSbf: this cannot fail for
+  // any reference found in the program.
+  SbfAttribute GetAttribute(uint32_t reference) const;
+  // The pointer a kernel receives for an attribute reference.
+  const void* AttributeData(uint32_t reference) const;
+
+  absl::Span<const uint8_t> attributes_section;
+};
+
+// Validates `bytes` (which must be 8-aligned and outlive the result) and
+// decodes them. Errors name the section and byte offset:
+// "invalid sbf file: FunctionBodies at offset 212: operand register 9 out
+// of range (function 'main' has 4 registers)".
+absl::StatusOr<SbfProgram> ReadSbf(absl::Span<const uint8_t> bytes);
+
+// True if `bytes` start with the SBF magic number.
+bool HasSbfMagic(absl::Span<const uint8_t> bytes);
+
+}  // namespace bef
+}  // namespace sluice
+
+#endif  // SLUICE_BEF_SBF_READER_H_

@@ -1,0 +1,18 @@
+// The kernel groups RegisterBasicKernels() registers, one per file.
+#ifndef SLUICE_KERNELS_BASIC_BASIC_KERNELS_INTERNAL_H_
+#define SLUICE_KERNELS_BASIC_BASIC_KERNELS_INTERNAL_H_
+
+#include "sluice/kernel/kernel_registry.h"
+
+namespace sluice {
+namespace basic_kernels {
+
+void RegisterValueKernels(KernelRegistry* registry);        // constants, arithmetic, chains, casts
+void RegisterPrintKernels(KernelRegistry* registry);        // tfrt.print.*
+void RegisterControlFlowKernels(KernelRegistry* registry);  // call, if, cond, case, while, once, repeat
+void RegisterParallelKernels(KernelRegistry* registry);     // parallel_for, parallel_call
+
+}  // namespace basic_kernels
+}  // namespace sluice
+
+#endif  // SLUICE_KERNELS_BASIC_BASIC_KERNELS_INTERNAL_H_

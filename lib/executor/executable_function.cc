@@ -1,0 +1,304 @@
+// How a call runs.
+//
+// A call gets a CallFrame: one register per value of the function and one
+// ready count per kernel (its operand count). When a value becomes
+// available, each of its strict users' counts drops by one; non-strict users
+// (calls, control flow) count a value as soon as it is stored, available or
+// not. A kernel whose count reaches zero is pushed on this thread's
+// worklist. Ready kernels run in
+// the order they became ready (first in, first out): on the single-threaded
+// queue, a program's output order is therefore fixed by its dataflow and,
+// among kernels ready at the same time, by their order in the program.
+//
+// Every loop that pushes work runs it before returning (nested calls run
+// their own segment of the worklist on top of the caller's), so a frame is
+// kept alive by whoever started the loop: Execute(), or the waiter that an
+// unavailable value resolved. Waiters run in constant stack depth (see
+// AsyncValue::AndThen), and so does a long chain of synchronous kernels:
+// each kernel only pushes its users.
+#include "lib/executor/executable_function.h"
+
+#include <atomic>
+#include <cassert>
+#include <mutex>
+#include <new>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/request_context.h"
+
+namespace sluice {
+namespace executor_internal {
+namespace {
+
+class CallFrame;
+
+struct WorkItem {
+  CallFrame* frame;
+  uint32_t kernel;
+};
+
+thread_local std::vector<WorkItem> worklist;
+
+// Runs the items pushed on this thread from `base` on, until none is left.
+void RunWorklist(size_t base);
+
+// Kernels with more operands or results than this use heap storage.
+constexpr size_t kInlineValues = 16;
+
+class CallFrame {
+ public:
+  static CallFrame* Create(const ExecutableFunction* function,
+                           const ExecutionContext& context) {
+    const size_t registers_bytes =
+        sizeof(RCReference<AsyncValue>) * function->num_registers;
+    const size_t counts_bytes =
+        sizeof(std::atomic<int32_t>) * function->kernels.size();
+    void* memory = ::operator new(sizeof(CallFrame) + registers_bytes +
+                                  counts_bytes);
+    return new (memory) CallFrame(function, context);
+  }
+
+  void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void DropRef() {
+    if (refs_.load(std::memory_order_acquire) == 1 ||
+        refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      this->~CallFrame();
+      ::operator delete(this);
+    }
+  }
+
+  RCReference<AsyncValue>& reg(uint32_t index) { return registers_[index]; }
+
+  enum class Which { kAll, kStrict, kNonStrict };
+
+  // Counts one input event for each user of a value (of those `which`
+  // selects). Returns whether any user was left out.
+  bool NotifyUsers(const uint32_t* users_begin, const uint32_t* users_end,
+                   Which which) {
+    bool skipped = false;
+    for (const uint32_t* user = users_begin; user != users_end; ++user) {
+      const LoadedKernel& kernel = function_->kernels[*user];
+      if ((which == Which::kStrict && !kernel.strict) ||
+          (which == Which::kNonStrict && kernel.strict)) {
+        skipped = true;
+        continue;
+      }
+      // One operand: this is the only event it waits for.
+      if (kernel.num_operands == 1 ||
+          ready_counts_[*user].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        worklist.push_back(WorkItem{this, *user});
+      }
+    }
+    return skipped;
+  }
+
+  // A value was stored in a register. Non-strict users (calls, control
+  // flow) count it now, pending or not; strict users count it once it is
+  // available.
+  void NotifyWhenAvailable(AsyncValue* value, const uint32_t* users_begin,
+                           const uint32_t* users_end) {
+    if (users_begin == users_end) return;
+    if (value->IsAvailable()) {
+      NotifyUsers(users_begin, users_end, Which::kAll);
+      return;
+    }
+    if (!NotifyUsers(users_begin, users_end, Which::kNonStrict)) return;
+    AddRef();
+    value->AndThen([this, users_begin, users_end] {
+      const size_t base = worklist.size();
+      NotifyUsers(users_begin, users_end, Which::kStrict);
+      RunWorklist(base);
+      DropRef();
+    });
+  }
+
+  void Start(absl::Span<AsyncValue* const> arguments) {
+    const ExecutableFunction& fn = *function_;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      registers_[fn.argument_registers[i]] = FormRef(arguments[i]);
+    }
+    for (uint32_t kernel : fn.initially_ready) {
+      worklist.push_back(WorkItem{this, kernel});
+    }
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      NotifyWhenAvailable(arguments[i],
+                          fn.argument_users.data() + fn.argument_user_offsets[i],
+                          fn.argument_users.data() +
+                              fn.argument_user_offsets[i + 1]);
+    }
+  }
+
+  void RunKernel(uint32_t index);
+
+  // Hands the function's results to the caller: values already produced,
+  // or placeholders that the producing kernels resolve later.
+  void Return(absl::Span<RCReference<AsyncValue>> results) {
+    std::lock_guard<std::mutex> lock(results_mu_);
+    for (size_t i = 0; i < results.size(); ++i) {
+      const uint32_t r = function_->result_registers[i];
+      if (registers_[r]) {
+        results[i] = registers_[r].CopyRef();
+      } else {
+        RCReference<IndirectAsyncValue> placeholder = MakeIndirectAsyncValue();
+        pending_results_.push_back({r, placeholder.CopyRef()});
+        results[i] = std::move(placeholder);
+      }
+    }
+    returned_ = true;
+  }
+
+ private:
+  CallFrame(const ExecutableFunction* function, const ExecutionContext& context)
+      : function_(function),
+        context_(context),
+        registers_(reinterpret_cast<RCReference<AsyncValue>*>(this + 1)),
+        ready_counts_(reinterpret_cast<std::atomic<int32_t>*>(
+            registers_ + function->num_registers)) {
+    for (uint32_t i = 0; i < function->num_registers; ++i) {
+      new (&registers_[i]) RCReference<AsyncValue>();
+    }
+    for (size_t i = 0; i < function->kernels.size(); ++i) {
+      new (&ready_counts_[i]) std::atomic<int32_t>(
+          static_cast<int32_t>(function->kernels[i].num_operands));
+    }
+  }
+
+  ~CallFrame() {
+    for (uint32_t i = 0; i < function_->num_registers; ++i) {
+      registers_[i].~RCReference<AsyncValue>();
+    }
+  }
+
+  // Stores a kernel's result. Returned registers are stored under the lock
+  // that Return() reads them under, and resolve its placeholders, outside
+  // the lock: their waiters may run kernels of this very frame.
+  void StoreResult(uint32_t r, RCReference<AsyncValue> value) {
+    if (!function_->register_is_result[r]) {
+      registers_[r] = std::move(value);
+      return;
+    }
+    std::vector<RCReference<IndirectAsyncValue>> to_resolve;
+    RCReference<AsyncValue> stored;
+    {
+      std::lock_guard<std::mutex> lock(results_mu_);
+      registers_[r] = std::move(value);
+      if (!returned_) return;
+      stored = registers_[r].CopyRef();
+      for (auto& pending : pending_results_) {
+        if (pending.first == r && pending.second) {
+          to_resolve.push_back(std::move(pending.second));
+        }
+      }
+    }
+    for (auto& placeholder : to_resolve) placeholder->ForwardTo(stored.CopyRef());
+  }
+
+  std::atomic<uint32_t> refs_{1};
+  const ExecutableFunction* const function_;
+  const ExecutionContext context_;
+  std::mutex results_mu_;
+  bool returned_ = false;
+  std::vector<std::pair<uint32_t, RCReference<IndirectAsyncValue>>>
+      pending_results_;
+  RCReference<AsyncValue>* const registers_;
+  std::atomic<int32_t>* const ready_counts_;
+};
+
+void CallFrame::RunKernel(uint32_t index) {
+  const ExecutableFunction& fn = *function_;
+  const LoadedKernel& kernel = fn.kernels[index];
+  const uint32_t* operands = fn.indices.data() + kernel.operands;
+  const uint32_t* result_registers = fn.indices.data() + kernel.results;
+
+  AsyncValue* inline_arguments[kInlineValues];
+  std::vector<AsyncValue*> heap_arguments;
+  AsyncValue** arguments = inline_arguments;
+  if (kernel.num_operands > kInlineValues) {
+    heap_arguments.resize(kernel.num_operands);
+    arguments = heap_arguments.data();
+  }
+  // Raw storage: only the kernel's own result slots are constructed.
+  alignas(RCReference<AsyncValue>) char
+      inline_results[kInlineValues * sizeof(RCReference<AsyncValue>)];
+  std::unique_ptr<char[]> heap_results;
+  char* result_storage = inline_results;
+  if (kernel.num_results > kInlineValues) {
+    heap_results.reset(
+        new char[kernel.num_results * sizeof(RCReference<AsyncValue>)]);
+    result_storage = heap_results.get();
+  }
+  auto* results = reinterpret_cast<RCReference<AsyncValue>*>(result_storage);
+  for (uint32_t i = 0; i < kernel.num_results; ++i) {
+    new (&results[i]) RCReference<AsyncValue>();
+  }
+
+  AsyncValue* error = context_.request_context()->GetCancelAsyncValue();
+  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+    arguments[i] = registers_[operands[i]].get();
+    if (error == nullptr && kernel.strict && arguments[i]->IsError()) {
+      error = arguments[i];
+    }
+  }
+
+  if (error != nullptr) {
+    // Skipped: cancelled, or a strict kernel with an error argument. Every
+    // result is that same error value; no new diagnostic.
+    for (uint32_t i = 0; i < kernel.num_results; ++i) results[i] = FormRef(error);
+  } else {
+    KernelFrame frame(&context_, &kernel.debug_info);
+    frame.Reset(absl::MakeConstSpan(arguments, kernel.num_operands),
+                kernel.attributes, absl::MakeSpan(results, kernel.num_results),
+                kernel.functions);
+    kernel.implementation(&frame);
+    for (uint32_t i = 0; i < kernel.num_results; ++i) {
+      if (results[i]) continue;
+      // A kernel bug: say so rather than leave users waiting forever.
+      results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
+          "kernel '", std::string(kernel.debug_info.name), "' did not set result ", i)));
+    }
+  }
+
+  const uint32_t* user_offsets = fn.indices.data() + kernel.user_offsets;
+  const uint32_t* users = fn.indices.data();
+  for (uint32_t i = 0; i < kernel.num_results; ++i) {
+    AsyncValue* value = results[i].get();
+    StoreResult(result_registers[i], std::move(results[i]));
+    results[i].~RCReference<AsyncValue>();
+    NotifyWhenAvailable(value, users + user_offsets[i],
+                        users + user_offsets[i + 1]);
+  }
+}
+
+void RunWorklist(size_t base) {
+  size_t next = base;
+  while (next < worklist.size()) {
+    const WorkItem item = worklist[next++];
+    item.frame->RunKernel(item.kernel);
+    // Everything pushed so far has run: reuse the space.
+    if (next == worklist.size()) {
+      worklist.resize(base);
+      next = base;
+    }
+  }
+  worklist.resize(base);
+}
+
+}  // namespace
+
+void ExecutableFunction::Execute(
+    const ExecutionContext& context, absl::Span<AsyncValue* const> arguments,
+    absl::Span<RCReference<AsyncValue>> results) const {
+  assert(arguments.size() == num_arguments());
+  assert(results.size() == num_results());
+  CallFrame* frame = CallFrame::Create(this, context);
+  const size_t base = worklist.size();
+  frame->Start(arguments);
+  RunWorklist(base);
+  frame->Return(results);
+  frame->DropRef();
+}
+
+}  // namespace executor_internal
+}  // namespace sluice

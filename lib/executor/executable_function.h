@@ -1,0 +1,64 @@
+// ExecutableFunction: a function of a loaded program, and how a call of it
+// runs. Private to lib/executor.
+#ifndef SLUICE_LIB_EXECUTOR_EXECUTABLE_FUNCTION_H_
+#define SLUICE_LIB_EXECUTOR_EXECUTABLE_FUNCTION_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "sluice/kernel/function.h"
+#include "sluice/kernel/kernel_frame.h"
+#include "sluice/kernel/kernel_registry.h"
+
+namespace sluice {
+namespace executor_internal {
+
+// A kernel as the executor runs it: everything resolved at load time. The
+// index lists live in the function's `indices` array.
+struct LoadedKernel {
+  KernelImplementation implementation = nullptr;
+  bool strict = true;
+  uint32_t num_operands = 0;
+  uint32_t num_results = 0;
+  uint32_t operands = 0;      // offset of the operand registers
+  uint32_t results = 0;       // offset of the result registers
+  uint32_t user_offsets = 0;  // offset of num_results + 1 offsets into users
+  absl::Span<const void* const> attributes;
+  absl::Span<const Function* const> functions;
+  KernelDebugInfo debug_info;
+};
+
+class ExecutableFunction final : public Function {
+ public:
+  ExecutableFunction(std::string name, size_t num_arguments,
+                     size_t num_results)
+      : Function(std::move(name), num_arguments, num_results) {}
+
+  void Execute(const ExecutionContext& context,
+               absl::Span<AsyncValue* const> arguments,
+               absl::Span<RCReference<AsyncValue>> results) const override;
+
+  // The body, filled by the loader.
+  uint32_t num_registers = 0;
+  std::vector<uint32_t> argument_registers;
+  std::vector<uint32_t> result_registers;
+  // Users of each argument: argument i's users are
+  // users[argument_user_offsets[i] .. argument_user_offsets[i + 1]).
+  std::vector<uint32_t> argument_user_offsets;
+  std::vector<LoadedKernel> kernels;
+  // Kernels with no operands: ready as soon as a call starts.
+  std::vector<uint32_t> initially_ready;
+  // 1 for registers that are returned (their kernels hand them to the
+  // caller, possibly after Execute() returned).
+  std::vector<uint8_t> register_is_result;
+  // Every index list of the kernels and of the argument users.
+  std::vector<uint32_t> indices;
+  std::vector<uint32_t> argument_users;
+};
+
+}  // namespace executor_internal
+}  // namespace sluice
+
+#endif  // SLUICE_LIB_EXECUTOR_EXECUTABLE_FUNCTION_H_

@@ -1,0 +1,344 @@
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sluice/bef/sbf_writer.h"
+#include "sluice/executor/program.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/host_context/request_context.h"
+#include "sluice/kernel/kernel_binding.h"
+#include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/error_util.h"
+
+namespace sluice {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// --- Test kernels --------------------------------------------------------------
+
+std::vector<std::string>* trace = nullptr;  // what test.record saw, in order
+
+int32_t Constant(Attribute<int32_t> value) { return *value; }
+int32_t Add(int32_t a, int32_t b) { return a + b; }
+Chain Record(int32_t value) {
+  trace->push_back(std::to_string(value));
+  return Chain{};
+}
+absl::StatusOr<int32_t> Fail() {
+  return absl::InternalError("something bad happened");
+}
+AsyncValueRef<int32_t> AsyncIncrement(int32_t x, HostContext* host) {
+  return EnqueueWork(host, [x] { return x + 1; });
+}
+// Cancels the current request once its operand is available.
+Chain CancelRequest(int32_t, const ExecutionContext& context) {
+  context.request_context()->Cancel();
+  return Chain{};
+}
+// Calls functions[0] with all its operands (like tfrt.call).
+void Call(RemainingArguments arguments, RemainingResults results,
+          RemainingFunctions functions, const ExecutionContext& context) {
+  std::vector<RCReference<AsyncValue>> out(results.size());
+  functions[0]->Execute(context, arguments.values(), absl::MakeSpan(out));
+  for (size_t i = 0; i < out.size(); ++i) results.SetAt(i, std::move(out[i]));
+}
+
+void RegisterTestKernels(KernelRegistry* registry) {
+  registry->AddKernel("test.constant.i32", SLUICE_KERNEL(Constant));
+  registry->AddKernel("test.add.i32", SLUICE_KERNEL(Add));
+  registry->AddKernel("test.record", SLUICE_KERNEL(Record));
+  registry->AddKernel("test.fail", SLUICE_KERNEL(Fail));
+  registry->AddKernel("test.async_increment", SLUICE_KERNEL(AsyncIncrement));
+  registry->AddKernel("test.cancel", SLUICE_KERNEL(CancelRequest));
+  registry->AddKernel("test.call", SLUICE_KERNEL(Call), Strictness::kNonStrict);
+}
+
+// --- Building programs -----------------------------------------------------------
+
+// Builds one-block functions register by register.
+class ProgramBuilder {
+ public:
+  ProgramBuilder() { i32_ = writer_.AddType("i32"); }
+
+  uint32_t Declare(std::string_view name, int num_arguments, int num_results) {
+    return writer_.DeclareFunction(name, bef::FunctionKind::kFunction,
+                                   std::vector<uint32_t>(num_arguments, i32_),
+                                   std::vector<uint32_t>(num_results, i32_));
+  }
+
+  // Starts a body with `num_arguments` argument registers (0..n-1).
+  void Begin(int num_arguments) {
+    body_ = bef::BodyDescription();
+    for (int i = 0; i < num_arguments; ++i) {
+      body_.argument_registers.push_back(body_.num_registers++);
+    }
+  }
+
+  // Adds a kernel; returns its first result register.
+  uint32_t Kernel(std::string_view name, std::vector<uint32_t> operands,
+                  int num_results = 1, std::vector<uint32_t> attributes = {},
+                  std::vector<uint32_t> functions = {}) {
+    bef::KernelDescription kernel;
+    kernel.name_index = writer_.AddKernelName(name);
+    kernel.location_index =
+        writer_.AddLocation("prog.mlir", ++line_, 5, std::nullopt);
+    kernel.operands = std::move(operands);
+    const uint32_t first = body_.num_registers;
+    for (int i = 0; i < num_results; ++i) {
+      kernel.results.push_back(body_.num_registers++);
+    }
+    for (size_t i = 0; i < attributes.size(); ++i) {
+      kernel.attribute_names.push_back(writer_.AddString("value"));
+    }
+    kernel.attributes = std::move(attributes);
+    kernel.functions = std::move(functions);
+    body_.kernels.push_back(std::move(kernel));
+    return first;
+  }
+
+  uint32_t Constant(int32_t value) {
+    return Kernel("test.constant.i32", {}, 1,
+                  {writer_.AddScalar<int32_t>(bef::AttributeType::kI32, value)});
+  }
+
+  void End(uint32_t function, std::vector<uint32_t> results) {
+    body_.result_registers = std::move(results);
+    writer_.DefineFunction(function, std::move(body_));
+  }
+
+  std::vector<uint8_t> Finish() { return writer_.Finish(); }
+
+ private:
+  bef::SbfWriter writer_;
+  uint32_t i32_;
+  uint32_t line_ = 0;
+  bef::BodyDescription body_;
+};
+
+class ExecutorTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  ExecutorTest()
+      : host_(
+            [this](const DecodedDiagnostic& d) {
+              std::lock_guard<std::mutex> lock(mu_);
+              diagnostics_.push_back(d.ToString());
+            },
+            CreateMallocAllocator(), *CreateWorkQueue(GetParam())) {
+    RegisterTestKernels(&GetKernelRegistry(&host_));
+    trace = &trace_;
+  }
+  ~ExecutorTest() override { trace = nullptr; }
+
+  std::unique_ptr<Program> Load(const std::vector<uint8_t>& bytes) {
+    absl::StatusOr<std::unique_ptr<Program>> program =
+        Program::Load(bytes, GetKernelRegistry(&host_));
+    EXPECT_TRUE(program.ok()) << program.status();
+    return program.ok() ? *std::move(program) : nullptr;
+  }
+
+  // Runs `name` with no arguments on a fresh request and waits for its
+  // results and for all work to finish.
+  std::vector<RCReference<AsyncValue>> Run(
+      const Program& program, std::string_view name,
+      RCReference<RequestContext> request = nullptr) {
+    if (!request) request = RequestContext::Create(&host_);
+    const Function* function = program.GetFunction(name);
+    EXPECT_NE(function, nullptr);
+    std::vector<RCReference<AsyncValue>> results =
+        CallFunction(*function, ExecutionContext(std::move(request)), {});
+    host_.Await(results);
+    host_.Quiesce();
+    return results;
+  }
+
+  std::vector<std::string> diagnostics() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return diagnostics_;
+  }
+
+  std::mutex mu_;
+  std::vector<std::string> diagnostics_;
+  std::vector<std::string> trace_;
+  HostContext host_;
+};
+
+TEST_P(ExecutorTest, ChainOfAdds) {
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 1);
+  b.Begin(0);
+  uint32_t one = b.Constant(1);
+  uint32_t sum = b.Constant(0);
+  for (int i = 0; i < 1000; ++i) sum = b.Kernel("test.add.i32", {sum, one});
+  b.End(f, {sum});
+  auto program = Load(b.Finish());
+  auto results = Run(*program, "main");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]->get<int32_t>(), 1000);
+}
+
+TEST_P(ExecutorTest, LongChainRunsInConstantStack) {
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 1);
+  b.Begin(0);
+  uint32_t one = b.Constant(1);
+  uint32_t sum = b.Constant(0);
+  for (int i = 0; i < 200000; ++i) sum = b.Kernel("test.add.i32", {sum, one});
+  b.End(f, {sum});
+  auto program = Load(b.Finish());
+  EXPECT_EQ(Run(*program, "main")[0]->get<int32_t>(), 200000);
+}
+
+TEST_P(ExecutorTest, StrictKernelForwardsErrorWithOneDiagnostic) {
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 2);
+  b.Begin(0);
+  uint32_t bad = b.Kernel("test.fail", {});
+  uint32_t one = b.Constant(1);
+  uint32_t sum = b.Kernel("test.add.i32", {bad, one});
+  uint32_t sum2 = b.Kernel("test.add.i32", {sum, one});
+  b.End(f, {sum2, one});
+  auto program = Load(b.Finish());
+  auto results = Run(*program, "main");
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(results[0]->GetError().message(), "something bad happened");
+  EXPECT_EQ(GetErrorContext(results[0]->GetError()).kernel, "test.fail");
+  EXPECT_EQ(results[1]->get<int32_t>(), 1);
+  EXPECT_THAT(diagnostics(),
+              ElementsAre("prog.mlir:1:5: error: runtime error: "
+                          "something bad happened"));
+}
+
+TEST_P(ExecutorTest, UnusedErrorIsIgnored) {
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 1);
+  b.Begin(0);
+  b.Kernel("test.fail", {});
+  uint32_t two = b.Constant(2);
+  b.End(f, {two});
+  auto program = Load(b.Finish());
+  auto results = Run(*program, "main");
+  EXPECT_EQ(results[0]->get<int32_t>(), 2);
+  EXPECT_EQ(diagnostics().size(), 1u);  // reported, but nothing failed
+}
+
+TEST_P(ExecutorTest, AsyncResultsAndArguments) {
+  ProgramBuilder b;
+  uint32_t inc = b.Declare("inc_twice", 1, 1);
+  uint32_t main = b.Declare("main", 0, 2);
+  b.Begin(1);
+  uint32_t x = b.Kernel("test.async_increment", {0});
+  uint32_t y = b.Kernel("test.async_increment", {x});
+  b.End(inc, {y});
+  b.Begin(0);
+  uint32_t c = b.Constant(40);
+  uint32_t pending = b.Kernel("test.async_increment", {c});
+  uint32_t r = b.Kernel("test.call", {pending}, 1, {}, {inc});
+  b.End(main, {r, pending});
+  auto program = Load(b.Finish());
+  auto results = Run(*program, "main");
+  EXPECT_EQ(results[0]->get<int32_t>(), 43);
+  EXPECT_EQ(results[1]->get<int32_t>(), 41);
+}
+
+TEST_P(ExecutorTest, FunctionReturnsItsArgumentAndOneValueTwice) {
+  ProgramBuilder b;
+  uint32_t id = b.Declare("id", 1, 3);
+  uint32_t main = b.Declare("main", 0, 3);
+  b.Begin(1);
+  uint32_t twice = b.Kernel("test.add.i32", {0, 0});
+  b.End(id, {0, twice, twice});
+  b.Begin(0);
+  uint32_t seven = b.Constant(7);
+  uint32_t r = b.Kernel("test.call", {seven}, 3, {}, {id});
+  b.End(main, {r, r + 1, r + 2});
+  auto program = Load(b.Finish());
+  auto results = Run(*program, "main");
+  EXPECT_EQ(results[0]->get<int32_t>(), 7);
+  EXPECT_EQ(results[1]->get<int32_t>(), 14);
+  EXPECT_EQ(results[2]->get<int32_t>(), 14);
+}
+
+TEST_P(ExecutorTest, ReadyKernelsRunInProgramOrder) {
+  if (std::string(GetParam()) != "s") GTEST_SKIP() << "order is fixed on s only";
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 0);
+  b.Begin(0);
+  uint32_t one = b.Constant(1);
+  uint32_t two = b.Constant(2);
+  b.Kernel("test.record", {two});
+  b.Kernel("test.record", {one});
+  uint32_t three = b.Kernel("test.add.i32", {one, two});
+  b.Kernel("test.record", {three});
+  b.End(f, {});
+  auto program = Load(b.Finish());
+  Run(*program, "main");
+  // First in, first out: `1` made record(one) ready before `2` made
+  // record(two) and the add ready.
+  EXPECT_THAT(trace_, ElementsAre("1", "2", "3"));
+}
+
+TEST_P(ExecutorTest, CancelledRequestSkipsPendingKernels) {
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 2);
+  b.Begin(0);
+  uint32_t one = b.Constant(1);
+  uint32_t before = b.Kernel("test.add.i32", {one, one});
+  b.Kernel("test.cancel", {before});
+  uint32_t pending = b.Kernel("test.async_increment", {one});
+  uint32_t after = b.Kernel("test.add.i32", {pending, one});
+  b.End(f, {before, after});
+  auto program = Load(b.Finish());
+  auto results = Run(*program, "main");
+  EXPECT_EQ(results[0]->get<int32_t>(), 2);
+  ASSERT_TRUE(results[1]->IsError());
+  EXPECT_EQ(results[1]->GetError().code(), absl::StatusCode::kCancelled);
+}
+
+TEST_P(ExecutorTest, UnknownKernelIsALoadErrorWithItsLocation) {
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 0);
+  b.Begin(0);
+  b.Constant(1);
+  b.Kernel("test.no_such_kernel", {});
+  b.End(f, {});
+  absl::StatusOr<std::unique_ptr<Program>> program =
+      Program::Load(b.Finish(), GetKernelRegistry(&host_));
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.status().message(),
+            "unknown kernel name 'test.no_such_kernel'");
+  EXPECT_EQ(GetErrorContext(program.status()).location, "prog.mlir:2:5");
+}
+
+TEST_P(ExecutorTest, ListsNamedFunctionsInOrder) {
+  ProgramBuilder b;
+  uint32_t g = b.Declare("g", 0, 0);
+  uint32_t f = b.Declare("f", 0, 0);
+  b.Begin(0);
+  b.End(g, {});
+  b.Begin(0);
+  b.End(f, {});
+  auto program = Load(b.Finish());
+  std::vector<std::string> names;
+  for (const Function* function : program->ListFunctions()) {
+    names.push_back(function->name());
+  }
+  EXPECT_THAT(names, ElementsAre("g", "f"));
+  EXPECT_EQ(program->GetFunction("h"), nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(Queues, ExecutorTest,
+                         ::testing::Values("s", "mstd:2,2"),
+                         [](const auto& info) {
+                           return std::string(info.param) == "s" ? "single"
+                                                                 : "multi";
+                         });
+
+}  // namespace
+}  // namespace sluice

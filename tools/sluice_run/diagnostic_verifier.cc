@@ -1,0 +1,74 @@
+#include "tools/sluice_run/diagnostic_verifier.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace sluice {
+namespace {
+
+constexpr char kMarker[] = "expected-error";
+
+}  // namespace
+
+void DiagnosticVerifier::AddSourceFile(const std::string& file) {
+  if (expectations_.count(file)) return;
+  std::vector<Expectation>& expectations = expectations_[file];
+  std::ifstream in(file);
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line) {
+    size_t at = text.find(kMarker);
+    if (at == std::string::npos) continue;
+    at += sizeof(kMarker) - 1;
+    int target = line;
+    while (at < text.size() && text[at] == ' ') ++at;
+    if (at < text.size() && text[at] == '@') {
+      // "@+N" or "@-N": the annotation is about another line.
+      target += std::atoi(text.c_str() + at + 1);
+    }
+    const size_t open = text.find("{{", at);
+    const size_t close = text.find("}}", open == std::string::npos ? at : open);
+    if (open == std::string::npos || close == std::string::npos) continue;
+    expectations.push_back(
+        Expectation{target, text.substr(open + 2, close - open - 2)});
+  }
+}
+
+bool DiagnosticVerifier::Match(const DecodedDiagnostic& diagnostic) {
+  if (!diagnostic.location) {
+    ++unexpected_;
+    return false;
+  }
+  AddSourceFile(diagnostic.location->filename);
+  const std::string message(diagnostic.status.message());
+  for (Expectation& expectation :
+       expectations_[diagnostic.location->filename]) {
+    if (!expectation.matched && expectation.line == diagnostic.location->line &&
+        message.find(expectation.text) != std::string::npos) {
+      expectation.matched = true;
+      return true;
+    }
+  }
+  ++unexpected_;
+  return false;
+}
+
+std::string DiagnosticVerifier::Finish() const {
+  std::string problems;
+  for (const auto& [file, expectations] : expectations_) {
+    for (const Expectation& expectation : expectations) {
+      if (expectation.matched) continue;
+      absl::StrAppend(&problems, file, ":", expectation.line,
+                      ": error: expected error \"", expectation.text,
+                      "\" was not produced\n");
+    }
+  }
+  if (unexpected_ > 0) {
+    absl::StrAppend(&problems, "sluice_run: ", unexpected_,
+                    " unexpected runtime error(s)\n");
+  }
+  return problems;
+}
+
+}  // namespace sluice

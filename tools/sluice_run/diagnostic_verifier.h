@@ -1,0 +1,42 @@
+// Checks runtime error diagnostics against `// expected-error {{...}}`
+// annotations in the program's source, like mlir-opt -verify-diagnostics.
+#ifndef SLUICE_TOOLS_SLUICE_RUN_DIAGNOSTIC_VERIFIER_H_
+#define SLUICE_TOOLS_SLUICE_RUN_DIAGNOSTIC_VERIFIER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sluice/host_context/diagnostic.h"
+
+namespace sluice {
+
+class DiagnosticVerifier {
+ public:
+  // Reads the annotations of `file` (once per file).
+  void AddSourceFile(const std::string& file);
+
+  // True if `diagnostic` matches an annotation not matched yet: on the
+  // diagnostic's line (or the line an `@+N` / `@-N` offset names), with a
+  // text that is a substring of the message. Unmatched diagnostics count as
+  // unexpected.
+  bool Match(const DecodedDiagnostic& diagnostic);
+
+  // The problems found, one line each (empty when verification passed):
+  // annotations never matched, and how many diagnostics were unexpected.
+  std::string Finish() const;
+
+ private:
+  struct Expectation {
+    int line;
+    std::string text;
+    bool matched = false;
+  };
+
+  std::map<std::string, std::vector<Expectation>> expectations_;
+  int unexpected_ = 0;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_TOOLS_SLUICE_RUN_DIAGNOSTIC_VERIFIER_H_

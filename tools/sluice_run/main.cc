@@ -1,0 +1,256 @@
+// sluice_run: runs the functions of a compiled program and prints their
+// results (shared/spec/runner.md).
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "kernels/basic/basic_kernels.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "sluice/bef/sbf_reader.h"
+#include "sluice/executor/program.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/host_context/request_context.h"
+#include "sluice/support/error_util.h"
+#include "sluice/support/print.h"
+#include "tools/sluice_run/diagnostic_verifier.h"
+#include "tools/sluice_run/value_printer.h"
+
+namespace {
+
+namespace cl = llvm::cl;
+
+cl::opt<std::string> input_file(cl::Positional,
+                                cl::desc("<program.sbf | - for stdin>"),
+                                cl::init("-"));
+cl::opt<std::string> work_queue_type(
+    "work_queue_type",
+    cl::desc("s (single-threaded, the default) | mstd | mstd:N | mstd:N,M"),
+    cl::init("s"));
+cl::list<std::string> functions(
+    "functions", cl::desc("run only these functions, in this order"),
+    cl::CommaSeparated);
+cl::opt<std::string> test_init_function(
+    "test_init_function", cl::desc("run this function first, then the rest"),
+    cl::init(""));
+cl::opt<bool> print_error_code(
+    "print_error_code", cl::desc("print error values with their status code"),
+    cl::init(false));
+cl::opt<std::string> host_allocator_type(
+    "host_allocator_type",
+    cl::desc("malloc | leak_check (the default: leaks fail the run) | "
+             "profiled | test_fixed_size_1k"),
+    cl::init("leak_check"));
+cl::opt<bool> verify_diagnostics(
+    "verify-diagnostics",
+    cl::desc("check runtime errors against expected-error annotations in "
+             "the source file"),
+    cl::init(false));
+cl::opt<double> timeout_seconds(
+    "timeout", cl::desc("cancel each function after this many seconds"),
+    cl::init(0));
+
+// The test budget allocator counts only allocations above 32 bytes.
+class SmallAllocationsFree final : public sluice::HostAllocator {
+ public:
+  explicit SmallAllocationsFree(std::unique_ptr<HostAllocator> budget)
+      : budget_(std::move(budget)), small_(sluice::CreateMallocAllocator()) {}
+  void* AllocateBytes(size_t size, size_t alignment) override {
+    return (size <= 32 ? small_ : budget_)->AllocateBytes(size, alignment);
+  }
+  void DeallocateBytes(void* ptr, size_t size) override {
+    (size <= 32 ? small_ : budget_)->DeallocateBytes(ptr, size);
+  }
+
+ private:
+  std::unique_ptr<HostAllocator> budget_;
+  std::unique_ptr<HostAllocator> small_;
+};
+
+// Lends an allocator the runner owns to the HostContext, so that the leak
+// check can read its counts after the host (and all it freed) is gone.
+class BorrowedAllocator final : public sluice::HostAllocator {
+ public:
+  explicit BorrowedAllocator(HostAllocator* owner) : owner_(owner) {}
+  void* AllocateBytes(size_t size, size_t alignment) override {
+    return owner_->AllocateBytes(size, alignment);
+  }
+  void DeallocateBytes(void* ptr, size_t size) override {
+    owner_->DeallocateBytes(ptr, size);
+  }
+
+ private:
+  HostAllocator* owner_;
+};
+
+std::unique_ptr<sluice::HostAllocator> CreateAllocator(
+    const std::string& type, sluice::LeakCheckAllocator** leak_check) {
+  *leak_check = nullptr;
+  if (type == "malloc") return sluice::CreateMallocAllocator();
+  if (type == "profiled") {
+    return std::make_unique<sluice::ProfilingAllocator>(
+        sluice::CreateMallocAllocator(), "sluice_run");
+  }
+  if (type == "test_fixed_size_1k") {
+    return std::make_unique<SmallAllocationsFree>(
+        std::make_unique<sluice::FixedBudgetAllocator>(1024));
+  }
+  if (type == "leak_check") {
+    auto allocator = std::make_unique<sluice::LeakCheckAllocator>(
+        sluice::CreateMallocAllocator());
+    *leak_check = allocator.get();
+    return allocator;
+  }
+  return nullptr;
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "sluice_run: %s\n", message.c_str());
+  return 1;
+}
+
+// "file:line:col: error: MESSAGE" for a load error that names a location.
+std::string FormatLoadError(const absl::Status& status) {
+  sluice::ErrorContext context = sluice::GetErrorContext(status);
+  std::string prefix = context.location.empty() ? "sluice_run: "
+                                                : context.location + ": ";
+  return absl::StrCat(prefix, "error: ", std::string(status.message()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream& os) { os << "sluice_run (Sluice)\n"; });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "sluice_run: runs every function of a compiled Sluice program (.sbf) "
+      "that takes no arguments, in file order, and prints what each "
+      "returns\n");
+
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input_file);
+  if (!buffer) {
+    return Fail(absl::StrCat("couldn't read '", input_file.getValue(),
+                             "': ", buffer.getError().message()));
+  }
+  const auto* data =
+      reinterpret_cast<const uint8_t*>((*buffer)->getBufferStart());
+  absl::Span<const uint8_t> bytes(data, (*buffer)->getBufferSize());
+  if (!sluice::bef::HasSbfMagic(bytes)) {
+    return Fail(absl::StrCat(
+        "'", input_file.getValue(),
+        "' is not a compiled program (no SBF magic number); compile .mlir "
+        "with sluice_translate --mlir-to-sbf"));
+  }
+
+  sluice::DiagnosticVerifier verifier;
+  std::mutex diagnostics_mu;
+  bool runtime_error = false;
+  auto on_diagnostic = [&](const sluice::DecodedDiagnostic& diagnostic) {
+    std::lock_guard<std::mutex> lock(diagnostics_mu);
+    runtime_error = true;
+    if (verify_diagnostics && verifier.Match(diagnostic)) return;
+    std::fprintf(stderr, "%s\n", diagnostic.ToString().c_str());
+  };
+
+  sluice::LeakCheckAllocator* leak_check = nullptr;
+  std::unique_ptr<sluice::HostAllocator> allocator =
+      CreateAllocator(host_allocator_type, &leak_check);
+  if (!allocator) {
+    return Fail(absl::StrCat("unknown host allocator type '",
+                             host_allocator_type.getValue(), "'"));
+  }
+  auto work_queue = sluice::CreateWorkQueue(work_queue_type.getValue());
+  if (!work_queue.ok()) {
+    return Fail(std::string(work_queue.status().message()));
+  }
+  bool failed = false;
+  {
+    sluice::HostContext host(on_diagnostic,
+                             std::make_unique<BorrowedAllocator>(allocator.get()),
+                             *std::move(work_queue));
+    sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
+    sluice::RegisterBasicKernels(&registry);
+
+    auto program = sluice::Program::Load(bytes, registry);
+    if (!program.ok()) {
+      std::fprintf(stderr, "%s\n", FormatLoadError(program.status()).c_str());
+      return 1;
+    }
+
+    std::vector<const sluice::Function*> to_run;
+    if (!test_init_function.empty()) {
+      const sluice::Function* init = (*program)->GetFunction(test_init_function);
+      if (init == nullptr) {
+        return Fail(absl::StrCat("couldn't find function ",
+                                 test_init_function.getValue()));
+      }
+      to_run.push_back(init);
+    }
+    if (!functions.empty()) {
+      for (const std::string& name : functions) {
+        const sluice::Function* function = (*program)->GetFunction(name);
+        if (function == nullptr) {
+          return Fail(absl::StrCat("couldn't find function ", name));
+        }
+        to_run.push_back(function);
+      }
+    } else {
+      for (const sluice::Function* function : (*program)->ListFunctions()) {
+        if (function->name() != test_init_function) to_run.push_back(function);
+      }
+    }
+
+    for (const sluice::Function* function : to_run) {
+      if (function->num_arguments() > 0) {
+        sluice::PrintLine(absl::StrCat("--- Not running '", function->name(),
+                                       "' because it has arguments."));
+        continue;
+      }
+      sluice::PrintLine(absl::StrCat("--- Running '", function->name(), "':"));
+      std::optional<absl::Time> deadline;
+      if (timeout_seconds > 0) {
+        deadline = absl::Now() + absl::Seconds(timeout_seconds.getValue());
+      }
+      sluice::ExecutionContext context(
+          sluice::RequestContext::Create(&host, deadline));
+      std::vector<sluice::RCReference<sluice::AsyncValue>> results =
+          sluice::CallFunction(*function, context, {});
+      host.Await(results);
+      host.Quiesce();
+      if (results.empty()) continue;
+      std::vector<std::string_view> types = (*program)->ResultTypes(*function);
+      std::string line = absl::StrCat("'", function->name(), "' returned ");
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (i > 0) line += ",";
+        if (results[i]->IsError()) failed = true;
+        line += sluice::FormatResult(*results[i], types[i], print_error_code);
+      }
+      sluice::PrintLine(line);
+    }
+  }
+
+  if (leak_check != nullptr && leak_check->num_alive_allocations() > 0) {
+    sluice::PrintLine(absl::StrCat(
+        "Memory leak detected: ", leak_check->num_alive_allocations(),
+        " alive allocations, ", leak_check->num_alive_bytes(),
+        " alive bytes"));
+    return 1;
+  }
+  if (verify_diagnostics) {
+    std::string problems = verifier.Finish();
+    if (!problems.empty()) {
+      std::fprintf(stderr, "%s", problems.c_str());
+      return 1;
+    }
+    return failed ? 1 : 0;
+  }
+  return (failed || runtime_error) ? 1 : 0;
+}
