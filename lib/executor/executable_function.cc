@@ -55,8 +55,8 @@ class CallFrame {
         sizeof(RCReference<AsyncValue>) * function->num_registers;
     const size_t counts_bytes =
         sizeof(std::atomic<int32_t>) * function->kernels.size();
-    void* memory = ::operator new(sizeof(CallFrame) + registers_bytes +
-                                  counts_bytes);
+    void* memory =
+        ::operator new(sizeof(CallFrame) + registers_bytes + counts_bytes);
     return new (memory) CallFrame(function, context);
   }
 
@@ -78,15 +78,17 @@ class CallFrame {
   bool NotifyUsers(const uint32_t* users_begin, const uint32_t* users_end,
                    Which which) {
     bool skipped = false;
+    const uint32_t* inputs = function_->kernel_inputs.data();
     for (const uint32_t* user = users_begin; user != users_end; ++user) {
-      const LoadedKernel& kernel = function_->kernels[*user];
-      if ((which == Which::kStrict && !kernel.strict) ||
-          (which == Which::kNonStrict && kernel.strict)) {
+      const uint32_t input = inputs[*user];
+      const bool strict = (input & kStrictBit) != 0;
+      if ((which == Which::kStrict && !strict) ||
+          (which == Which::kNonStrict && strict)) {
         skipped = true;
         continue;
       }
       // One operand: this is the only event it waits for.
-      if (kernel.num_operands == 1 ||
+      if ((input & ~kStrictBit) == 1 ||
           ready_counts_[*user].fetch_sub(1, std::memory_order_acq_rel) == 1) {
         worklist.push_back(WorkItem{this, *user});
       }
@@ -123,10 +125,9 @@ class CallFrame {
       worklist.push_back(WorkItem{this, kernel});
     }
     for (size_t i = 0; i < arguments.size(); ++i) {
-      NotifyWhenAvailable(arguments[i],
-                          fn.argument_users.data() + fn.argument_user_offsets[i],
-                          fn.argument_users.data() +
-                              fn.argument_user_offsets[i + 1]);
+      NotifyWhenAvailable(
+          arguments[i], fn.argument_users.data() + fn.argument_user_offsets[i],
+          fn.argument_users.data() + fn.argument_user_offsets[i + 1]);
     }
   }
 
@@ -192,7 +193,8 @@ class CallFrame {
         }
       }
     }
-    for (auto& placeholder : to_resolve) placeholder->ForwardTo(stored.CopyRef());
+    for (auto& placeholder : to_resolve)
+      placeholder->ForwardTo(stored.CopyRef());
   }
 
   std::atomic<uint32_t> refs_{1};
@@ -245,9 +247,10 @@ void CallFrame::RunKernel(uint32_t index) {
   if (error != nullptr) {
     // Skipped: cancelled, or a strict kernel with an error argument. Every
     // result is that same error value; no new diagnostic.
-    for (uint32_t i = 0; i < kernel.num_results; ++i) results[i] = FormRef(error);
+    for (uint32_t i = 0; i < kernel.num_results; ++i)
+      results[i] = FormRef(error);
   } else {
-    KernelFrame frame(&context_, &kernel.debug_info);
+    KernelFrame frame(&context_, kernel.debug_info);
     frame.Reset(absl::MakeConstSpan(arguments, kernel.num_operands),
                 kernel.attributes, absl::MakeSpan(results, kernel.num_results),
                 kernel.functions);
@@ -255,10 +258,14 @@ void CallFrame::RunKernel(uint32_t index) {
     for (uint32_t i = 0; i < kernel.num_results; ++i) {
       if (results[i]) continue;
       // A kernel bug: say so rather than leave users waiting forever.
-      results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
-          "kernel '", std::string(kernel.debug_info.name), "' did not set result ", i)));
+      results[i] = MakeErrorAsyncValueRef(absl::InternalError(
+          absl::StrCat("kernel '", std::string(kernel.debug_info->name),
+                       "' did not set result ", i)));
     }
   }
+
+  const uint32_t* drops = fn.indices.data() + kernel.drops;
+  for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
 
   const uint32_t* user_offsets = fn.indices.data() + kernel.user_offsets;
   const uint32_t* users = fn.indices.data();

@@ -25,15 +25,24 @@ struct LoadedKernel {
   uint32_t operands = 0;      // offset of the operand registers
   uint32_t results = 0;       // offset of the result registers
   uint32_t user_offsets = 0;  // offset of num_results + 1 offsets into users
+  // Operand registers this kernel is the only user of (and that are not
+  // returned): dropped once it ran, so a long chain keeps few values alive.
+  uint32_t drops = 0;
+  uint32_t num_drops = 0;
   absl::Span<const void* const> attributes;
   absl::Span<const Function* const> functions;
-  KernelDebugInfo debug_info;
+  // Cold: read only when the kernel reports an error.
+  const KernelDebugInfo* debug_info = nullptr;
 };
+
+// What a value's users need to know to count an input: the operand count,
+// and bit 31 set for strict kernels. Kept apart from LoadedKernel so that
+// notifying users touches 4 bytes per user, not a whole kernel.
+inline constexpr uint32_t kStrictBit = 0x80000000u;
 
 class ExecutableFunction final : public Function {
  public:
-  ExecutableFunction(std::string name, size_t num_arguments,
-                     size_t num_results)
+  ExecutableFunction(std::string name, size_t num_arguments, size_t num_results)
       : Function(std::move(name), num_arguments, num_results) {}
 
   void Execute(const ExecutionContext& context,
@@ -48,6 +57,8 @@ class ExecutableFunction final : public Function {
   // users[argument_user_offsets[i] .. argument_user_offsets[i + 1]).
   std::vector<uint32_t> argument_user_offsets;
   std::vector<LoadedKernel> kernels;
+  std::vector<uint32_t> kernel_inputs;       // per kernel, see kStrictBit
+  std::vector<KernelDebugInfo> debug_infos;  // per kernel
   // Kernels with no operands: ready as soon as a call starts.
   std::vector<uint32_t> initially_ready;
   // 1 for registers that are returned (their kernels hand them to the

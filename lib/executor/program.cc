@@ -80,6 +80,16 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
         static_cast<uint32_t>(target.argument_users.size()));
   }
 
+  // How many times each register is used: single-use registers are dropped
+  // by their user.
+  std::vector<uint32_t> uses(source.num_registers, 0);
+  for (const bef::SbfKernel& kernel : source.kernels) {
+    for (uint32_t r : kernel.operands) ++uses[r];
+  }
+
+  // Sized once: kernels point at their entry.
+  target.debug_infos.resize(source.kernels.size());
+
   // Users come first in `indices`, so RunKernel can address every users
   // list from the array's start.
   std::vector<uint32_t>& indices = target.indices;
@@ -100,7 +110,8 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
     const RegisteredKernel* registered = registry.GetKernel(name);
     if (registered == nullptr) {
       return AddErrorContext(
-          absl::NotFoundError(absl::StrCat("unknown kernel name '", std::string(name), "'")),
+          absl::NotFoundError(
+              absl::StrCat("unknown kernel name '", std::string(name), "'")),
           {std::string(name), locations[kernel.location_index].ToString(), ""});
     }
     LoadedKernel loaded;
@@ -110,11 +121,13 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
     loaded.num_results = static_cast<uint32_t>(kernel.results.size());
 
     loaded.operands = static_cast<uint32_t>(indices.size());
-    indices.insert(indices.end(), kernel.operands.begin(), kernel.operands.end());
+    indices.insert(indices.end(), kernel.operands.begin(),
+                   kernel.operands.end());
     loaded.results = static_cast<uint32_t>(indices.size());
     indices.insert(indices.end(), kernel.results.begin(), kernel.results.end());
     loaded.user_offsets = static_cast<uint32_t>(indices.size());
-    indices.insert(indices.end(), user_offsets[k].begin(), user_offsets[k].end());
+    indices.insert(indices.end(), user_offsets[k].begin(),
+                   user_offsets[k].end());
 
     std::vector<const void*>& attributes = attribute_storage.emplace_back();
     for (uint32_t reference : kernel.attributes) {
@@ -125,16 +138,19 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
     for (uint32_t f : kernel.functions) callees.push_back(functions[f].get());
     loaded.functions = callees;
 
-    loaded.debug_info.name = name;
+    KernelDebugInfo& debug_info = target.debug_infos[k];
+    debug_info.name = name;
     if (!location.file.empty()) {
-      loaded.debug_info.location = locations[kernel.location_index];
+      debug_info.location = locations[kernel.location_index];
     }
-    if (location.has_debug_name) {
-      loaded.debug_info.debug_name = location.debug_name;
-    }
+    if (location.has_debug_name) debug_info.debug_name = location.debug_name;
+    loaded.debug_info = &debug_info;
     if (loaded.num_operands == 0) {
       target.initially_ready.push_back(static_cast<uint32_t>(k));
     }
+    target.kernel_inputs.push_back(
+        loaded.num_operands |
+        (loaded.strict ? executor_internal::kStrictBit : 0));
     target.kernels.push_back(loaded);
   }
   return absl::OkStatus();

@@ -1,0 +1,119 @@
+// Kernels that pass values through without looking at their payloads
+// (shared/spec/tfrt_ops.md, "tfrt_test ops"): they make the executor's
+// handling of values (sharing, indirection, reference counts) observable.
+// They work for any payload type, so they take their operands untyped.
+#include <cstddef>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "kernels/test/test_kernels_internal.h"
+#include "sluice/host_context/async_value.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/kernel/kernel_binding.h"
+#include "sluice/kernel/kernel_frame.h"
+#include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/ref_count.h"
+
+namespace sluice {
+namespace test_kernels {
+namespace {
+
+// The compiler checks operand and result counts; a hand-built frame can
+// still get them wrong, and an error value is kinder than a crash.
+absl::Status CheckCounts(const KernelFrame& frame, size_t num_operands,
+                         size_t num_results) {
+  if (num_operands == num_results) return absl::OkStatus();
+  const std::string_view name = frame.debug_info().name;
+  return absl::InvalidArgumentError(
+      absl::StrCat(absl::string_view(name.data(), name.size()), " forwards ",
+                   num_operands, " operand(s) to ", num_results, " result(s)"));
+}
+
+// Strict, so every operand is available; their payloads do not matter.
+Chain AsChain(RemainingArguments) { return Chain(); }
+
+// Result i is operand i, for every operand.
+void Forward(RemainingArguments operands, RemainingResults results,
+             KernelFrame* frame) {
+  if (absl::Status status =
+          CheckCounts(*frame, operands.size(), results.size());
+      !status.ok()) {
+    frame->ReportError(std::move(status));
+    return;
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    results.SetAt(i, FormRef(operands[i]));
+  }
+}
+
+// Operand 0 is a chain that only orders the kernel; it is never read, so its
+// payload type is not checked.
+void Identity(Argument<Chain>, RemainingArguments operands,
+              RemainingResults results, KernelFrame* frame) {
+  Forward(operands, results, frame);
+}
+
+void MultiArgResult(RemainingArguments operands, RemainingResults results,
+                    KernelFrame* frame) {
+  Forward(operands, results, frame);
+}
+
+// Both results are the operand's own value: two more references, no copy.
+void ShareToTwo(RemainingArguments operands, RemainingResults results,
+                KernelFrame* frame) {
+  if (operands.size() != 1 || results.size() != 2) {
+    frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "tfrt_test.share_to_two takes 1 operand and has 2 results, got ",
+        operands.size(), " and ", results.size())));
+    return;
+  }
+  results.SetAt(0, FormRef(operands[0]));
+  results.SetAt(1, FormRef(operands[0]));
+}
+
+// Each result is a new IndirectAsyncValue forwarded to the operand, so later
+// kernels read the payload through one level of indirection.
+void MakeIndirect(RemainingArguments operands, RemainingResults results,
+                  KernelFrame* frame) {
+  if (absl::Status status =
+          CheckCounts(*frame, operands.size(), results.size());
+      !status.ok()) {
+    frame->ReportError(std::move(status));
+    return;
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    results.AllocateIndirectAt(i)->ForwardTo(FormRef(operands[i]));
+  }
+}
+
+// Whether the value held one reference when the kernel ran: the kernel's own
+// operand slot is then its only user.
+void GetUniqueness(RemainingArguments operands, RemainingResults results,
+                   KernelFrame* frame) {
+  if (absl::Status status =
+          CheckCounts(*frame, operands.size(), results.size());
+      !status.ok()) {
+    frame->ReportError(std::move(status));
+    return;
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    results.EmplaceAt<bool>(i, operands[i]->IsUnique());
+  }
+}
+
+}  // namespace
+
+void RegisterForwardingKernels(KernelRegistry* registry) {
+  registry->AddKernel("tfrt_test.as_chain", SLUICE_KERNEL(AsChain));
+  registry->AddKernel("tfrt_test.identity", SLUICE_KERNEL(Identity));
+  registry->AddKernel("tfrt_test.multi_arg_result",
+                      SLUICE_KERNEL(MultiArgResult));
+  registry->AddKernel("tfrt_test.share_to_two", SLUICE_KERNEL(ShareToTwo));
+  registry->AddKernel("tfrt_test.make_indirect", SLUICE_KERNEL(MakeIndirect));
+  registry->AddKernel("tfrt_test.get_uniqueness", SLUICE_KERNEL(GetUniqueness));
+}
+
+}  // namespace test_kernels
+}  // namespace sluice

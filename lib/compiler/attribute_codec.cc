@@ -1,0 +1,326 @@
+#include "lib/compiler/attribute_codec.h"
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/APInt.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "sluice/bef/format.h"
+
+namespace sluice {
+namespace compiler_internal {
+namespace {
+
+using bef::AttributeType;
+
+// Arrays refer only backwards, so a valid file cannot nest forever, but a
+// hostile one could nest deeply enough to exhaust the stack.
+constexpr int kMaxArrayDepth = 256;
+
+uint32_t Code(AttributeType type) { return static_cast<uint32_t>(type); }
+
+// The format's scalar code for an integer or float type. Signed and
+// signless integers share a code (kernels read both the same way); index is
+// stored as i64, the width the executor's index kernels use.
+std::optional<AttributeType> ScalarCode(mlir::Type type) {
+  if (auto integer = llvm::dyn_cast<mlir::IntegerType>(type)) {
+    const bool is_unsigned = integer.isUnsigned();
+    switch (integer.getWidth()) {
+      case 1:
+        return AttributeType::kBool;
+      case 8:
+        return is_unsigned ? AttributeType::kUI8 : AttributeType::kI8;
+      case 16:
+        return is_unsigned ? AttributeType::kUI16 : AttributeType::kI16;
+      case 32:
+        return is_unsigned ? AttributeType::kUI32 : AttributeType::kI32;
+      case 64:
+        return is_unsigned ? AttributeType::kUI64 : AttributeType::kI64;
+      default:
+        return std::nullopt;
+    }
+  }
+  if (type.isIndex()) return AttributeType::kI64;
+  if (type.isF16()) return AttributeType::kF16;
+  if (type.isBF16()) return AttributeType::kBF16;
+  if (type.isF32()) return AttributeType::kF32;
+  if (type.isF64()) return AttributeType::kF64;
+  return std::nullopt;
+}
+
+// The inverse of ScalarCode: what a decompiled scalar's type is.
+mlir::Type ScalarType(uint32_t code, mlir::MLIRContext* context) {
+  auto integer = [context](unsigned width, bool is_unsigned) -> mlir::Type {
+    return mlir::IntegerType::get(context, width,
+                                  is_unsigned ? mlir::IntegerType::Unsigned
+                                              : mlir::IntegerType::Signless);
+  };
+  mlir::Builder builder(context);
+  switch (static_cast<AttributeType>(code)) {
+    case AttributeType::kBool:
+      return integer(1, false);
+    case AttributeType::kI8:
+      return integer(8, false);
+    case AttributeType::kI16:
+      return integer(16, false);
+    case AttributeType::kI32:
+      return integer(32, false);
+    case AttributeType::kI64:
+      return integer(64, false);
+    case AttributeType::kUI8:
+      return integer(8, true);
+    case AttributeType::kUI16:
+      return integer(16, true);
+    case AttributeType::kUI32:
+      return integer(32, true);
+    case AttributeType::kUI64:
+      return integer(64, true);
+    case AttributeType::kF16:
+      return builder.getF16Type();
+    case AttributeType::kBF16:
+      return builder.getBF16Type();
+    case AttributeType::kF32:
+      return builder.getF32Type();
+    case AttributeType::kF64:
+      return builder.getF64Type();
+    default:
+      return nullptr;
+  }
+}
+
+// The low `size` bytes of `value`, as the (little-endian) file holds them.
+uint64_t LoadScalar(const void* data, uint32_t size) {
+  uint64_t value = 0;
+  std::memcpy(&value, data, size);
+  return value;
+}
+
+}  // namespace
+
+std::string TypeSpelling(mlir::Type type) {
+  std::string spelling;
+  llvm::raw_string_ostream os(spelling);
+  type.print(os);
+  return os.str();
+}
+
+AttributeEncoder::AttributeEncoder(bef::SbfWriter* writer,
+                                   const llvm::StringMap<uint32_t>* functions)
+    : writer_(writer), functions_(functions) {}
+
+uint32_t AttributeEncoder::TypeIndex(mlir::Type type) {
+  auto [it, inserted] = type_indices_.try_emplace(type, 0);
+  if (inserted) it->second = writer_->AddType(TypeSpelling(type));
+  return it->second;
+}
+
+mlir::FailureOr<uint32_t> AttributeEncoder::ResolveSymbol(
+    mlir::Attribute symbol, mlir::Operation* op) {
+  auto reference = llvm::dyn_cast<mlir::SymbolRefAttr>(symbol);
+  if (!reference) return mlir::failure();
+  if (!reference.getNestedReferences().empty()) {
+    return op->emitError() << "nested symbol reference " << reference
+                           << " cannot be emitted to SBF files";
+  }
+  auto it = functions_->find(reference.getRootReference().getValue());
+  if (it == functions_->end()) {
+    return op->emitError() << "symbol " << reference
+                           << " does not reference a function in this module";
+  }
+  return it->second;
+}
+
+mlir::FailureOr<uint32_t> AttributeEncoder::Encode(mlir::Attribute attribute,
+                                                   mlir::Operation* op,
+                                                   llvm::StringRef name) {
+  auto it = references_.find(attribute);
+  if (it != references_.end()) return it->second;
+  mlir::FailureOr<uint32_t> reference = EncodeUncached(attribute, op, name);
+  if (mlir::succeeded(reference)) references_[attribute] = *reference;
+  return reference;
+}
+
+mlir::FailureOr<uint32_t> AttributeEncoder::EncodeUncached(
+    mlir::Attribute attribute, mlir::Operation* op, llvm::StringRef name) {
+  auto unsupported = [&]() {
+    return op->emitError() << "attribute '" << name << "' (" << attribute
+                           << ") cannot be emitted to SBF files";
+  };
+  if (llvm::isa<mlir::UnitAttr>(attribute)) {
+    return writer_->AddUnitAttribute();
+  }
+  if (auto integer = llvm::dyn_cast<mlir::IntegerAttr>(attribute)) {
+    std::optional<AttributeType> code = ScalarCode(integer.getType());
+    if (!code) return unsupported();
+    if (*code == AttributeType::kBool) {
+      const uint8_t value = integer.getValue().getBoolValue() ? 1 : 0;
+      return writer_->AddScalar(*code, value);
+    }
+    const uint64_t bits = integer.getValue().getZExtValue();
+    return writer_->AddScalarAttribute(*code, &bits,
+                                       bef::AttributeElementSize(*code));
+  }
+  if (auto floating = llvm::dyn_cast<mlir::FloatAttr>(attribute)) {
+    std::optional<AttributeType> code = ScalarCode(floating.getType());
+    if (!code) return unsupported();
+    // The bit pattern, not a converted value, so NaN payloads and negative
+    // zero survive.
+    const uint64_t bits = floating.getValue().bitcastToAPInt().getZExtValue();
+    return writer_->AddScalarAttribute(*code, &bits,
+                                       bef::AttributeElementSize(*code));
+  }
+  if (auto string = llvm::dyn_cast<mlir::StringAttr>(attribute)) {
+    return writer_->AddStringAttribute(string.getValue());
+  }
+  if (auto type = llvm::dyn_cast<mlir::TypeAttr>(attribute)) {
+    return writer_->AddTypeAttribute(TypeIndex(type.getValue()));
+  }
+  if (llvm::isa<mlir::SymbolRefAttr>(attribute)) {
+    mlir::FailureOr<uint32_t> function = ResolveSymbol(attribute, op);
+    if (mlir::failed(function)) return mlir::failure();
+    return writer_->AddSymbolAttribute(*function);
+  }
+  if (auto array = llvm::dyn_cast<mlir::ArrayAttr>(attribute)) {
+    std::vector<uint32_t> elements;
+    elements.reserve(array.size());
+    for (mlir::Attribute element : array) {
+      mlir::FailureOr<uint32_t> reference = Encode(element, op, name);
+      if (mlir::failed(reference)) return mlir::failure();
+      elements.push_back(*reference);
+    }
+    return writer_->AddArrayAttribute(elements);
+  }
+  if (auto dense = llvm::dyn_cast<mlir::DenseArrayAttr>(attribute)) {
+    std::optional<AttributeType> code = ScalarCode(dense.getElementType());
+    if (!code) return unsupported();
+    return writer_->AddDenseArrayAttribute(*code, dense.getRawData().data(),
+                                           static_cast<uint32_t>(dense.size()));
+  }
+  return unsupported();
+}
+
+AttributeDecoder::AttributeDecoder(const bef::SbfProgram* program,
+                                   mlir::MLIRContext* context,
+                                   mlir::Location error_loc)
+    : program_(program),
+      context_(context),
+      error_loc_(error_loc),
+      types_(program->types.size()) {}
+
+mlir::FailureOr<mlir::Type> AttributeDecoder::DecodeType(uint32_t index) {
+  if (index >= types_.size()) {
+    return mlir::emitError(error_loc_)
+           << "type index " << index << " out of range";
+  }
+  if (!types_[index]) {
+    const std::string_view spelling = program_->types[index];
+    mlir::Type type = mlir::parseType(
+        llvm::StringRef(spelling.data(), spelling.size()), context_);
+    if (!type) {
+      return mlir::emitError(error_loc_)
+             << "cannot parse type '" << spelling << "'";
+    }
+    types_[index] = type;
+  }
+  return types_[index];
+}
+
+mlir::FailureOr<mlir::Attribute> AttributeDecoder::Decode(uint32_t reference) {
+  // An explicit stack would avoid the depth limit, but arrays deeper than a
+  // few levels do not occur in real programs.
+  struct Recursion {
+    AttributeDecoder* decoder;
+    mlir::FailureOr<mlir::Attribute> operator()(uint32_t reference,
+                                                int depth) const {
+      if (depth > kMaxArrayDepth) {
+        return mlir::emitError(decoder->error_loc_)
+               << "array attributes nested deeper than " << kMaxArrayDepth;
+      }
+      mlir::MLIRContext* context = decoder->context_;
+      const bef::SbfAttribute attribute =
+          decoder->program_->GetAttribute(reference);
+      const uint32_t code = Code(attribute.type);
+      if (mlir::Type scalar = ScalarType(code, context)) {
+        const uint32_t size = bef::AttributeElementSize(attribute.type);
+        uint64_t bits = LoadScalar(attribute.data, size);
+        if (attribute.type == AttributeType::kBool) bits = bits != 0;
+        if (auto integer = llvm::dyn_cast<mlir::IntegerType>(scalar)) {
+          return mlir::Attribute(mlir::IntegerAttr::get(
+              integer, llvm::APInt(integer.getWidth(), bits)));
+        }
+        auto floating = llvm::cast<mlir::FloatType>(scalar);
+        return mlir::Attribute(mlir::FloatAttr::get(
+            floating, llvm::APFloat(floating.getFloatSemantics(),
+                                    llvm::APInt(floating.getWidth(), bits))));
+      }
+      switch (attribute.type) {
+        case AttributeType::kString:
+          return mlir::Attribute(mlir::StringAttr::get(
+              context, llvm::StringRef(static_cast<const char*>(attribute.data),
+                                       attribute.count)));
+        case AttributeType::kType: {
+          mlir::FailureOr<mlir::Type> type = decoder->DecodeType(
+              static_cast<uint32_t>(LoadScalar(attribute.data, 4)));
+          if (mlir::failed(type)) return mlir::failure();
+          return mlir::Attribute(mlir::TypeAttr::get(*type));
+        }
+        case AttributeType::kSymbol: {
+          const uint32_t index =
+              static_cast<uint32_t>(LoadScalar(attribute.data, 4));
+          const bef::SbfFunction& function =
+              decoder->program_->functions[index];
+          if (function.kind == bef::FunctionKind::kRegion) {
+            return mlir::emitError(decoder->error_loc_)
+                   << "symbol attribute names region function " << index
+                   << ", which has no name";
+          }
+          return mlir::Attribute(mlir::FlatSymbolRefAttr::get(
+              context,
+              llvm::StringRef(function.name.data(), function.name.size())));
+        }
+        case AttributeType::kArray: {
+          std::vector<mlir::Attribute> elements;
+          elements.reserve(attribute.count);
+          const uint8_t* data = static_cast<const uint8_t*>(attribute.data);
+          for (uint32_t i = 0; i < attribute.count; ++i) {
+            mlir::FailureOr<mlir::Attribute> element = (*this)(
+                static_cast<uint32_t>(LoadScalar(data + 4 * i, 4)), depth + 1);
+            if (mlir::failed(element)) return mlir::failure();
+            elements.push_back(*element);
+          }
+          return mlir::Attribute(mlir::ArrayAttr::get(context, elements));
+        }
+        case AttributeType::kUnit:
+          return mlir::Attribute(mlir::UnitAttr::get(context));
+        default:
+          break;
+      }
+      const uint32_t dense_base = Code(AttributeType::kDenseArrayBase);
+      if (code > dense_base) {
+        if (mlir::Type element = ScalarType(code - dense_base, context)) {
+          const uint32_t size = bef::AttributeElementSize(attribute.type);
+          return mlir::Attribute(mlir::DenseArrayAttr::get(
+              context, element, attribute.count,
+              llvm::ArrayRef<char>(static_cast<const char*>(attribute.data),
+                                   size_t{attribute.count} * size)));
+        }
+      }
+      return mlir::emitError(decoder->error_loc_)
+             << "attribute of type " << bef::AttributeTypeName(attribute.type)
+             << " has no MLIR form";
+    }
+  };
+  return Recursion{this}(reference, 0);
+}
+
+}  // namespace compiler_internal
+}  // namespace sluice

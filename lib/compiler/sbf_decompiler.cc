@@ -1,0 +1,228 @@
+#include "sluice/compiler/sbf_decompiler.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lib/compiler/attribute_codec.h"
+#include "llvm/ADT/StringRef.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Block.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
+#include "sluice/bef/format.h"
+#include "sluice/bef/sbf_reader.h"
+
+namespace sluice {
+namespace {
+
+using compiler_internal::AttributeDecoder;
+
+constexpr llvm::StringLiteral kReturnName("tfrt.return");
+constexpr llvm::StringLiteral kNativeAttribute("tfrt.native");
+
+llvm::StringRef ToStringRef(std::string_view value) {
+  return llvm::StringRef(value.data(), value.size());
+}
+
+class Decompiler {
+ public:
+  Decompiler(const bef::SbfProgram* program, mlir::MLIRContext* context,
+             mlir::Location error_loc)
+      : program_(program),
+        context_(context),
+        error_loc_(error_loc),
+        attributes_(program, context, error_loc),
+        in_progress_(program->functions.size(), false) {}
+
+  mlir::OwningOpRef<mlir::ModuleOp> Run();
+
+ private:
+  mlir::LogicalResult DecodeTypes(const std::vector<uint32_t>& indices,
+                                  std::vector<mlir::Type>* types);
+  mlir::LogicalResult BuildBody(uint32_t function_index, mlir::Block* block);
+  mlir::Location DecodeLocation(uint32_t index) const;
+  mlir::OperationName OpName(std::string_view name) const;
+
+  const bef::SbfProgram* program_;
+  mlir::MLIRContext* context_;
+  mlir::Location error_loc_;
+  AttributeDecoder attributes_;
+  // Region functions being rebuilt: a region that (through a hostile file)
+  // contains itself would otherwise recurse forever.
+  std::vector<bool> in_progress_;
+};
+
+mlir::OwningOpRef<mlir::ModuleOp> Decompiler::Run() {
+  if (!program_->has_register_types) {
+    mlir::emitError(error_loc_)
+        << "cannot decompile a file without the RegisterTypes section (it "
+           "was compiled with --disable-optional-sections)";
+    return nullptr;
+  }
+  context_->getOrLoadDialect<mlir::func::FuncDialect>();
+  const mlir::Location unknown = mlir::UnknownLoc::get(context_);
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(unknown);
+  mlir::OpBuilder builder = mlir::OpBuilder::atBlockEnd(module->getBody());
+  for (uint32_t i = 0; i < program_->functions.size(); ++i) {
+    const bef::SbfFunction& function = program_->functions[i];
+    if (function.kind == bef::FunctionKind::kRegion) continue;
+    std::vector<mlir::Type> arguments;
+    std::vector<mlir::Type> results;
+    if (mlir::failed(DecodeTypes(function.argument_types, &arguments)) ||
+        mlir::failed(DecodeTypes(function.result_types, &results))) {
+      return nullptr;
+    }
+    auto op = builder.create<mlir::func::FuncOp>(
+        unknown, ToStringRef(function.name),
+        builder.getFunctionType(arguments, results));
+    if (function.kind == bef::FunctionKind::kNative) {
+      // A declaration must be private to verify; natives are declarations.
+      op.setPrivate();
+      op->setAttr(kNativeAttribute, builder.getUnitAttr());
+      continue;
+    }
+    if (mlir::failed(BuildBody(i, op.addEntryBlock()))) return nullptr;
+  }
+  if (mlir::failed(mlir::verify(*module))) return nullptr;
+  return module;
+}
+
+mlir::LogicalResult Decompiler::DecodeTypes(
+    const std::vector<uint32_t>& indices, std::vector<mlir::Type>* types) {
+  for (uint32_t index : indices) {
+    mlir::FailureOr<mlir::Type> type = attributes_.DecodeType(index);
+    if (mlir::failed(type)) return mlir::failure();
+    types->push_back(*type);
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult Decompiler::BuildBody(uint32_t function_index,
+                                          mlir::Block* block) {
+  const bef::SbfFunction& function = program_->functions[function_index];
+  if (in_progress_[function_index]) {
+    return mlir::emitError(error_loc_)
+           << "region function " << function_index << " contains itself";
+  }
+  in_progress_[function_index] = true;
+
+  // The reader checked that every register is defined once, before its
+  // uses, so each use below finds its value.
+  std::vector<mlir::Value> values(function.num_registers);
+  for (size_t i = 0; i < function.argument_registers.size(); ++i) {
+    values[function.argument_registers[i]] = block->getArgument(i);
+  }
+  // A region's block is not attached to an op yet, so the builder cannot
+  // find the context through it.
+  mlir::OpBuilder builder(context_);
+  builder.setInsertionPointToEnd(block);
+  for (const bef::SbfKernel& kernel : function.kernels) {
+    const mlir::Location location = DecodeLocation(kernel.location_index);
+    mlir::OperationState state(
+        location, OpName(program_->kernel_names[kernel.name_index]));
+    for (uint32_t reg : kernel.operands) state.operands.push_back(values[reg]);
+    for (uint32_t reg : kernel.results) {
+      const uint32_t type_index = function.register_types[reg];
+      if (type_index == bef::kNone) {
+        return mlir::emitError(error_loc_)
+               << "register " << reg << " of function " << function_index
+               << " has no type";
+      }
+      mlir::FailureOr<mlir::Type> type = attributes_.DecodeType(type_index);
+      if (mlir::failed(type)) return mlir::failure();
+      state.types.push_back(*type);
+    }
+    for (size_t i = 0; i < kernel.attributes.size(); ++i) {
+      mlir::FailureOr<mlir::Attribute> attribute =
+          attributes_.Decode(kernel.attributes[i]);
+      if (mlir::failed(attribute)) return mlir::failure();
+      state.addAttribute(ToStringRef(kernel.attribute_names[i]), *attribute);
+    }
+    // Only region functions are regions; the other functions a kernel names
+    // come from its symbol attributes, which were restored above.
+    for (uint32_t callee : kernel.functions) {
+      const bef::SbfFunction& region = program_->functions[callee];
+      if (region.kind != bef::FunctionKind::kRegion) continue;
+      std::vector<mlir::Type> arguments;
+      if (mlir::failed(DecodeTypes(region.argument_types, &arguments))) {
+        return mlir::failure();
+      }
+      auto body = std::make_unique<mlir::Block>();
+      for (mlir::Type type : arguments) body->addArgument(type, location);
+      mlir::Block* body_block = body.get();
+      state.addRegion()->push_back(body.release());
+      if (mlir::failed(BuildBody(callee, body_block))) return mlir::failure();
+    }
+    mlir::Operation* op = builder.create(state);
+    for (size_t i = 0; i < kernel.results.size(); ++i) {
+      values[kernel.results[i]] = op->getResult(i);
+    }
+  }
+  mlir::OperationState state(mlir::UnknownLoc::get(context_),
+                             OpName(ToStringRef(kReturnName)));
+  for (uint32_t reg : function.result_registers) {
+    state.operands.push_back(values[reg]);
+  }
+  builder.create(state);
+
+  in_progress_[function_index] = false;
+  return mlir::success();
+}
+
+mlir::Location Decompiler::DecodeLocation(uint32_t index) const {
+  const bef::SbfLocation& location = program_->locations[index];
+  mlir::Location base = mlir::UnknownLoc::get(context_);
+  if (!location.file.empty()) {
+    base = mlir::FileLineColLoc::get(context_, ToStringRef(location.file),
+                                     location.line, location.column);
+  }
+  if (!location.has_debug_name) return base;
+  return mlir::NameLoc::get(
+      mlir::StringAttr::get(context_, ToStringRef(location.debug_name)), base);
+}
+
+mlir::OperationName Decompiler::OpName(std::string_view name) const {
+  // A dialect that is registered but not yet loaded would leave the op
+  // unregistered and print it generically even where it has custom syntax.
+  const llvm::StringRef full = ToStringRef(name);
+  context_->getOrLoadDialect(full.split('.').first);
+  return mlir::OperationName(full, context_);
+}
+
+}  // namespace
+
+mlir::OwningOpRef<mlir::ModuleOp> DecompileSbf(absl::Span<const uint8_t> bytes,
+                                               mlir::MLIRContext* context,
+                                               std::string_view source_name) {
+  const mlir::Location error_loc =
+      source_name.empty() ? mlir::Location(mlir::UnknownLoc::get(context))
+                          : mlir::Location(mlir::FileLineColLoc::get(
+                                context, ToStringRef(source_name), 0, 0));
+  // The reader wants 8-aligned bytes; decompiling is rare enough that a
+  // copy costs nothing worth avoiding when they are not.
+  std::vector<uint64_t> aligned;
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % 8 != 0) {
+    aligned.resize((bytes.size() + 7) / 8);
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    bytes = absl::Span<const uint8_t>(
+        reinterpret_cast<const uint8_t*>(aligned.data()), bytes.size());
+  }
+  absl::StatusOr<bef::SbfProgram> program = bef::ReadSbf(bytes);
+  if (!program.ok()) {
+    mlir::emitError(error_loc) << std::string(program.status().message());
+    return nullptr;
+  }
+  return Decompiler(&*program, context, error_loc).Run();
+}
+
+}  // namespace sluice

@@ -1,0 +1,69 @@
+// tfrt_test.async_value_get and tfrt_test.async_value_ref: the AsyncValue
+// self-tests print and return exactly the spec's strings.
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "gtest/gtest.h"
+#include "kernels/test/test_kernels.h"
+#include "sluice/host_context/async_value.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/concurrent_work_queue.h"
+#include "sluice/host_context/diagnostic.h"
+#include "sluice/host_context/execution_context.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/host_context/request_context.h"
+#include "sluice/kernel/kernel_frame_builder.h"
+#include "sluice/kernel/kernel_registry.h"
+
+namespace sluice {
+namespace {
+
+class AsyncValueKernelsTest : public ::testing::Test {
+ protected:
+  AsyncValueKernelsTest()
+      : host_([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
+              CreateSingleThreadedWorkQueue()),
+        request_(RequestContext::Create(&host_)) {
+    RegisterTestKernels(&GetKernelRegistry(&host_));
+  }
+
+  // Runs the self-test `name`; returns what it printed and checks that it
+  // returned the same text.
+  std::string SelfTest(std::string_view name) {
+    auto frame = std::make_unique<KernelFrameBuilder>(
+        ExecutionContext(request_.CopyRef()), std::string(name));
+    frame->SetNumResults(1);
+    const RegisteredKernel* kernel = GetKernelRegistry(&host_).GetKernel(name);
+    if (kernel == nullptr) {
+      ADD_FAILURE() << name << " is not registered";
+      return "";
+    }
+    testing::internal::CaptureStdout();
+    frame->Invoke(kernel->implementation);
+    std::string printed = testing::internal::GetCapturedStdout();
+    EXPECT_TRUE(frame->result(0)->IsConcrete());
+    if (frame->result(0)->IsConcrete()) {
+      EXPECT_EQ(frame->result(0)->get<std::string>() + "\n", printed);
+    }
+    return printed;
+  }
+
+  HostContext host_;
+  RCReference<RequestContext> request_;
+};
+
+TEST_F(AsyncValueKernelsTest, AsyncValueGet) {
+  EXPECT_EQ(SelfTest("tfrt_test.async_value_get"),
+            "base1:base2:final_class:3\n");
+}
+
+TEST_F(AsyncValueKernelsTest, AsyncValueRef) {
+  EXPECT_EQ(SelfTest("tfrt_test.async_value_ref"),
+            "available:2;unavailable;(3);available:3;unavailable;"
+            "available:4\n");
+}
+
+}  // namespace
+}  // namespace sluice

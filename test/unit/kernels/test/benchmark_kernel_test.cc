@@ -1,0 +1,399 @@
+// tfrt_test.benchmark, called through KernelFrameBuilder with hand-written
+// bodies the way the executor calls them: the runs it makes and its report.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/test/test_kernels.h"
+#include "sluice/host_context/async_value.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/concurrent_work_queue.h"
+#include "sluice/host_context/diagnostic.h"
+#include "sluice/host_context/execution_context.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/host_context/request_context.h"
+#include "sluice/kernel/attribute_buffer.h"
+#include "sluice/kernel/function.h"
+#include "sluice/kernel/kernel_frame_builder.h"
+#include "sluice/kernel/kernel_registry.h"
+
+namespace sluice {
+namespace {
+
+using ::testing::IsEmpty;
+
+// A Function whose body is a lambda.
+class LambdaFunction : public Function {
+ public:
+  using Body =
+      std::function<void(const ExecutionContext&, absl::Span<AsyncValue* const>,
+                         absl::Span<RCReference<AsyncValue>>)>;
+
+  LambdaFunction(size_t num_arguments, size_t num_results, Body body)
+      : Function("", num_arguments, num_results), body_(std::move(body)) {}
+
+  void Execute(const ExecutionContext& context,
+               absl::Span<AsyncValue* const> arguments,
+               absl::Span<RCReference<AsyncValue>> results) const override {
+    ++calls_;
+    body_(context, arguments, results);
+  }
+
+  int calls() const { return calls_.load(); }
+
+ private:
+  Body body_;
+  mutable std::atomic<int> calls_{0};
+};
+
+RCReference<AsyncValue> I32(int32_t value) {
+  return MakeAvailableAsyncValueRef<int32_t>(value).ReleaseRCRef();
+}
+
+// (i32, i32) -> i32: the sum of its arguments.
+LambdaFunction Adder() {
+  return LambdaFunction(
+      2, 1,
+      [](const ExecutionContext&, absl::Span<AsyncValue* const> arguments,
+         absl::Span<RCReference<AsyncValue>> results) {
+        results[0] =
+            I32(arguments[0]->get<int32_t>() + arguments[1]->get<int32_t>());
+      });
+}
+
+class BenchmarkFixture : public ::testing::Test {
+ protected:
+  explicit BenchmarkFixture(std::string_view spec = "s") {
+    absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
+        CreateWorkQueue(spec);
+    EXPECT_TRUE(queue.ok()) << queue.status();
+    host_ = std::make_unique<HostContext>(
+        [this](const DecodedDiagnostic& diagnostic) {
+          std::lock_guard<std::mutex> lock(mu_);
+          diagnostics_.push_back(diagnostic.ToString());
+        },
+        CreateMallocAllocator(), *std::move(queue));
+    RegisterTestKernels(&GetKernelRegistry(host_.get()));
+    request_ = RequestContext::Create(host_.get());
+  }
+
+  KernelFrameBuilder Frame(std::string name) {
+    return KernelFrameBuilder(ExecutionContext(request_.CopyRef()),
+                              std::move(name),
+                              DecodedLocation{"prog.mlir", 5, 3});
+  }
+
+  void Invoke(KernelFrameBuilder& frame, std::string_view name) {
+    const RegisteredKernel* kernel =
+        GetKernelRegistry(host_.get()).GetKernel(name);
+    ASSERT_NE(kernel, nullptr) << name;
+    EXPECT_EQ(kernel->strictness, Strictness::kStrict);
+    frame.Invoke(kernel->implementation);
+  }
+
+  std::vector<std::string> Diagnostics() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return diagnostics_;
+  }
+
+  std::mutex mu_;
+  std::vector<std::string> diagnostics_;
+  std::unique_ptr<HostContext> host_;
+  RCReference<RequestContext> request_;
+};
+
+// --- tfrt_test.benchmark -----------------------------------------------------
+
+struct BenchmarkAttributes {
+  int64_t duration_secs = 100;
+  int64_t max_count = 5;
+  std::string name = "BM_test";
+  std::optional<int64_t> num_warmup_runs;
+  bool wide = false;  // i64 integers instead of i32
+};
+
+void AddBenchmarkAttributes(KernelFrameBuilder& frame,
+                            const BenchmarkAttributes& attributes) {
+  AttributeBuffer& buffer = frame.attribute_buffer();
+  auto add_int = [&](int64_t value) {
+    frame.AddAttribute(attributes.wide ? buffer.AddScalar<int64_t>(value)
+                                       : buffer.AddScalar<int32_t>(
+                                             static_cast<int32_t>(value)));
+  };
+  add_int(attributes.duration_secs);
+  add_int(attributes.max_count);
+  frame.AddAttribute(buffer.AddString(attributes.name));
+  if (attributes.num_warmup_runs) add_int(*attributes.num_warmup_runs);
+}
+
+bool IsDigits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+}
+
+// %e of a non-negative number: "d.dddddde+dd".
+bool IsExponentForm(std::string_view text) {
+  return text.size() == 12 && IsDigits(text.substr(0, 1)) && text[1] == '.' &&
+         IsDigits(text.substr(2, 6)) && text[8] == 'e' &&
+         (text[9] == '+' || text[9] == '-') && IsDigits(text.substr(10));
+}
+
+// The report's lines, in order, with integers replaced by N and the
+// utilization by X; `count` gets the reported run count.
+std::vector<std::string> ReportShape(const std::string& output,
+                                     std::string* count) {
+  std::vector<std::string> lines;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t colon = line.rfind(": ");
+    if (colon != std::string::npos) {
+      const std::string value = line.substr(colon + 2);
+      const std::string label = line.substr(0, colon + 2);
+      if (IsDigits(value)) {
+        if (label == "BM:BM_test:Count: ") *count = value;
+        line = label + "N";
+      } else if (IsExponentForm(value)) {
+        line = label + "X";
+      }
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+const std::vector<std::string>& ExpectedShape() {
+  static const auto* const shape = new std::vector<std::string>{
+      "BM:BM_test:Duration(ns): N",
+      "BM:BM_test:Count: N",
+      "BM:BM_test:Time Min(ns): N",
+      "BM:BM_test:Time 50%(ns): N",
+      "BM:BM_test:Time 95%(ns): N",
+      "BM:BM_test:Time 99%(ns): N",
+      "BM:BM_test:CPU Min(ns): N",
+      "BM:BM_test:CPU 50%(ns): N",
+      "BM:BM_test:CPU 95%(ns): N",
+      "BM:BM_test:CPU 99%(ns): N",
+      "BM:BM_test:CPU utilization(percent): X",
+  };
+  return *shape;
+}
+
+class BenchmarkTest : public BenchmarkFixture {
+ protected:
+  // Runs a benchmark of `body` and returns its output; `count` gets the
+  // reported run count.
+  std::string Run(const BenchmarkAttributes& attributes,
+                  const LambdaFunction& body, std::string* count) {
+    KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+    frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
+    AddBenchmarkAttributes(frame, attributes);
+    testing::internal::CaptureStdout();
+    Invoke(frame, "tfrt_test.benchmark");
+    host_->Await(frame.results());
+    host_->Quiesce();
+    std::string output = testing::internal::GetCapturedStdout();
+    EXPECT_TRUE(frame.result(0)->IsConcrete());
+    EXPECT_EQ(ReportShape(output, count), ExpectedShape()) << output;
+    return output;
+  }
+};
+
+TEST_F(BenchmarkTest, RunsWarmUpThenMaxCount) {
+  LambdaFunction body = Adder();
+  BenchmarkAttributes attributes;
+  attributes.max_count = 5;
+  attributes.num_warmup_runs = 2;
+  std::string count;
+  Run(attributes, body, &count);
+  EXPECT_EQ(count, "5");
+  EXPECT_EQ(body.calls(), 7);
+  EXPECT_THAT(Diagnostics(), IsEmpty());
+}
+
+TEST_F(BenchmarkTest, OneWarmUpRunByDefault) {
+  LambdaFunction body = Adder();
+  BenchmarkAttributes attributes;
+  attributes.max_count = 3;
+  std::string count;
+  Run(attributes, body, &count);
+  EXPECT_EQ(count, "3");
+  EXPECT_EQ(body.calls(), 4);
+}
+
+TEST_F(BenchmarkTest, AcceptsI64Attributes) {
+  LambdaFunction body = Adder();
+  BenchmarkAttributes attributes;
+  attributes.max_count = 4;
+  attributes.num_warmup_runs = 0;
+  attributes.wide = true;
+  std::string count;
+  Run(attributes, body, &count);
+  EXPECT_EQ(count, "4");
+  EXPECT_EQ(body.calls(), 4);
+}
+
+// With no time to spare, the benchmark stops after its first measured run.
+TEST_F(BenchmarkTest, StopsWhenTheDurationHasPassed) {
+  LambdaFunction body = Adder();
+  BenchmarkAttributes attributes;
+  attributes.duration_secs = 0;
+  attributes.max_count = 1000000;
+  std::string count;
+  Run(attributes, body, &count);
+  EXPECT_EQ(count, "1");
+  EXPECT_EQ(body.calls(), 2);
+}
+
+TEST_F(BenchmarkTest, ZeroMaxCountRunsOnlyTheWarmUp) {
+  LambdaFunction body = Adder();
+  BenchmarkAttributes attributes;
+  attributes.max_count = 0;
+  attributes.num_warmup_runs = 3;
+  std::string count;
+  const std::string output = Run(attributes, body, &count);
+  EXPECT_EQ(count, "0");
+  EXPECT_EQ(body.calls(), 3);
+  EXPECT_NE(output.find("BM:BM_test:Duration(ns): 0\n"), std::string::npos);
+}
+
+TEST_F(BenchmarkTest, ReportsMonotonePercentiles) {
+  LambdaFunction body = Adder();
+  BenchmarkAttributes attributes;
+  attributes.max_count = 50;
+  std::string count;
+  const std::string output = Run(attributes, body, &count);
+  auto value = [&output](const std::string& label) {
+    const std::string key = "BM:BM_test:" + label + ": ";
+    const size_t at = output.find(key);
+    EXPECT_NE(at, std::string::npos) << label;
+    return std::stoll(output.substr(at + key.size()));
+  };
+  EXPECT_LE(value("Time Min(ns)"), value("Time 50%(ns)"));
+  EXPECT_LE(value("Time 50%(ns)"), value("Time 95%(ns)"));
+  EXPECT_LE(value("Time 95%(ns)"), value("Time 99%(ns)"));
+  EXPECT_LE(value("CPU Min(ns)"), value("CPU 50%(ns)"));
+  EXPECT_LE(value("CPU 50%(ns)"), value("CPU 95%(ns)"));
+  EXPECT_LE(value("CPU 95%(ns)"), value("CPU 99%(ns)"));
+  EXPECT_LE(value("Time 99%(ns)"), value("Duration(ns)"));
+}
+
+// Body results that arrive from the queue: each run starts only after the
+// previous one finished.
+TEST_F(BenchmarkTest, RunsAsynchronousBodiesOneAtATime) {
+  std::atomic<int> in_flight{0};
+  std::atomic<int> max_in_flight{0};
+  HostContext* host = host_.get();
+  LambdaFunction body(
+      2, 1,
+      [&, host](const ExecutionContext&, absl::Span<AsyncValue* const>,
+                absl::Span<RCReference<AsyncValue>> results) {
+        const int now = in_flight.fetch_add(1) + 1;
+        int seen = max_in_flight.load();
+        while (now > seen && !max_in_flight.compare_exchange_weak(seen, now)) {
+        }
+        AsyncValueRef<int32_t> result =
+            MakeUnconstructedAsyncValueRef<int32_t>();
+        results[0] = result.CopyRCRef();
+        host->EnqueueWork([&in_flight, result = std::move(result)] {
+          in_flight.fetch_sub(1);
+          result.emplace(1);
+        });
+      });
+  BenchmarkAttributes attributes;
+  attributes.max_count = 20;
+  std::string count;
+  Run(attributes, body, &count);
+  EXPECT_EQ(count, "20");
+  EXPECT_EQ(body.calls(), 21);
+  EXPECT_EQ(max_in_flight.load(), 1);
+}
+
+TEST_F(BenchmarkTest, AFailedRunFailsTheChainSilently) {
+  LambdaFunction body(2, 1,
+                      [](const ExecutionContext&, absl::Span<AsyncValue* const>,
+                         absl::Span<RCReference<AsyncValue>> results) {
+                        results[0] =
+                            MakeErrorAsyncValueRef(absl::InternalError("boom"));
+                      });
+  KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+  frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
+  AddBenchmarkAttributes(frame, BenchmarkAttributes());
+  testing::internal::CaptureStdout();
+  Invoke(frame, "tfrt_test.benchmark");
+  host_->Await(frame.results());
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+  ASSERT_TRUE(frame.result(0)->IsError());
+  EXPECT_EQ(frame.result(0)->GetError().message(), "boom");
+  EXPECT_EQ(body.calls(), 1);
+  EXPECT_THAT(Diagnostics(), IsEmpty());
+}
+
+TEST_F(BenchmarkTest, ACancelledRequestStopsTheBenchmark) {
+  LambdaFunction body = Adder();
+  KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+  frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
+  AddBenchmarkAttributes(frame, BenchmarkAttributes());
+  Invoke(frame, "tfrt_test.benchmark");
+  request_->Cancel();
+  host_->Await(frame.results());
+  ASSERT_TRUE(frame.result(0)->IsError());
+  EXPECT_EQ(frame.result(0)->GetError().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(body.calls(), 0);
+}
+
+TEST_F(BenchmarkTest, MissingAttributesAreAnError) {
+  LambdaFunction body = Adder();
+  KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+  frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
+  Invoke(frame, "tfrt_test.benchmark");
+  ASSERT_TRUE(frame.result(0)->IsError());
+  EXPECT_EQ(Diagnostics().size(), 1u);
+}
+
+class BenchmarkMultiThreadedTest : public BenchmarkFixture {
+ protected:
+  BenchmarkMultiThreadedTest() : BenchmarkFixture("mstd:4,2") {}
+};
+
+TEST_F(BenchmarkMultiThreadedTest, BenchmarkWithAsyncBody) {
+  HostContext* host = host_.get();
+  LambdaFunction body(
+      2, 1,
+      [host](const ExecutionContext&, absl::Span<AsyncValue* const>,
+             absl::Span<RCReference<AsyncValue>> results) {
+        results[0] = EnqueueWork(host, [] { return 1; }).ReleaseRCRef();
+      });
+  KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+  frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
+  BenchmarkAttributes attributes;
+  attributes.max_count = 100;
+  AddBenchmarkAttributes(frame, attributes);
+  testing::internal::CaptureStdout();
+  Invoke(frame, "tfrt_test.benchmark");
+  host_->Await(frame.results());
+  host_->Quiesce();
+  std::string count;
+  const std::string output = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(ReportShape(output, &count), ExpectedShape());
+  EXPECT_EQ(count, "100");
+  EXPECT_EQ(body.calls(), 101);
+}
+
+}  // namespace
+}  // namespace sluice

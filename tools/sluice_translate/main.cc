@@ -1,0 +1,81 @@
+// sluice_translate: MLIR host programs to SBF files (--mlir-to-sbf) and back
+// (--sbf-to-mlir). MLIR's translate driver supplies the input and output
+// handling, -split-input-file, -verify-diagnostics and the printing flags.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dialects/register.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "sluice/compiler/sbf_decompiler.h"
+#include "sluice/compiler/sbf_emitter.h"
+
+namespace {
+
+llvm::cl::opt<bool> disable_optional_sections(
+    "disable-optional-sections",
+    llvm::cl::desc("Leave out the sections only needed to decompile "
+                   "(RegisterTypes)"),
+    llvm::cl::init(false));
+
+mlir::LogicalResult MlirToSbf(mlir::Operation* op, llvm::raw_ostream& output) {
+  auto module = llvm::dyn_cast<mlir::ModuleOp>(op);
+  if (!module) {
+    return op->emitError("expected a builtin.module to compile");
+  }
+  mlir::FailureOr<std::vector<uint8_t>> bytes =
+      sluice::CompileModuleToSbf(module, !disable_optional_sections);
+  if (mlir::failed(bytes)) return mlir::failure();
+  output.write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  return mlir::success();
+}
+
+void RegisterDialects(mlir::DialectRegistry& registry) {
+  sluice::RegisterSluiceDialects(registry);
+}
+
+// Prints the module itself rather than through TranslateToMLIRRegistration,
+// so the output ends in a newline like sluice_opt's and the two can be
+// compared with diff. The printing flags (-mlir-print-op-generic,
+// -mlir-print-debuginfo) still come from the command line.
+mlir::LogicalResult SbfToMlir(
+    const std::shared_ptr<llvm::SourceMgr>& source_mgr,
+    llvm::raw_ostream& output, mlir::MLIRContext* context) {
+  mlir::DialectRegistry registry;
+  RegisterDialects(registry);
+  context->appendDialectRegistry(registry);
+  const llvm::MemoryBuffer* buffer =
+      source_mgr->getMemoryBuffer(source_mgr->getMainFileID());
+  mlir::OwningOpRef<mlir::ModuleOp> module = sluice::DecompileSbf(
+      absl::Span<const uint8_t>(
+          reinterpret_cast<const uint8_t*>(buffer->getBufferStart()),
+          buffer->getBufferSize()),
+      context, buffer->getBufferIdentifier().str());
+  if (!module) return mlir::failure();
+  module->print(output);
+  output << "\n";
+  return mlir::success();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static mlir::TranslateFromMLIRRegistration to_sbf(
+      "mlir-to-sbf", "Compile an MLIR host program to an SBF file", MlirToSbf,
+      RegisterDialects);
+  static mlir::TranslateRegistration from_sbf(
+      "sbf-to-mlir", "Print an SBF file back as MLIR", SbfToMlir);
+  return mlir::failed(
+             mlir::mlirTranslateMain(argc, argv, "Sluice translation tool"))
+             ? 1
+             : 0;
+}
