@@ -10,9 +10,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "dialects/register.h"
 #include "kernels/basic/basic_kernels.h"
+#include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "sluice/compiler/compile_source.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/host_allocator.h"
@@ -27,9 +31,9 @@ namespace {
 
 namespace cl = llvm::cl;
 
-cl::opt<std::string> input_file(cl::Positional,
-                                cl::desc("<program.sbf | - for stdin>"),
-                                cl::init("-"));
+cl::opt<std::string> input_file(
+    cl::Positional, cl::desc("<program.mlir | program.sbf | - for stdin>"),
+    cl::init("-"));
 cl::opt<std::string> work_queue_type(
     "work_queue_type",
     cl::desc("s (single-threaded, the default) | mstd | mstd:N | mstd:N,M"),
@@ -131,26 +135,38 @@ int main(int argc, char** argv) {
       [](llvm::raw_ostream& os) { os << "sluice_run (Sluice)\n"; });
   cl::ParseCommandLineOptions(
       argc, argv,
-      "sluice_run: runs every function of a compiled Sluice program (.sbf) "
-      "that takes no arguments, in file order, and prints what each "
-      "returns\n");
+      "sluice_run: runs every function of a Sluice program (.mlir, compiled "
+      "in memory, or .sbf) that takes no arguments, in file order, and "
+      "prints what each returns\n");
 
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input_file);
   if (!buffer) {
     return Fail(absl::StrCat("couldn't read '", input_file.getValue(),
                              "': ", buffer.getError().message()));
   }
+  // The input's kind comes from its content: compiled programs start with
+  // the SBF magic number; anything else is MLIR text, compiled here.
   const auto* data =
       reinterpret_cast<const uint8_t*>((*buffer)->getBufferStart());
   absl::Span<const uint8_t> bytes(data, (*buffer)->getBufferSize());
-  if (!sluice::bef::HasSbfMagic(bytes)) {
-    return Fail(absl::StrCat(
-        "'", input_file.getValue(),
-        "' is not a compiled program (no SBF magic number); compile .mlir "
-        "with sluice_translate --mlir-to-sbf"));
+  std::vector<uint8_t> compiled;
+  const bool is_mlir = !sluice::bef::HasSbfMagic(bytes);
+  if (is_mlir) {
+    mlir::DialectRegistry dialects;
+    sluice::RegisterSluiceDialects(dialects);
+    absl::StatusOr<std::vector<uint8_t>> sbf = sluice::CompileMlirToSbf(
+        (*buffer)->getBuffer().str(),
+        input_file == "-" ? "<stdin>" : input_file.getValue(), dialects);
+    // The compiler printed its diagnostics already.
+    if (!sbf.ok()) return 1;
+    compiled = *std::move(sbf);
+    bytes = compiled;
   }
 
   sluice::DiagnosticVerifier verifier;
+  if (verify_diagnostics && is_mlir && input_file != "-") {
+    verifier.AddSourceFile(input_file);
+  }
   std::mutex diagnostics_mu;
   bool runtime_error = false;
   auto on_diagnostic = [&](const sluice::DecodedDiagnostic& diagnostic) {
@@ -178,6 +194,7 @@ int main(int argc, char** argv) {
                              *std::move(work_queue));
     sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
     sluice::RegisterBasicKernels(&registry);
+    sluice::RegisterTestKernels(&registry);
 
     auto program = sluice::Program::Load(bytes, registry);
     if (!program.ok()) {

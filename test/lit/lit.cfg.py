@@ -1,0 +1,25 @@
+# lit configuration for Sluice's .mlir tests. Run through //test/lit:* Bazel
+# targets (run_lit.sh), which put the tools on PATH and pass the queue type.
+import os
+
+import lit.formats
+
+config.name = "sluice"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["Inputs"]
+
+# Tools come only from the directory the runner made, then the system.
+config.environment["PATH"] = os.pathsep.join(
+    [lit_config.params["tools_dir"], "/usr/bin", "/bin"])
+for name in ("TEST_TMPDIR", "HOME"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]
+
+# `%sluice_run` runs programs on the work queue this lit run was given, so
+# the suite runs once single-threaded and once multi-threaded.
+queue = lit_config.params.get("queue", "s")
+config.substitutions.append(
+    ("%sluice_run", "sluice_run -work_queue_type=" + queue))
+config.available_features.add("queue-" + queue.split(":")[0])
