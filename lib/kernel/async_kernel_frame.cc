@@ -7,11 +7,18 @@ namespace sluice {
 struct AsyncKernelFrame::Shared : ReferenceCounted<Shared> {
   Shared(const ExecutionContext& context, const KernelDebugInfo& info)
       : context(context), name(info.name) {
+    debug_info.name = name;
     debug_info.location = info.location;
+    if (info.debug_name) {
+      debug_name = std::string(*info.debug_name);
+      debug_info.debug_name = debug_name;
+    }
   }
 
   ExecutionContext context;
-  std::string name;  // owned copy: the program may go before the frame
+  // Owned copies: the program may go before the frame.
+  std::string name;
+  std::string debug_name;
   KernelDebugInfo debug_info;
   std::vector<RCReference<AsyncValue>> arguments;
   // Results; a slot whose value is an IndirectAsyncValue not yet forwarded
@@ -68,7 +75,6 @@ AsyncKernelFrame::Shared* AsyncKernelFrame::Detach() const {
   if (shared_ != nullptr) return shared_;
   assert(frame_ != nullptr);
   auto* shared = new Shared(frame_->exec_ctx(), frame_->debug_info());
-  shared->debug_info.name = shared->name;
   for (AsyncValue* argument : frame_->GetArguments()) {
     shared->arguments.push_back(FormRef(argument));
   }

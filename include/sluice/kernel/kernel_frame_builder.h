@@ -24,6 +24,9 @@ class KernelFrameBuilder {
     debug_info_.name = name_;
     debug_info_.location = std::move(location);
   }
+  // The frame's debug info points into this object: it stays where it is.
+  KernelFrameBuilder(const KernelFrameBuilder&) = delete;
+  KernelFrameBuilder& operator=(const KernelFrameBuilder&) = delete;
 
   KernelFrameBuilder& AddArg(RCReference<AsyncValue> value) {
     arguments_.push_back(std::move(value));
