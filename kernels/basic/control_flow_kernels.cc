@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -173,7 +174,8 @@ void SelectAndRun(KernelFrame* frame, BranchSelector select,
         absl::StrCat(KernelName(*frame), " needs a selector operand")));
     return;
   }
-  std::vector<const Function*> branches;
+  // Inline: tfrt.if runs on every fib-like call; no heap for its branches.
+  absl::InlinedVector<const Function*, 4> branches;
   branches.reserve(frame->GetNumFunctions());
   for (size_t i = 0; i < frame->GetNumFunctions(); ++i) {
     const Function* branch = frame->GetFunctionAt(i);

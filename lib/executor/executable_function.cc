@@ -22,6 +22,7 @@
 #include <cassert>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -107,6 +108,7 @@ class CallFrame {
       return;
     }
     if (!NotifyUsers(users_begin, users_end, Which::kNonStrict)) return;
+    KeepContext();
     AddRef();
     value->AndThen([this, users_begin, users_end] {
       const size_t base = worklist.size();
@@ -114,6 +116,16 @@ class CallFrame {
       RunWorklist(base);
       DropRef();
     });
+  }
+
+  // The frame may outlive the call from here on: it needs a context of its
+  // own instead of the caller's. Only the thread running Execute() gets here
+  // first (a waiter runs only after one was registered), so the switch is
+  // made once, before any other thread can read `context_`.
+  void KeepContext() {
+    if (owned_context_) return;
+    owned_context_.emplace(*context_);
+    context_ = &*owned_context_;
   }
 
   void Start(absl::Span<AsyncValue* const> arguments) {
@@ -136,6 +148,14 @@ class CallFrame {
   // Hands the function's results to the caller: values already produced,
   // or placeholders that the producing kernels resolve later.
   void Return(absl::Span<RCReference<AsyncValue>> results) {
+    // Nobody else holds the frame: no kernel of it can still run, so every
+    // result is in its register and nothing races with reading them.
+    if (refs_.load(std::memory_order_acquire) == 1) {
+      for (size_t i = 0; i < results.size(); ++i) {
+        results[i] = registers_[function_->result_registers[i]].CopyRef();
+      }
+      return;
+    }
     std::lock_guard<std::mutex> lock(results_mu_);
     for (size_t i = 0; i < results.size(); ++i) {
       const uint32_t r = function_->result_registers[i];
@@ -153,7 +173,7 @@ class CallFrame {
  private:
   CallFrame(const ExecutableFunction* function, const ExecutionContext& context)
       : function_(function),
-        context_(context),
+        context_(&context),
         registers_(reinterpret_cast<RCReference<AsyncValue>*>(this + 1)),
         ready_counts_(reinterpret_cast<std::atomic<int32_t>*>(
             registers_ + function->num_registers)) {
@@ -199,7 +219,10 @@ class CallFrame {
 
   std::atomic<uint32_t> refs_{1};
   const ExecutableFunction* const function_;
-  const ExecutionContext context_;
+  // The caller's context while the call runs synchronously; the frame's own
+  // copy once it may outlive the call (KeepContext).
+  const ExecutionContext* context_;
+  std::optional<ExecutionContext> owned_context_;
   std::mutex results_mu_;
   bool returned_ = false;
   std::vector<std::pair<uint32_t, RCReference<IndirectAsyncValue>>>
@@ -236,7 +259,7 @@ void CallFrame::RunKernel(uint32_t index) {
     new (&results[i]) RCReference<AsyncValue>();
   }
 
-  AsyncValue* error = context_.request_context()->GetCancelAsyncValue();
+  AsyncValue* error = context_->request_context()->GetCancelAsyncValue();
   for (uint32_t i = 0; i < kernel.num_operands; ++i) {
     arguments[i] = registers_[operands[i]].get();
     if (error == nullptr && kernel.strict && arguments[i]->IsError()) {
@@ -250,7 +273,7 @@ void CallFrame::RunKernel(uint32_t index) {
     for (uint32_t i = 0; i < kernel.num_results; ++i)
       results[i] = FormRef(error);
   } else {
-    KernelFrame frame(&context_, kernel.debug_info);
+    KernelFrame frame(context_, kernel.debug_info);
     frame.Reset(absl::MakeConstSpan(arguments, kernel.num_operands),
                 kernel.attributes, absl::MakeSpan(results, kernel.num_results),
                 kernel.functions);

@@ -1,0 +1,222 @@
+// embed: a host program that embeds Sluice. It compiles a program from text
+// at startup, runs one of its functions with arguments on a multi-threaded
+// host, and handles the errors and the cancellation that come back as
+// values. docs/embedding.md walks through it; embed_test.sh holds its output.
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "kernels/basic/basic_kernels.h"
+#include "sluice/compiler/compile_program.h"
+#include "sluice/executor/program.h"
+#include "sluice/host_context/async_value.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/concurrent_work_queue.h"
+#include "sluice/host_context/diagnostic.h"
+#include "sluice/host_context/execution_context.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/host_context/request_context.h"
+#include "sluice/kernel/kernel_binding.h"
+#include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/error_util.h"
+#include "sluice/support/ref_count.h"
+
+namespace {
+
+// [START kernel]
+// Unlike tfrt.mul.i32, which wraps around, this kernel refuses a product
+// that does not fit: the caller gets an error value instead of a wrong number.
+absl::StatusOr<int32_t> ScaleI32(int32_t x, sluice::Attribute<int32_t> factor) {
+  const int64_t scaled = int64_t{x} * *factor;
+  if (scaled < std::numeric_limits<int32_t>::min() ||
+      scaled > std::numeric_limits<int32_t>::max()) {
+    return absl::OutOfRangeError(
+        absl::StrCat(x, " * ", *factor, " overflows i32"));
+  }
+  return static_cast<int32_t>(scaled);
+}
+// [END kernel]
+
+// [START program]
+// Diagnostics and error contexts count lines from the start of this string,
+// under the file name given to CompileProgram.
+constexpr char kProgram[] = R"mlir(
+// 3x, 3x + y and y + y: only the first two depend on x.
+func.func @triple_plus(%x: i32, %y: i32) -> (i32, i32, i32) {
+  %tripled = "embed.scale.i32"(%x) {factor = 3 : i32} : (i32) -> i32
+  %sum = tfrt.add.i32 %tripled, %y
+  %doubled = tfrt.add.i32 %y, %y
+  tfrt.return %tripled, %sum, %doubled : i32, i32, i32
+}
+)mlir";
+// [END program]
+
+// [START call]
+// Runs `function` on (x, y) in a request of its own and waits for every
+// result, errors included.
+std::vector<sluice::RCReference<sluice::AsyncValue>> CallAndWait(
+    sluice::HostContext* host, const sluice::Function& function, int32_t x,
+    int32_t y) {
+  sluice::AsyncValueRef<int32_t> x_value =
+      sluice::MakeAvailableAsyncValueRef<int32_t>(x);
+  sluice::AsyncValueRef<int32_t> y_value =
+      sluice::MakeAvailableAsyncValueRef<int32_t>(y);
+  sluice::AsyncValue* const arguments[] = {x_value.GetAsyncValue(),
+                                           y_value.GetAsyncValue()};
+  // Past the deadline, kernels not yet started see DEADLINE_EXCEEDED as
+  // their input, so a stuck call still returns.
+  sluice::ExecutionContext context(
+      sluice::RequestContext::Create(host, absl::Now() + absl::Seconds(10)));
+  std::vector<sluice::RCReference<sluice::AsyncValue>> results =
+      sluice::CallFunction(function, context, arguments);
+  host->Await(results);
+  return results;
+}
+// [END call]
+
+// [START print]
+void PrintResults(
+    std::string_view call,
+    absl::Span<const sluice::RCReference<sluice::AsyncValue>> results) {
+  std::printf("%.*s\n", static_cast<int>(call.size()), call.data());
+  for (size_t i = 0; i < results.size(); ++i) {
+    const sluice::AsyncValue& result = *results[i];
+    if (!result.IsError()) {
+      std::printf("  result %zu: %d\n", i, result.get<int32_t>());
+      continue;
+    }
+    const absl::Status& error = result.GetError();
+    std::printf("  result %zu: %s: %s\n", i,
+                sluice::StatusCodeName(error.code()).c_str(),
+                std::string(error.message()).c_str());
+    // Kernels that failed record where; a cancellation has no kernel.
+    const sluice::ErrorContext where = sluice::GetErrorContext(error);
+    if (!where.kernel.empty()) {
+      std::printf("    from %s at %s\n", where.kernel.c_str(),
+                  where.location.c_str());
+    }
+  }
+}
+// [END print]
+
+void RunCancelled(sluice::HostContext* host, const sluice::Function& function) {
+  // [START cancel]
+  // x is still pending when the request is cancelled: the kernels waiting
+  // for it never run, while y + y, computed as the call started, stands.
+  sluice::AsyncValueRef<int32_t> x =
+      sluice::MakeUnconstructedAsyncValueRef<int32_t>();
+  sluice::AsyncValueRef<int32_t> y =
+      sluice::MakeAvailableAsyncValueRef<int32_t>(5);
+  sluice::RCReference<sluice::RequestContext> request =
+      sluice::RequestContext::Create(host);
+  sluice::AsyncValue* const arguments[] = {x.GetAsyncValue(),
+                                           y.GetAsyncValue()};
+  std::vector<sluice::RCReference<sluice::AsyncValue>> results =
+      sluice::CallFunction(
+          function, sluice::ExecutionContext(request.CopyRef()), arguments);
+  request->Cancel(absl::CancelledError("the client went away"));
+  x.emplace(7);
+  host->Await(results);
+  PrintResults("triple_plus(7, 5), cancelled before 7 arrived", results);
+  // [END cancel]
+}
+
+int Run() {
+  // [START host]
+  absl::StatusOr<std::unique_ptr<sluice::ConcurrentWorkQueue>> work_queue =
+      sluice::CreateWorkQueue("mstd:2,2");
+  if (!work_queue.ok()) {
+    std::fprintf(stderr, "embed: %s\n",
+                 std::string(work_queue.status().message()).c_str());
+    return 1;
+  }
+  auto allocator = std::make_unique<sluice::LeakCheckAllocator>(
+      sluice::CreateMallocAllocator());
+  sluice::LeakCheckAllocator* leak_check = allocator.get();
+  sluice::HostContext host(
+      [](const sluice::DecodedDiagnostic& diagnostic) {
+        // Called on whichever thread ran the failing kernel: one write per
+        // line keeps concurrent diagnostics from interleaving.
+        std::fprintf(stderr, "embed: %s\n", diagnostic.ToString().c_str());
+      },
+      std::move(allocator), *std::move(work_queue));
+  // [END host]
+
+  // [START register]
+  sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
+  sluice::RegisterBasicKernels(&registry);
+  registry.AddKernel("embed.scale.i32", SLUICE_KERNEL(ScaleI32));
+  // [END register]
+
+  // [START compile]
+  absl::StatusOr<std::vector<uint8_t>> sbf =
+      sluice::CompileProgram(kProgram, "embedded.mlir");
+  if (!sbf.ok()) {
+    // One `file:line:col: error: ...` line per problem already.
+    std::fprintf(stderr, "%s\n", std::string(sbf.status().message()).c_str());
+    return 1;
+  }
+  // [END compile]
+
+  // [START load]
+  absl::StatusOr<std::unique_ptr<sluice::Program>> program =
+      sluice::Program::Load(*sbf, registry);
+  if (!program.ok()) {
+    // An unknown kernel names the op that uses it.
+    const std::string where =
+        sluice::GetErrorContext(program.status()).location;
+    std::fprintf(stderr, "%s: error: %s\n",
+                 where.empty() ? "embed" : where.c_str(),
+                 std::string(program.status().message()).c_str());
+    return 1;
+  }
+  const sluice::Function* triple_plus = (*program)->GetFunction("triple_plus");
+  // Reading a payload as the wrong type is undefined, so the host checks
+  // once that the program matches what it will read.
+  if (triple_plus == nullptr || triple_plus->num_arguments() != 2 ||
+      (*program)->ResultTypes(*triple_plus) !=
+          std::vector<std::string_view>{"i32", "i32", "i32"}) {
+    std::fprintf(stderr,
+                 "embed: the program has no function triple_plus(i32, i32) "
+                 "-> (i32, i32, i32)\n");
+    return 1;
+  }
+  // [END load]
+
+  // [START errors]
+  PrintResults("triple_plus(14, 100)",
+               CallAndWait(&host, *triple_plus, 14, 100));
+  // 3 * 1000000000 does not fit in an i32: the scale fails, the sum that
+  // needs it fails with the same error, and y + y is unaffected.
+  PrintResults("triple_plus(1000000000, 1)",
+               CallAndWait(&host, *triple_plus, 1000000000, 1));
+  // [END errors]
+
+  RunCancelled(&host, *triple_plus);
+
+  // [START shutdown]
+  host.Quiesce();
+  if (leak_check->num_alive_allocations() > 0) {
+    std::fprintf(stderr, "embed: host allocator: %s\n",
+                 leak_check->LeakReport().c_str());
+    return 1;
+  }
+  return 0;
+  // [END shutdown]
+}
+
+}  // namespace
+
+int main() { return Run(); }
