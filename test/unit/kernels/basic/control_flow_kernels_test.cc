@@ -4,10 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -19,15 +18,12 @@
 #include "kernels/basic/basic_kernels_internal.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
-#include "sluice/host_context/diagnostic.h"
 #include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
-#include "sluice/kernel/function.h"
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -36,31 +32,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-// A Function whose body is a lambda.
-class LambdaFunction : public Function {
- public:
-  using Body =
-      std::function<void(const ExecutionContext&, absl::Span<AsyncValue* const>,
-                         absl::Span<RCReference<AsyncValue>>)>;
-
-  LambdaFunction(std::string name, size_t num_arguments, size_t num_results,
-                 Body body)
-      : Function(std::move(name), num_arguments, num_results),
-        body_(std::move(body)) {}
-
-  void Execute(const ExecutionContext& context,
-               absl::Span<AsyncValue* const> arguments,
-               absl::Span<RCReference<AsyncValue>> results) const override {
-    ++calls_;
-    body_(context, arguments, results);
-  }
-
-  int calls() const { return calls_.load(); }
-
- private:
-  Body body_;
-  mutable std::atomic<int> calls_{0};
-};
+using test_util::LambdaFunction;
 
 RCReference<AsyncValue> I32(int32_t value) {
   return MakeAvailableAsyncValueRef<int32_t>(value).ReleaseRCRef();
@@ -96,48 +68,13 @@ std::unique_ptr<LambdaFunction> AddConstant(std::string name, int32_t delta) {
       });
 }
 
-std::unique_ptr<HostContext> CreateHost(std::string_view spec,
-                                        std::vector<std::string>* diagnostics,
-                                        std::mutex* mu) {
-  absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
-      CreateWorkQueue(spec);
-  EXPECT_TRUE(queue.ok()) << queue.status();
-  auto host = std::make_unique<HostContext>(
-      [diagnostics, mu](const DecodedDiagnostic& diagnostic) {
-        std::lock_guard<std::mutex> lock(*mu);
-        diagnostics->push_back(diagnostic.ToString());
-      },
-      CreateMallocAllocator(), *std::move(queue));
-  basic_kernels::RegisterControlFlowKernels(&GetKernelRegistry(host.get()));
-  return host;
-}
-
 class ControlFlowKernelsTest : public ::testing::Test {
  protected:
-  explicit ControlFlowKernelsTest(std::string_view spec = "s")
-      : host_(CreateHost(spec, &diagnostics_, &mu_)),
-        request_(RequestContext::Create(host_.get())) {}
-
-  ExecutionContext Context() const {
-    return ExecutionContext(request_.CopyRef());
+  explicit ControlFlowKernelsTest(std::string_view spec = "s") : host_(spec) {
+    basic_kernels::RegisterControlFlowKernels(&host_.registry());
   }
 
-  KernelImplementation Kernel(std::string_view name) {
-    const RegisteredKernel* kernel =
-        GetKernelRegistry(host_.get()).GetKernel(name);
-    EXPECT_NE(kernel, nullptr) << name;
-    return kernel->implementation;
-  }
-
-  std::vector<std::string> Diagnostics() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return diagnostics_;
-  }
-
-  std::mutex mu_;
-  std::vector<std::string> diagnostics_;
-  std::unique_ptr<HostContext> host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 // Same, on a host with two worker threads.
@@ -149,8 +86,7 @@ class ControlFlowKernelsMultiThreadedTest : public ControlFlowKernelsTest {
 TEST_F(ControlFlowKernelsTest, EveryKernelIsRegisteredNonStrict) {
   for (const char* name : {"tfrt.call", "tfrt.if", "tfrt.cond", "tfrt.case",
                            "tfrt.while", "tfrt.repeat.i32", "tfrt.once"}) {
-    const RegisteredKernel* kernel =
-        GetKernelRegistry(host_.get()).GetKernel(name);
+    const RegisteredKernel* kernel = host_.registry().GetKernel(name);
     ASSERT_NE(kernel, nullptr) << name;
     EXPECT_EQ(kernel->strictness, Strictness::kNonStrict) << name;
   }
@@ -166,10 +102,10 @@ TEST_F(ControlFlowKernelsTest, CallRunsTheCalleeWithAllOperands) {
         results[0] =
             I32(arguments[0]->get<int32_t>() + arguments[1]->get<int32_t>());
       });
-  KernelFrameBuilder frame(Context(), "tfrt.call");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.call");
   frame.AddArg(I32(40)).AddArg(I32(2)).AddFunction(&add).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.call"));
-  host_->Await(frame.results());
+  frame.Invoke(host_.Kernel("tfrt.call"));
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 42);
   EXPECT_EQ(add.calls(), 1);
 }
@@ -179,43 +115,43 @@ TEST_F(ControlFlowKernelsTest, CallPassesPendingOperandsThrough) {
   AsyncValueRef<int32_t> pending = MakeUnconstructedAsyncValueRef<int32_t>();
   RCReference<AsyncValue> error =
       MakeErrorAsyncValueRef(absl::InternalError("upstream"));
-  KernelFrameBuilder frame(Context(), "tfrt.call");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.call");
   frame.AddArg(pending.CopyRCRef())
       .AddArg(error.CopyRef())
       .AddFunction(identity.get())
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.call"));
+  frame.Invoke(host_.Kernel("tfrt.call"));
   // The callee ran at once and returned its operands as they were.
   EXPECT_EQ(frame.result(0).get(), pending.GetAsyncValue());
   EXPECT_EQ(frame.result(1).get(), error.get());
   pending.emplace(7);
   EXPECT_EQ(GetI32(frame.result(0)), 7);
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(ControlFlowKernelsTest, CallIgnoresATrailingChainOperand) {
   auto add_one = AddConstant("add_one", 1);
-  KernelFrameBuilder frame(Context(), "tfrt.call");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.call");
   frame.AddArg(I32(1))
       .AddArg(MakeReadyChain().ReleaseRCRef())
       .AddFunction(add_one.get())
       .SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.call"));
+  frame.Invoke(host_.Kernel("tfrt.call"));
   EXPECT_EQ(GetI32(frame.result(0)), 2);
 }
 
 TEST_F(ControlFlowKernelsTest, CallReportsAMismatchedSignature) {
   auto identity = Identity("pair", 2);
-  KernelFrameBuilder frame(Context(), "tfrt.call");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.call");
   frame.AddArg(I32(1)).AddFunction(identity.get()).SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.call"));
+  frame.Invoke(host_.Kernel("tfrt.call"));
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(frame.result(0)->GetError().message(),
               HasSubstr("'pair' takes 2 arguments but tfrt.call passes 1"));
   EXPECT_EQ(frame.result(1).get(), frame.result(0).get());
-  EXPECT_THAT(Diagnostics(), SizeIs(1));
+  EXPECT_THAT(host_.diagnostics(), SizeIs(1));
   EXPECT_EQ(identity->calls(), 0);
 }
 
@@ -252,18 +188,18 @@ class IfTest : public ControlFlowKernelsTest {
 };
 
 TEST_F(IfTest, RunsTheThenBranchOnTrue) {
-  KernelFrameBuilder frame(Context(), "tfrt.if");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.if");
   Build(frame, Bool(true));
-  frame.Invoke(Kernel("tfrt.if"));
+  frame.Invoke(host_.Kernel("tfrt.if"));
   EXPECT_EQ(GetI32(frame.result(0)), 13);
   EXPECT_EQ(then_.calls(), 1);
   EXPECT_EQ(else_.calls(), 0);
 }
 
 TEST_F(IfTest, RunsTheElseBranchOnFalse) {
-  KernelFrameBuilder frame(Context(), "tfrt.if");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.if");
   Build(frame, Bool(false));
-  frame.Invoke(Kernel("tfrt.if"));
+  frame.Invoke(host_.Kernel("tfrt.if"));
   EXPECT_EQ(GetI32(frame.result(0)), 42);
   EXPECT_EQ(then_.calls(), 0);
   EXPECT_EQ(else_.calls(), 1);
@@ -271,9 +207,9 @@ TEST_F(IfTest, RunsTheElseBranchOnFalse) {
 
 TEST_F(IfTest, CondTakesTheTrueAndFalseFunctions) {
   for (bool condition : {true, false}) {
-    KernelFrameBuilder frame(Context(), "tfrt.cond");
+    KernelFrameBuilder frame(host_.Context(), "tfrt.cond");
     Build(frame, Bool(condition));
-    frame.Invoke(Kernel("tfrt.cond"));
+    frame.Invoke(host_.Kernel("tfrt.cond"));
     EXPECT_EQ(GetI32(frame.result(0)), condition ? 13 : 42);
   }
   EXPECT_EQ(then_.calls(), 1);
@@ -282,15 +218,15 @@ TEST_F(IfTest, CondTakesTheTrueAndFalseFunctions) {
 
 TEST_F(IfTest, WaitsForAPendingCondition) {
   AsyncValueRef<bool> condition = MakeUnconstructedAsyncValueRef<bool>();
-  KernelFrameBuilder frame(Context(), "tfrt.if");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.if");
   Build(frame, condition.CopyRCRef());
-  frame.Invoke(Kernel("tfrt.if"));
+  frame.Invoke(host_.Kernel("tfrt.if"));
   ASSERT_NE(frame.result(0), nullptr);
   EXPECT_TRUE(frame.result(0)->IsUnavailable());
   EXPECT_EQ(then_.calls() + else_.calls(), 0);
 
   condition.emplace(false);
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 42);
   EXPECT_EQ(then_.calls(), 0);
   EXPECT_EQ(else_.calls(), 1);
@@ -298,12 +234,12 @@ TEST_F(IfTest, WaitsForAPendingCondition) {
 
 TEST_F(IfTest, PendingConditionResolvedFromAnotherThread) {
   AsyncValueRef<bool> condition = MakeUnconstructedAsyncValueRef<bool>();
-  KernelFrameBuilder frame(Context(), "tfrt.if");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.if");
   Build(frame, condition.CopyRCRef());
-  frame.Invoke(Kernel("tfrt.if"));
+  frame.Invoke(host_.Kernel("tfrt.if"));
   std::thread resolver([&condition] { condition.emplace(true); });
   resolver.join();
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 13);
 }
 
@@ -313,31 +249,31 @@ TEST_F(IfTest, AnErrorConditionBecomesEveryResult) {
   // Two results, each checked to be the very same error value.
   auto then_pair = Identity("then", 2);
   auto else_pair = Identity("else", 2);
-  KernelFrameBuilder frame(Context(), "tfrt.if");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.if");
   frame.AddArg(error.CopyRef())
       .AddArg(I32(1))
       .AddArg(I32(2))
       .AddFunction(then_pair.get())
       .AddFunction(else_pair.get())
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.if"));
+  frame.Invoke(host_.Kernel("tfrt.if"));
   EXPECT_EQ(frame.result(0).get(), error.get());
   EXPECT_EQ(frame.result(1).get(), error.get());
   EXPECT_EQ(then_pair->calls() + else_pair->calls(), 0);
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(IfTest, APendingConditionThatFailsBecomesEveryResult) {
   AsyncValueRef<bool> condition = MakeUnconstructedAsyncValueRef<bool>();
-  KernelFrameBuilder frame(Context(), "tfrt.if");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.if");
   Build(frame, condition.CopyRCRef());
-  frame.Invoke(Kernel("tfrt.if"));
+  frame.Invoke(host_.Kernel("tfrt.if"));
   condition.SetError(absl::AbortedError("no condition"));
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError(), absl::AbortedError("no condition"));
   EXPECT_EQ(then_.calls() + else_.calls(), 0);
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(ControlFlowKernelsTest, IfWithoutResultsMayOmitTheElseRegion) {
@@ -346,25 +282,25 @@ TEST_F(ControlFlowKernelsTest, IfWithoutResultsMayOmitTheElseRegion) {
       [](const ExecutionContext&, absl::Span<AsyncValue* const>,
          absl::Span<RCReference<AsyncValue>>) {});
   for (bool condition : {true, false}) {
-    KernelFrameBuilder frame(Context(), "tfrt.if");
+    KernelFrameBuilder frame(host_.Context(), "tfrt.if");
     frame.AddArg(Bool(condition)).AddFunction(then_branch.get());
-    frame.Invoke(Kernel("tfrt.if"));
+    frame.Invoke(host_.Kernel("tfrt.if"));
   }
   EXPECT_EQ(then_branch->calls(), 1);
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(IfTest, PassesPendingBranchOperandsThrough) {
   auto then_id = Identity("then", 1);
   auto else_id = Identity("else", 1);
   AsyncValueRef<int32_t> operand = MakeUnconstructedAsyncValueRef<int32_t>();
-  KernelFrameBuilder frame(Context(), "tfrt.if");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.if");
   frame.AddArg(Bool(true))
       .AddArg(operand.CopyRCRef())
       .AddFunction(then_id.get())
       .AddFunction(else_id.get())
       .SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.if"));
+  frame.Invoke(host_.Kernel("tfrt.if"));
   EXPECT_EQ(frame.result(0).get(), operand.GetAsyncValue());
   operand.emplace(5);
   EXPECT_EQ(GetI32(frame.result(0)), 5);
@@ -393,9 +329,9 @@ TEST_F(CaseTest, SelectsTheBranchByIndexAndTheLastWhenOutOfRange) {
   const std::vector<std::pair<int32_t, int32_t>> expectations = {
       {0, 1}, {1, 101}, {2, 201}, {3, 201}, {1000, 201}, {-1, 201}};
   for (const auto& [index, expected] : expectations) {
-    KernelFrameBuilder frame(Context(), "tfrt.case");
+    KernelFrameBuilder frame(host_.Context(), "tfrt.case");
     Build(frame, I32(index));
-    frame.Invoke(Kernel("tfrt.case"));
+    frame.Invoke(host_.Kernel("tfrt.case"));
     EXPECT_EQ(GetI32(frame.result(0)), expected) << "index " << index;
   }
   EXPECT_EQ(branches_[0]->calls(), 1);
@@ -405,23 +341,23 @@ TEST_F(CaseTest, SelectsTheBranchByIndexAndTheLastWhenOutOfRange) {
 
 TEST_F(CaseTest, WaitsForAPendingIndex) {
   AsyncValueRef<int32_t> index = MakeUnconstructedAsyncValueRef<int32_t>();
-  KernelFrameBuilder frame(Context(), "tfrt.case");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.case");
   Build(frame, index.CopyRCRef());
-  frame.Invoke(Kernel("tfrt.case"));
+  frame.Invoke(host_.Kernel("tfrt.case"));
   EXPECT_TRUE(frame.result(0)->IsUnavailable());
   index.emplace(1);
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 101);
 }
 
 TEST_F(CaseTest, AnErrorIndexBecomesTheResult) {
   RCReference<AsyncValue> error =
       MakeErrorAsyncValueRef(absl::InternalError("no index"));
-  KernelFrameBuilder frame(Context(), "tfrt.case");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.case");
   Build(frame, error.CopyRef());
-  frame.Invoke(Kernel("tfrt.case"));
+  frame.Invoke(host_.Kernel("tfrt.case"));
   EXPECT_EQ(frame.result(0).get(), error.get());
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 // --- tfrt.while --------------------------------------------------------------
@@ -442,14 +378,14 @@ std::unique_ptr<LambdaFunction> SumBody(int32_t limit) {
 
 TEST_F(ControlFlowKernelsTest, WhileLoopsUntilTheBodySaysStop) {
   auto body = SumBody(10);
-  KernelFrameBuilder frame(Context(), "tfrt.while");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.while");
   frame.AddArg(Bool(true))
       .AddArg(I32(0))
       .AddArg(I32(0))
       .AddFunction(body.get())
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.while"));
-  host_->Await(frame.results());
+  frame.Invoke(host_.Kernel("tfrt.while"));
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 10);
   EXPECT_EQ(GetI32(frame.result(1)), 45);
   EXPECT_EQ(body->calls(), 10);
@@ -459,13 +395,13 @@ TEST_F(ControlFlowKernelsTest, WhileWithAFalseConditionReturnsItsOperands) {
   auto body = SumBody(10);
   AsyncValueRef<int32_t> pending = MakeUnconstructedAsyncValueRef<int32_t>();
   RCReference<AsyncValue> start = I32(3);
-  KernelFrameBuilder frame(Context(), "tfrt.while");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.while");
   frame.AddArg(Bool(false))
       .AddArg(start.CopyRef())
       .AddArg(pending.CopyRCRef())
       .AddFunction(body.get())
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.while"));
+  frame.Invoke(host_.Kernel("tfrt.while"));
   EXPECT_EQ(frame.result(0).get(), start.get());
   EXPECT_EQ(frame.result(1).get(), pending.GetAsyncValue());
   EXPECT_EQ(body->calls(), 0);
@@ -475,17 +411,17 @@ TEST_F(ControlFlowKernelsTest, WhileWithAFalseConditionReturnsItsOperands) {
 TEST_F(ControlFlowKernelsTest, WhileWaitsForAPendingCondition) {
   auto body = SumBody(4);
   AsyncValueRef<bool> condition = MakeUnconstructedAsyncValueRef<bool>();
-  KernelFrameBuilder frame(Context(), "tfrt.while");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.while");
   frame.AddArg(condition.CopyRCRef())
       .AddArg(I32(0))
       .AddArg(I32(0))
       .AddFunction(body.get())
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.while"));
+  frame.Invoke(host_.Kernel("tfrt.while"));
   EXPECT_TRUE(frame.result(0)->IsUnavailable());
   EXPECT_EQ(body->calls(), 0);
   condition.emplace(true);
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 4);
   EXPECT_EQ(GetI32(frame.result(1)), 6);
   EXPECT_EQ(body->calls(), 4);
@@ -494,16 +430,16 @@ TEST_F(ControlFlowKernelsTest, WhileWaitsForAPendingCondition) {
 TEST_F(ControlFlowKernelsTest, WhileWaitsForPendingLoopValuesBeforeTheBody) {
   auto body = SumBody(3);
   AsyncValueRef<int32_t> start = MakeUnconstructedAsyncValueRef<int32_t>();
-  KernelFrameBuilder frame(Context(), "tfrt.while");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.while");
   frame.AddArg(Bool(true))
       .AddArg(start.CopyRCRef())
       .AddArg(I32(0))
       .AddFunction(body.get())
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.while"));
+  frame.Invoke(host_.Kernel("tfrt.while"));
   EXPECT_EQ(body->calls(), 0);
   start.emplace(1);
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 3);
   EXPECT_EQ(GetI32(frame.result(1)), 3);
   EXPECT_EQ(body->calls(), 2);
@@ -521,12 +457,12 @@ TEST_F(ControlFlowKernelsTest, WhileStopsOnAnErrorCondition) {
         results[0] = I32(args[0]->get<int32_t>() + 1);
         results[1] = runs == 3 ? error.CopyRef() : Bool(true);
       });
-  KernelFrameBuilder frame(Context(), "tfrt.while");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.while");
   frame.AddArg(Bool(true)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.while"));
+  frame.Invoke(host_.Kernel("tfrt.while"));
   EXPECT_EQ(frame.result(0).get(), error.get());
   EXPECT_EQ(runs, 3);
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 // The body cancels the request during its 5th run; the check before the 6th
@@ -541,26 +477,26 @@ TEST_F(ControlFlowKernelsTest, WhileStopsWhenTheRequestIsCancelled) {
         results[0] = I32(i);
         results[1] = Bool(true);
       });
-  KernelFrameBuilder frame(Context(), "tfrt.while");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.while");
   frame.AddArg(Bool(true)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.while"));
-  host_->Await(frame.results());
+  frame.Invoke(host_.Kernel("tfrt.while"));
+  host_.Await(frame.results());
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().code(), absl::StatusCode::kCancelled);
-  EXPECT_EQ(frame.result(0).get(), request_->GetCancelAsyncValue());
+  EXPECT_EQ(frame.result(0).get(), host_.request()->GetCancelAsyncValue());
   EXPECT_EQ(body.calls(), 5);
 }
 
 TEST_F(ControlFlowKernelsTest, WhileIgnoresParallelIterations) {
   auto body = SumBody(5);
-  KernelFrameBuilder frame(Context(), "tfrt.while");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.while");
   frame.AddArg(Bool(true))
       .AddArg(I32(0))
       .AddArg(I32(0))
       .AddAttribute(frame.attribute_buffer().AddScalar<int64_t>(8))
       .AddFunction(body.get())
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.while"));
+  frame.Invoke(host_.Kernel("tfrt.while"));
   EXPECT_EQ(GetI32(frame.result(0)), 5);
   EXPECT_EQ(GetI32(frame.result(1)), 10);
 }
@@ -576,13 +512,13 @@ TEST_F(ControlFlowKernelsTest, RepeatRunsTheBodyCountTimes) {
         results[0] = I32(args[0]->get<int32_t>() + 1);
         results[1] = I32(args[1]->get<int32_t>() * 2);
       });
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(I32(7))
       .AddArg(I32(0))
       .AddArg(I32(1))
       .AddFunction(&body)
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
   EXPECT_EQ(GetI32(frame.result(0)), 7);
   EXPECT_EQ(GetI32(frame.result(1)), 128);
   EXPECT_EQ(body.calls(), 7);
@@ -594,9 +530,9 @@ TEST_F(ControlFlowKernelsTest, RepeatWithoutLoopValues) {
       "body", 0, 0,
       [&runs](const ExecutionContext&, absl::Span<AsyncValue* const>,
               absl::Span<RCReference<AsyncValue>>) { ++runs; });
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(I32(3)).AddFunction(&body).SetNumResults(0);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
   EXPECT_EQ(runs, 3);
 }
 
@@ -604,12 +540,12 @@ TEST_F(ControlFlowKernelsTest, RepeatZeroOrNegativeTimesReturnsTheInputs) {
   for (int32_t count : {0, -3}) {
     auto body = AddConstant("body", 1);
     AsyncValueRef<int32_t> pending = MakeUnconstructedAsyncValueRef<int32_t>();
-    KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+    KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
     frame.AddArg(I32(count))
         .AddArg(pending.CopyRCRef())
         .AddFunction(body.get())
         .SetNumResults(1);
-    frame.Invoke(Kernel("tfrt.repeat.i32"));
+    frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
     EXPECT_EQ(frame.result(0).get(), pending.GetAsyncValue());
     EXPECT_EQ(body->calls(), 0);
     pending.emplace(1);
@@ -632,9 +568,9 @@ TEST_F(ControlFlowKernelsTest, RepeatAMillionTimesInConstantStack) {
         highest = std::max(highest, frame_address);
         results[0] = I32(args[0]->get<int32_t>() + 1);
       });
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(I32(kCount)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
   ASSERT_TRUE(frame.result(0)->IsAvailable());
   EXPECT_EQ(GetI32(frame.result(0)), kCount);
   EXPECT_EQ(body.calls(), kCount);
@@ -645,15 +581,15 @@ TEST_F(ControlFlowKernelsTest, RepeatAMillionTimesInConstantStack) {
 TEST_F(ControlFlowKernelsTest, RepeatWaitsForAPendingCount) {
   auto body = AddConstant("body", 2);
   AsyncValueRef<int32_t> count = MakeUnconstructedAsyncValueRef<int32_t>();
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(count.CopyRCRef())
       .AddArg(I32(0))
       .AddFunction(body.get())
       .SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
   EXPECT_TRUE(frame.result(0)->IsUnavailable());
   count.emplace(5);
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 10);
   EXPECT_EQ(body->calls(), 5);
 }
@@ -662,17 +598,17 @@ TEST_F(ControlFlowKernelsTest, RepeatWithAnErrorCountFailsEveryResult) {
   auto body = Identity("body", 2);
   RCReference<AsyncValue> error =
       MakeErrorAsyncValueRef(absl::InternalError("no count"));
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(error.CopyRef())
       .AddArg(I32(0))
       .AddArg(I32(1))
       .AddFunction(body.get())
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
   EXPECT_EQ(frame.result(0).get(), error.get());
   EXPECT_EQ(frame.result(1).get(), error.get());
   EXPECT_EQ(body->calls(), 0);
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(ControlFlowKernelsTest, RepeatRunsEachIterationAfterThePreviousOne) {
@@ -686,16 +622,16 @@ TEST_F(ControlFlowKernelsTest, RepeatRunsEachIterationAfterThePreviousOne) {
         pending.push_back(MakeUnconstructedAsyncValueRef<int32_t>());
         results[0] = pending.back().CopyRCRef();
       });
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(I32(3)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
   for (int i = 1; i <= 3; ++i) {
     ASSERT_EQ(body.calls(), i);
     EXPECT_TRUE(frame.result(0)->IsUnavailable());
     pending.back().emplace(10 * i);
   }
   EXPECT_EQ(body.calls(), 3);
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 30);
 }
 
@@ -711,28 +647,28 @@ TEST_F(ControlFlowKernelsTest, RepeatStopsWhenTheRequestIsCancelled) {
         results[0] = I32(i);
         results[1] = FormRef(args[1]);
       });
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(I32(10))
       .AddArg(I32(0))
       .AddArg(MakeReadyChain().ReleaseRCRef())
       .AddFunction(&body)
       .SetNumResults(2);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
-  host_->Await(frame.results());
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
+  host_.Await(frame.results());
   for (size_t i = 0; i < 2; ++i) {
     ASSERT_TRUE(frame.result(i)->IsError());
     EXPECT_EQ(frame.result(i)->GetError().code(), absl::StatusCode::kCancelled);
-    EXPECT_EQ(frame.result(i).get(), request_->GetCancelAsyncValue());
+    EXPECT_EQ(frame.result(i).get(), host_.request()->GetCancelAsyncValue());
   }
   EXPECT_EQ(body.calls(), 5);
 }
 
 TEST_F(ControlFlowKernelsTest, RepeatInACancelledRequestDoesNotRunTheBody) {
   auto body = AddConstant("body", 1);
-  request_->Cancel(absl::CancelledError("stop"));
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  host_.request()->Cancel(absl::CancelledError("stop"));
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(I32(3)).AddArg(I32(0)).AddFunction(body.get()).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().message(), "stop");
   EXPECT_EQ(body->calls(), 0);
@@ -746,12 +682,12 @@ TEST_F(ControlFlowKernelsTest, RepeatCancelledWhileWaitingForTheBody) {
                  absl::Span<RCReference<AsyncValue>> results) {
         results[0] = pending.CopyRCRef();
       });
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(I32(3)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
-  request_->Cancel();
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
+  host_.request()->Cancel();
   pending.emplace(1);
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(body.calls(), 1);
@@ -759,23 +695,23 @@ TEST_F(ControlFlowKernelsTest, RepeatCancelledWhileWaitingForTheBody) {
 
 TEST_F(ControlFlowKernelsTest, LoopsReportAMismatchedBody) {
   auto body = AddConstant("body", 1);  // (i32) -> i32
-  KernelFrameBuilder frame(Context(), "tfrt.while");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.while");
   frame.AddArg(Bool(true))
       .AddArg(I32(0))
       .AddFunction(body.get())
       .SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.while"));
+  frame.Invoke(host_.Kernel("tfrt.while"));
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_THAT(frame.result(0)->GetError().message(),
               HasSubstr("'body' returns 1 results but tfrt.while has 2"));
-  EXPECT_THAT(Diagnostics(), SizeIs(1));
+  EXPECT_THAT(host_.diagnostics(), SizeIs(1));
 }
 
 TEST_F(ControlFlowKernelsMultiThreadedTest, RepeatWithAnAsynchronousBody) {
   constexpr int kCount = 200;
   std::atomic<int> in_flight{0};
   std::atomic<bool> overlapped{false};
-  HostContext* host = host_.get();
+  HostContext* host = host_.host_context();
   LambdaFunction body(
       "body", 1, 1,
       [&, host](const ExecutionContext&, absl::Span<AsyncValue* const> args,
@@ -787,17 +723,17 @@ TEST_F(ControlFlowKernelsMultiThreadedTest, RepeatWithAnAsynchronousBody) {
                        return next;
                      }).ReleaseRCRef();
       });
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(I32(kCount)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
-  host_->Await(frame.results());
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), kCount);
   EXPECT_EQ(body.calls(), kCount);
   EXPECT_FALSE(overlapped.load());
 }
 
 TEST_F(ControlFlowKernelsMultiThreadedTest, WhileWithAnAsynchronousBody) {
-  HostContext* host = host_.get();
+  HostContext* host = host_.host_context();
   LambdaFunction body(
       "body", 1, 2,
       [host](const ExecutionContext&, absl::Span<AsyncValue* const> args,
@@ -807,17 +743,17 @@ TEST_F(ControlFlowKernelsMultiThreadedTest, WhileWithAnAsynchronousBody) {
         results[1] =
             EnqueueWork(host, [next] { return next < 100; }).ReleaseRCRef();
       });
-  KernelFrameBuilder frame(Context(), "tfrt.while");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.while");
   frame.AddArg(Bool(true)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.while"));
-  host_->Await(frame.results());
+  frame.Invoke(host_.Kernel("tfrt.while"));
+  host_.Await(frame.results());
   EXPECT_EQ(GetI32(frame.result(0)), 100);
   EXPECT_EQ(body.calls(), 100);
 }
 
 TEST_F(ControlFlowKernelsMultiThreadedTest, RepeatCancelledFromAnotherThread) {
-  HostContext* host = host_.get();
-  RequestContext* request = request_.get();
+  HostContext* host = host_.host_context();
+  RequestContext* request = host_.request().get();
   LambdaFunction body(
       "body", 1, 1,
       [host, request](const ExecutionContext&,
@@ -829,10 +765,10 @@ TEST_F(ControlFlowKernelsMultiThreadedTest, RepeatCancelledFromAnotherThread) {
                        return next;
                      }).ReleaseRCRef();
       });
-  KernelFrameBuilder frame(Context(), "tfrt.repeat.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.repeat.i32");
   frame.AddArg(I32(1000)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.repeat.i32"));
-  host_->Await(frame.results());
+  frame.Invoke(host_.Kernel("tfrt.repeat.i32"));
+  host_.Await(frame.results());
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(body.calls(), 50);
@@ -846,20 +782,19 @@ TEST_F(ControlFlowKernelsTest, OnceRunsTheFunctionOncePerRequest) {
                       int32_t operand) {
     KernelFrameBuilder frame(ExecutionContext(request.CopyRef()), "tfrt.once");
     frame.AddArg(I32(operand)).AddFunction(function.get()).SetNumResults(1);
-    frame.Invoke(Kernel("tfrt.once"));
-    host_->Await(frame.results());
+    frame.Invoke(host_.Kernel("tfrt.once"));
+    host_.Await(frame.results());
     return frame.result(0).CopyRef();
   };
 
-  RCReference<AsyncValue> first = run_once(request_, 1);
-  RCReference<AsyncValue> second = run_once(request_, 100);
+  RCReference<AsyncValue> first = run_once(host_.request(), 1);
+  RCReference<AsyncValue> second = run_once(host_.request(), 100);
   EXPECT_EQ(function->calls(), 1);
   EXPECT_EQ(GetI32(first), 2);
   // The very same value, computed from the first execution's operand.
   EXPECT_EQ(first.get(), second.get());
 
-  RCReference<RequestContext> next_request =
-      RequestContext::Create(host_.get());
+  RCReference<RequestContext> next_request = host_.NewRequest();
   RCReference<AsyncValue> third = run_once(next_request, 10);
   EXPECT_EQ(function->calls(), 2);
   EXPECT_EQ(GetI32(third), 11);
@@ -871,9 +806,9 @@ TEST_F(ControlFlowKernelsTest, OnceKeepsResultsPerFunction) {
   auto f = AddConstant("f", 1);
   auto g = AddConstant("g", 2);
   for (const LambdaFunction* function : {f.get(), g.get(), f.get(), g.get()}) {
-    KernelFrameBuilder frame(Context(), "tfrt.once");
+    KernelFrameBuilder frame(host_.Context(), "tfrt.once");
     frame.AddArg(I32(0)).AddFunction(function).SetNumResults(1);
-    frame.Invoke(Kernel("tfrt.once"));
+    frame.Invoke(host_.Kernel("tfrt.once"));
     EXPECT_EQ(GetI32(frame.result(0)), function == f.get() ? 1 : 2);
   }
   EXPECT_EQ(f->calls(), 1);
@@ -885,11 +820,11 @@ TEST_F(ControlFlowKernelsTest, OnceSharesPendingResults) {
   auto function = Identity("f", 1);
   std::vector<RCReference<AsyncValue>> results;
   for (int i = 0; i < 2; ++i) {
-    KernelFrameBuilder frame(Context(), "tfrt.once");
+    KernelFrameBuilder frame(host_.Context(), "tfrt.once");
     frame.AddArg(pending.CopyRCRef())
         .AddFunction(function.get())
         .SetNumResults(1);
-    frame.Invoke(Kernel("tfrt.once"));
+    frame.Invoke(host_.Kernel("tfrt.once"));
     results.push_back(frame.result(0).CopyRef());
   }
   EXPECT_TRUE(results[0]->IsUnavailable());
@@ -901,19 +836,19 @@ TEST_F(ControlFlowKernelsTest, OnceSharesPendingResults) {
 
 TEST_F(ControlFlowKernelsMultiThreadedTest, OnceFromManyThreadsRunsOnce) {
   auto function = AddConstant("f", 1);
-  KernelImplementation once = Kernel("tfrt.once");
+  KernelImplementation once = host_.Kernel("tfrt.once");
   std::vector<RCReference<AsyncValue>> results(8);
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
-      KernelFrameBuilder frame(Context(), "tfrt.once");
+      KernelFrameBuilder frame(host_.Context(), "tfrt.once");
       frame.AddArg(I32(t)).AddFunction(function.get()).SetNumResults(1);
       frame.Invoke(once);
       results[t] = frame.result(0).CopyRef();
     });
   }
   for (std::thread& thread : threads) thread.join();
-  host_->Await(results);
+  host_.Await(results);
   EXPECT_EQ(function->calls(), 1);
   for (const RCReference<AsyncValue>& result : results) {
     EXPECT_EQ(result.get(), results[0].get());

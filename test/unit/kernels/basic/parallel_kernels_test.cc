@@ -3,9 +3,7 @@
 // on one with two workers.
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <limits>
-#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -21,15 +19,12 @@
 #include "kernels/basic/basic_kernels_internal.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
-#include "sluice/host_context/diagnostic.h"
 #include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
-#include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernel/function.h"
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -39,31 +34,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-// A Function whose body is a lambda.
-class LambdaFunction : public Function {
- public:
-  using Body =
-      std::function<void(const ExecutionContext&, absl::Span<AsyncValue* const>,
-                         absl::Span<RCReference<AsyncValue>>)>;
-
-  LambdaFunction(std::string name, size_t num_arguments, size_t num_results,
-                 Body body)
-      : Function(std::move(name), num_arguments, num_results),
-        body_(std::move(body)) {}
-
-  void Execute(const ExecutionContext& context,
-               absl::Span<AsyncValue* const> arguments,
-               absl::Span<RCReference<AsyncValue>> results) const override {
-    calls_.fetch_add(1);
-    body_(context, arguments, results);
-  }
-
-  int calls() const { return calls_.load(); }
-
- private:
-  Body body_;
-  mutable std::atomic<int> calls_{0};
-};
+using test_util::LambdaFunction;
 
 RCReference<AsyncValue> I32(int32_t value) {
   return MakeAvailableAsyncValueRef<int32_t>(value).ReleaseRCRef();
@@ -80,34 +51,8 @@ void ExpectSameError(const RCReference<AsyncValue>& chain,
 // Parameterized by the work queue spec.
 class ParallelKernelsTest : public ::testing::TestWithParam<std::string> {
  protected:
-  ParallelKernelsTest() {
-    absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
-        CreateWorkQueue(GetParam());
-    EXPECT_TRUE(queue.ok()) << queue.status();
-    host_ = std::make_unique<HostContext>(
-        [this](const DecodedDiagnostic& diagnostic) {
-          std::lock_guard<std::mutex> lock(mu_);
-          diagnostics_.push_back(diagnostic.ToString());
-        },
-        CreateMallocAllocator(), *std::move(queue));
-    basic_kernels::RegisterParallelKernels(&GetKernelRegistry(host_.get()));
-    request_ = RequestContext::Create(host_.get());
-  }
-
-  ExecutionContext Context() const {
-    return ExecutionContext(request_.CopyRef());
-  }
-
-  KernelImplementation Kernel(std::string_view name) {
-    const RegisteredKernel* kernel =
-        GetKernelRegistry(host_.get()).GetKernel(name);
-    EXPECT_NE(kernel, nullptr) << name;
-    return kernel->implementation;
-  }
-
-  std::vector<std::string> Diagnostics() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return diagnostics_;
+  ParallelKernelsTest() : host_(GetParam()) {
+    basic_kernels::RegisterParallelKernels(&host_.registry());
   }
 
   // Runs `kernel` on (start, end, block) and `extras` with `body`, waits for
@@ -117,22 +62,19 @@ class ParallelKernelsTest : public ::testing::TestWithParam<std::string> {
       RCReference<AsyncValue> start, RCReference<AsyncValue> end,
       RCReference<AsyncValue> block,
       std::vector<RCReference<AsyncValue>> extras = {}) {
-    KernelFrameBuilder frame(Context(), std::string(kernel));
+    KernelFrameBuilder frame(host_.Context(), std::string(kernel));
     frame.AddArg(std::move(start))
         .AddArg(std::move(end))
         .AddArg(std::move(block));
     for (RCReference<AsyncValue>& extra : extras)
       frame.AddArg(std::move(extra));
     frame.AddFunction(&body).SetNumResults(1);
-    frame.Invoke(Kernel(kernel));
-    host_->Await(frame.results());
+    frame.Invoke(host_.Kernel(kernel));
+    host_.Await(frame.results());
     return frame.result(0).CopyRef();
   }
 
-  std::mutex mu_;
-  std::vector<std::string> diagnostics_;
-  std::unique_ptr<HostContext> host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 // Counts how often each index of [start, end) is visited, and records the
@@ -181,8 +123,7 @@ class Coverage {
 
 TEST_P(ParallelKernelsTest, KernelsAreRegisteredNonStrict) {
   for (const char* name : {"tfrt.parallel_for.i32", "tfrt.parallel_call.i32"}) {
-    const RegisteredKernel* kernel =
-        GetKernelRegistry(host_.get()).GetKernel(name);
+    const RegisteredKernel* kernel = host_.registry().GetKernel(name);
     ASSERT_NE(kernel, nullptr) << name;
     EXPECT_EQ(kernel->strictness, Strictness::kNonStrict) << name;
   }
@@ -274,21 +215,21 @@ TEST_P(ParallelKernelsTest, TheChainWaitsForEveryBlocksResults) {
         std::lock_guard<std::mutex> lock(mu);
         pending.push_back(std::move(chain));
       });
-  KernelFrameBuilder frame(Context(), "tfrt.parallel_for.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.parallel_for.i32");
   frame.AddArg(I32(0))
       .AddArg(I32(4))
       .AddArg(I32(1))
       .AddFunction(&body)
       .SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.parallel_for.i32"));
-  host_->Quiesce();
+  frame.Invoke(host_.Kernel("tfrt.parallel_for.i32"));
+  host_.Quiesce();
   ASSERT_EQ(body.calls(), 4);
   std::lock_guard<std::mutex> lock(mu);
   for (size_t i = 0; i < pending.size(); ++i) {
     EXPECT_TRUE(frame.result(0)->IsUnavailable()) << i;
     pending[i].emplace();
   }
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   EXPECT_TRUE(frame.result(0)->IsConcrete());
 }
 
@@ -307,7 +248,7 @@ TEST_P(ParallelKernelsTest, AnErrorInABlockBecomesTheChain) {
       Run("tfrt.parallel_for.i32", body, I32(0), I32(8), I32(2));
   ExpectSameError(done, error);
   EXPECT_EQ(body.calls(), 4);  // The other blocks still ran.
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_P(ParallelKernelsTest, ABodyWithoutResults) {
@@ -328,16 +269,16 @@ TEST_P(ParallelKernelsTest, WaitsForPendingBounds) {
   Coverage coverage(0, 6);
   LambdaFunction body = coverage.Body();
   AsyncValueRef<int32_t> end = MakeUnconstructedAsyncValueRef<int32_t>();
-  KernelFrameBuilder frame(Context(), "tfrt.parallel_for.i32");
+  KernelFrameBuilder frame(host_.Context(), "tfrt.parallel_for.i32");
   frame.AddArg(I32(0))
       .AddArg(end.CopyRCRef())
       .AddArg(I32(4))
       .AddFunction(&body)
       .SetNumResults(1);
-  frame.Invoke(Kernel("tfrt.parallel_for.i32"));
+  frame.Invoke(host_.Kernel("tfrt.parallel_for.i32"));
   EXPECT_TRUE(frame.result(0)->IsUnavailable());
   end.emplace(6);
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   ASSERT_TRUE(frame.result(0)->IsConcrete());
   EXPECT_TRUE(coverage.EveryIndexOnce());
   EXPECT_EQ(body.calls(), 2);
@@ -352,7 +293,7 @@ TEST_P(ParallelKernelsTest, AnErrorBoundBecomesTheChain) {
       Run("tfrt.parallel_for.i32", body, error.CopyRef(), I32(10), I32(2));
   ExpectSameError(done, error);
   EXPECT_EQ(body.calls(), 0);
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_P(ParallelKernelsTest, ANonPositiveBlockSizeIsAnError) {
@@ -368,16 +309,16 @@ TEST_P(ParallelKernelsTest, ANonPositiveBlockSizeIsAnError) {
         HasSubstr("block size must be positive, got " + std::to_string(block)));
     EXPECT_EQ(body.calls(), 0);
   }
-  EXPECT_THAT(Diagnostics(), SizeIs(2));
+  EXPECT_THAT(host_.diagnostics(), SizeIs(2));
 }
 
 TEST_P(ParallelKernelsTest, ACancelledRequestRunsNoBlock) {
   Coverage coverage(0, 0);
   LambdaFunction body = coverage.Body();
-  request_->Cancel();
+  host_.request()->Cancel();
   RCReference<AsyncValue> done =
       Run("tfrt.parallel_for.i32", body, I32(0), I32(10), I32(2));
-  ExpectSameError(done, FormRef(request_->GetCancelAsyncValue()));
+  ExpectSameError(done, FormRef(host_.request()->GetCancelAsyncValue()));
   EXPECT_EQ(done->GetError().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(body.calls(), 0);
 }

@@ -1,7 +1,6 @@
 // tfrt.print.*: the exact lines programs written for TFRT expect on stdout.
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,14 +10,9 @@
 #include "kernels/basic/basic_kernels_internal.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
-#include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
-#include "sluice/host_context/host_context.h"
-#include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -28,16 +22,10 @@ using ::testing::IsEmpty;
 
 class PrintKernelsTest : public ::testing::Test {
  protected:
-  PrintKernelsTest()
-      : host_(
-            [this](const DecodedDiagnostic& diagnostic) {
-              diagnostics_.push_back(diagnostic.ToString());
-            },
-            CreateMallocAllocator(), CreateSingleThreadedWorkQueue()),
-        request_(RequestContext::Create(&host_)) {
-    basic_kernels::RegisterPrintKernels(&GetKernelRegistry(&host_));
+  PrintKernelsTest() {
+    basic_kernels::RegisterPrintKernels(&host_.registry());
     // The spec's example computes its values with these.
-    basic_kernels::RegisterValueKernels(&GetKernelRegistry(&host_));
+    basic_kernels::RegisterValueKernels(&host_.registry());
   }
 
   // Calls `kernel` with `operands` and the chain every print takes, plus
@@ -45,14 +33,12 @@ class PrintKernelsTest : public ::testing::Test {
   // available chain.
   template <typename T>
   std::string Print(std::string_view kernel, T value, int extra_chains = 0) {
-    KernelFrameBuilder frame(ExecutionContext(request_.CopyRef()),
-                             std::string(kernel));
+    KernelFrameBuilder frame = host_.Frame(std::string(kernel));
     frame.AddAvailableArg<T>(value);
     frame.AddAvailableArg<Chain>();
     for (int i = 0; i < extra_chains; ++i) frame.AddAvailableArg<Chain>();
     frame.SetNumResults(1);
-    const RegisteredKernel* registered =
-        GetKernelRegistry(&host_).GetKernel(kernel);
+    const RegisteredKernel* registered = host_.registry().GetKernel(kernel);
     if (registered == nullptr) {
       ADD_FAILURE() << kernel << " is not registered";
       return "";
@@ -71,25 +57,22 @@ class PrintKernelsTest : public ::testing::Test {
 
   template <typename R, typename... Ts>
   R Call(std::string_view kernel, Ts... operands) {
-    KernelFrameBuilder frame(ExecutionContext(request_.CopyRef()),
-                             std::string(kernel));
+    KernelFrameBuilder frame = host_.Frame(std::string(kernel));
     (frame.AddAvailableArg<Ts>(operands), ...);
     frame.SetNumResults(1);
-    frame.Invoke(GetKernelRegistry(&host_).GetKernel(kernel)->implementation);
+    frame.Invoke(host_.Kernel(kernel));
     host_.Await(frame.results());
     return frame.result(0)->get<R>();
   }
 
-  std::vector<std::string> diagnostics_;
-  HostContext host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 TEST_F(PrintKernelsTest, RegistersThePrintKernels) {
   for (std::string_view kernel :
        {"tfrt.print.i1", "tfrt.print.i32", "tfrt.print.i64", "tfrt.print.f32",
         "tfrt.print.f64"}) {
-    EXPECT_NE(GetKernelRegistry(&host_).GetKernel(kernel), nullptr) << kernel;
+    EXPECT_NE(host_.registry().GetKernel(kernel), nullptr) << kernel;
   }
 }
 
@@ -161,7 +144,7 @@ TEST_F(PrintKernelsTest, SpecResizeExample) {
   EXPECT_EQ(Print("tfrt.print.f32",
                   Call<float>("tfrt.multiply.f32", width32, ratio32)),
             "f32 = 312.271362\n");
-  EXPECT_THAT(diagnostics_, IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 }  // namespace

@@ -17,16 +17,12 @@
 #include "kernels/basic/basic_kernels_internal.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
-#include "sluice/host_context/host_context.h"
-#include "sluice/host_context/request_context.h"
 #include "sluice/kernel/attribute_buffer.h"
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/support/error_util.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -38,11 +34,6 @@ constexpr int32_t kMaxI32 = std::numeric_limits<int32_t>::max();
 constexpr int32_t kMinI32 = std::numeric_limits<int32_t>::min();
 constexpr int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMinI64 = std::numeric_limits<int64_t>::min();
-
-const DecodedLocation& Location() {
-  static const auto* const location = new DecodedLocation{"prog.mlir", 3, 8};
-  return *location;
-}
 
 // Checks that result `index` is available, not an error, and equals
 // `expected` (get<T>() also checks the payload type in debug builds).
@@ -73,29 +64,18 @@ void ExpectDivideByZero(const KernelFrameBuilder& frame, size_t index,
 
 class ValueKernelsTest : public ::testing::Test {
  protected:
-  ValueKernelsTest()
-      : host_(
-            [this](const DecodedDiagnostic& diagnostic) {
-              diagnostics_.push_back(diagnostic.ToString());
-            },
-            CreateMallocAllocator(), CreateSingleThreadedWorkQueue()),
-        request_(RequestContext::Create(&host_)) {
-    basic_kernels::RegisterValueKernels(&GetKernelRegistry(&host_));
+  ValueKernelsTest() : host_("s", DecodedLocation{"prog.mlir", 3, 8}) {
+    basic_kernels::RegisterValueKernels(&host_.registry());
   }
 
   std::unique_ptr<KernelFrameBuilder> NewFrame(std::string_view kernel) {
-    return std::make_unique<KernelFrameBuilder>(
-        ExecutionContext(request_.CopyRef()), std::string(kernel), Location());
+    return host_.NewFrame(std::string(kernel));
   }
 
   // Calls `kernel` on `frame` and waits for its results. Strict kernels get
   // available operands only, as the executor would give them.
   void Run(std::string_view kernel, KernelFrameBuilder& frame) {
-    const RegisteredKernel* registered =
-        GetKernelRegistry(&host_).GetKernel(kernel);
-    ASSERT_NE(registered, nullptr) << kernel << " is not registered";
-    EXPECT_EQ(registered->strictness, Strictness::kStrict) << kernel;
-    frame.Invoke(registered->implementation);
+    ASSERT_NO_FATAL_FAILURE(host_.Invoke(frame, kernel));
     host_.Await(frame.results());
   }
 
@@ -114,9 +94,7 @@ class ValueKernelsTest : public ::testing::Test {
     return value->get<R>();
   }
 
-  std::vector<std::string> diagnostics_;
-  HostContext host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 // --- Every kernel, with and without a trailing chain operand -----------------
@@ -240,7 +218,7 @@ TEST_F(ValueKernelsTest, RegistersExactlyTheSpecKernels) {
     expected.push_back(kernel_case.kernel);
   }
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(GetKernelRegistry(&host_).KernelNames(), expected);
+  EXPECT_EQ(host_.registry().KernelNames(), expected);
 }
 
 TEST_F(ValueKernelsTest, EveryKernelComputesItsResult) {
@@ -252,7 +230,7 @@ TEST_F(ValueKernelsTest, EveryKernelComputesItsResult) {
     Run(kernel_case.kernel, *frame);
     kernel_case.check(*frame);
   }
-  EXPECT_THAT(diagnostics_, IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 // The spec lets any op take one more !tfrt.chain operand than it declares
@@ -266,7 +244,7 @@ TEST_F(ValueKernelsTest, EveryKernelIgnoresATrailingChainOperand) {
     Run(kernel_case.kernel, *frame);
     kernel_case.check(*frame);
   }
-  EXPECT_THAT(diagnostics_, IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 // --- Chains ------------------------------------------------------------------
@@ -394,7 +372,7 @@ TEST_F(ValueKernelsTest, IntegerDivOfMinByMinusOneWraps) {
 TEST_F(ValueKernelsTest, IntegerDivByZeroFailsBothResults) {
   for (std::string_view kernel : {"tfrt.div.i32", "tfrt.div.i64"}) {
     SCOPED_TRACE(kernel);
-    diagnostics_.clear();
+    host_.ClearDiagnostics();
     std::unique_ptr<KernelFrameBuilder> frame = NewFrame(kernel);
     if (kernel == "tfrt.div.i32") {
       frame->AddAvailableArg<int32_t>(7).AddAvailableArg<int32_t>(0);
@@ -405,7 +383,7 @@ TEST_F(ValueKernelsTest, IntegerDivByZeroFailsBothResults) {
     Run(kernel, *frame);
     ExpectDivideByZero(*frame, 0, kernel);
     ExpectDivideByZero(*frame, 1, kernel);
-    EXPECT_THAT(diagnostics_,
+    EXPECT_THAT(host_.diagnostics(),
                 ElementsAre("prog.mlir:3:8: error: runtime error: "
                             "Divide by zero"));
   }
@@ -420,7 +398,7 @@ TEST_F(ValueKernelsTest, FloatDivByZeroIsAnError) {
        {Case{"tfrt.div.f32", 0.0}, Case{"tfrt.div.f32", -0.0},
         Case{"tfrt.div.f64", 0.0}, Case{"tfrt.div.f64", -0.0}}) {
     SCOPED_TRACE(testing::Message() << c.kernel << " by " << c.divisor);
-    diagnostics_.clear();
+    host_.ClearDiagnostics();
     std::unique_ptr<KernelFrameBuilder> frame = NewFrame(c.kernel);
     if (c.kernel == "tfrt.div.f32") {
       frame->AddAvailableArg<float>(1.0f).AddAvailableArg<float>(
@@ -431,7 +409,7 @@ TEST_F(ValueKernelsTest, FloatDivByZeroIsAnError) {
     frame->SetNumResults(1);
     Run(c.kernel, *frame);
     ExpectDivideByZero(*frame, 0, c.kernel);
-    EXPECT_THAT(diagnostics_,
+    EXPECT_THAT(host_.diagnostics(),
                 ElementsAre("prog.mlir:3:8: error: runtime error: "
                             "Divide by zero"));
   }
@@ -526,7 +504,7 @@ TEST_F(ValueKernelsTest, SpecResizeExampleKeepsIeeeResultsExact) {
   const float new_width32 = Call<float>("tfrt.multiply.f32", width32, ratio32);
   EXPECT_EQ(Call<int64_t>("tfrt.cast.f32_to_i64", new_height32), 256);
   EXPECT_EQ(Call<int64_t>("tfrt.cast.f32_to_i64", new_width32), 312);
-  EXPECT_THAT(diagnostics_, IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,14 +17,10 @@
 #include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
-#include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_frame_builder.h"
-#include "sluice/kernel/kernel_registry.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -33,32 +29,9 @@ using ::testing::IsEmpty;
 
 class AsyncKernelsTest : public ::testing::Test {
  protected:
-  explicit AsyncKernelsTest(std::string_view spec = "s") {
-    absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
-        CreateWorkQueue(spec);
-    EXPECT_TRUE(queue.ok()) << queue.status();
-    host_ = std::make_unique<HostContext>(
-        [this](const DecodedDiagnostic& diagnostic) {
-          std::lock_guard<std::mutex> lock(mu_);
-          diagnostics_.push_back(diagnostic.ToString());
-        },
-        CreateMallocAllocator(), *std::move(queue));
-    RegisterTestKernels(&GetKernelRegistry(host_.get()));
-    request_ = RequestContext::Create(host_.get());
-  }
-
-  KernelFrameBuilder Frame(std::string name) {
-    return KernelFrameBuilder(ExecutionContext(request_.CopyRef()),
-                              std::move(name),
-                              DecodedLocation{"prog.mlir", 1, 1});
-  }
-
-  void Invoke(KernelFrameBuilder& frame, std::string_view name) {
-    const RegisteredKernel* kernel =
-        GetKernelRegistry(host_.get()).GetKernel(name);
-    ASSERT_NE(kernel, nullptr) << name;
-    EXPECT_EQ(kernel->strictness, Strictness::kStrict);
-    frame.Invoke(kernel->implementation);
+  explicit AsyncKernelsTest(std::string_view spec = "s")
+      : host_(spec, DecodedLocation{"prog.mlir", 1, 1}) {
+    RegisterTestKernels(&host_.registry());
   }
 
   // Calls a kernel with one result whose value arrives from the work queue:
@@ -67,28 +40,20 @@ class AsyncKernelsTest : public ::testing::Test {
   template <typename T>
   T CallAsync(KernelFrameBuilder& frame, std::string_view name) {
     frame.SetNumResults(1);
-    Invoke(frame, name);
+    host_.Invoke(frame, name);
     EXPECT_TRUE(frame.result(0)->IsUnavailable()) << name;
-    host_->Await(frame.results());
+    host_.Await(frame.results());
     EXPECT_TRUE(frame.result(0)->IsConcrete()) << name;
     return frame.result(0)->get<T>();
   }
 
-  std::vector<std::string> Diagnostics() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return diagnostics_;
-  }
-
-  std::mutex mu_;
-  std::vector<std::string> diagnostics_;
-  std::unique_ptr<HostContext> host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 TEST_F(AsyncKernelsTest, CopyWithDelaySleepsOnTheCallingThread) {
   for (const char* name :
        {"tfrt_test.copy.with_delay.i32", "tfrt_test.copy.with_delay.i64"}) {
-    KernelFrameBuilder frame = Frame(name);
+    KernelFrameBuilder frame = host_.Frame(name);
     if (std::string_view(name).back() == '2') {
       frame.AddAvailableArg<int32_t>(42);
     } else {
@@ -96,7 +61,7 @@ TEST_F(AsyncKernelsTest, CopyWithDelaySleepsOnTheCallingThread) {
     }
     frame.SetNumResults(1);
     const absl::Time start = absl::Now();
-    Invoke(frame, name);
+    host_.Invoke(frame, name);
     EXPECT_GE(absl::Now() - start, absl::Milliseconds(1)) << name;
     // Synchronous: available when the kernel returns.
     ASSERT_TRUE(frame.result(0)->IsConcrete()) << name;
@@ -109,13 +74,13 @@ TEST_F(AsyncKernelsTest, CopyWithDelaySleepsOnTheCallingThread) {
 }
 
 TEST_F(AsyncKernelsTest, AsyncAdd) {
-  KernelFrameBuilder frame = Frame("tfrt_test.async_add.i32");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.async_add.i32");
   frame.AddAvailableArg<int32_t>(1).AddAvailableArg<int32_t>(2);
   EXPECT_EQ(CallAsync<int32_t>(frame, "tfrt_test.async_add.i32"), 3);
 }
 
 TEST_F(AsyncKernelsTest, AsyncAddWrapsAround) {
-  KernelFrameBuilder frame = Frame("tfrt_test.async_add.i32");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.async_add.i32");
   frame.AddAvailableArg<int32_t>(std::numeric_limits<int32_t>::max())
       .AddAvailableArg<int32_t>(1);
   EXPECT_EQ(CallAsync<int32_t>(frame, "tfrt_test.async_add.i32"),
@@ -126,7 +91,7 @@ TEST_F(AsyncKernelsTest, AsyncCopies) {
   for (const char* name :
        {"tfrt_test.async_copy.i32", "tfrt_test.async_copy.with_delay.i32",
         "tfrt_test.async_copy_2.i32"}) {
-    KernelFrameBuilder frame = Frame(name);
+    KernelFrameBuilder frame = host_.Frame(name);
     frame.AddAvailableArg<int32_t>(-7);
     EXPECT_EQ(CallAsync<int32_t>(frame, name), -7) << name;
   }
@@ -135,30 +100,30 @@ TEST_F(AsyncKernelsTest, AsyncCopies) {
 // The value takes a second trip through the queue: one round of tasks is not
 // enough to produce it.
 TEST_F(AsyncKernelsTest, AsyncCopy2TakesTwoTasks) {
-  KernelFrameBuilder frame = Frame("tfrt_test.async_copy_2.i32");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.async_copy_2.i32");
   frame.AddAvailableArg<int32_t>(5).SetNumResults(1);
-  Invoke(frame, "tfrt_test.async_copy_2.i32");
+  host_.Invoke(frame, "tfrt_test.async_copy_2.i32");
   AsyncValueRef<Chain> first_round =
-      EnqueueWork(host_.get(), [] { return Chain(); });
-  host_->Await(first_round.CopyRCRef());
+      EnqueueWork(host_.host_context(), [] { return Chain(); });
+  host_.Await(first_round.CopyRCRef());
   EXPECT_TRUE(frame.result(0)->IsUnavailable());
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   EXPECT_EQ(frame.result(0)->get<int32_t>(), 5);
 }
 
 TEST_F(AsyncKernelsTest, AsyncConstant) {
-  KernelFrameBuilder frame = Frame("tfrt_test.async_constant.i32");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.async_constant.i32");
   frame.AddAttribute(frame.attribute_buffer().AddScalar<int32_t>(17));
   EXPECT_EQ(CallAsync<int32_t>(frame, "tfrt_test.async_constant.i32"), 17);
 }
 
 TEST_F(AsyncKernelsTest, UsleepSleepsAsBlockingWorkAndPrints) {
-  KernelFrameBuilder frame = Frame("tfrt_test.usleep");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.usleep");
   frame.AddAvailableArg<int32_t>(1500).SetNumResults(0);
   testing::internal::CaptureStdout();
   const absl::Time start = absl::Now();
-  Invoke(frame, "tfrt_test.usleep");
-  host_->Quiesce();
+  host_.Invoke(frame, "tfrt_test.usleep");
+  host_.Quiesce();
   const absl::Duration elapsed = absl::Now() - start;
   EXPECT_EQ(testing::internal::GetCapturedStdout(),
             "Slept for 1500 microseconds\n");
@@ -167,32 +132,32 @@ TEST_F(AsyncKernelsTest, UsleepSleepsAsBlockingWorkAndPrints) {
 
 // Nothing is printed before the queue runs the blocking task.
 TEST_F(AsyncKernelsTest, UsleepDoesNotSleepInTheKernel) {
-  KernelFrameBuilder frame = Frame("tfrt_test.usleep");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.usleep");
   frame.AddAvailableArg<int32_t>(10).SetNumResults(0);
   testing::internal::CaptureStdout();
-  Invoke(frame, "tfrt_test.usleep");
+  host_.Invoke(frame, "tfrt_test.usleep");
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
   testing::internal::CaptureStdout();
-  host_->Quiesce();
+  host_.Quiesce();
   EXPECT_EQ(testing::internal::GetCapturedStdout(),
             "Slept for 10 microseconds\n");
 }
 
 TEST_F(AsyncKernelsTest, BlockingUsleepResolvesTheChainAfterTheSleep) {
-  KernelFrameBuilder frame = Frame("tfrt_test.blocking.usleep");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.blocking.usleep");
   frame.AddAvailableArg<int32_t>(2000).SetNumResults(1);
   testing::internal::CaptureStdout();
   const absl::Time start = absl::Now();
-  Invoke(frame, "tfrt_test.blocking.usleep");
+  host_.Invoke(frame, "tfrt_test.blocking.usleep");
   EXPECT_TRUE(frame.result(0)->IsUnavailable());
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   const absl::Duration elapsed = absl::Now() - start;
   EXPECT_EQ(testing::internal::GetCapturedStdout(),
             "Slept for 2000 microseconds\n");
   ASSERT_TRUE(frame.result(0)->IsConcrete());
   (void)frame.result(0)->get<Chain>();
   EXPECT_GE(elapsed, absl::Microseconds(2000));
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 class AsyncKernelsMultiThreadedTest : public AsyncKernelsTest {
@@ -211,17 +176,17 @@ TEST_F(AsyncKernelsMultiThreadedTest, ManyAsyncKernelsAtOnce) {
   testing::internal::CaptureStdout();
   for (int i = 0; i < kCalls; ++i) {
     const std::string name = kNames[i % 5];
-    auto frame = std::make_unique<KernelFrameBuilder>(
-        ExecutionContext(request_.CopyRef()), name);
+    std::unique_ptr<KernelFrameBuilder> frame =
+        host_.NewFrame(name, std::nullopt);
     frame->AddAvailableArg<int32_t>(i);
     if (i % 5 == 0) frame->AddAvailableArg<int32_t>(1000);
     frame->SetNumResults(1);
-    Invoke(*frame, name);
+    host_.Invoke(*frame, name);
     results.push_back(frame->result(0).CopyRef());
     frames.push_back(std::move(frame));
   }
-  host_->Await(results);
-  host_->Quiesce();
+  host_.Await(results);
+  host_.Quiesce();
   const std::string printed = testing::internal::GetCapturedStdout();
   for (int i = 0; i < kCalls; ++i) {
     ASSERT_TRUE(results[i]->IsConcrete()) << i;

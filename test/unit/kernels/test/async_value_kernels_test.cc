@@ -8,34 +8,24 @@
 #include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
-#include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
-#include "sluice/host_context/host_context.h"
-#include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
 
 class AsyncValueKernelsTest : public ::testing::Test {
  protected:
-  AsyncValueKernelsTest()
-      : host_([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
-              CreateSingleThreadedWorkQueue()),
-        request_(RequestContext::Create(&host_)) {
-    RegisterTestKernels(&GetKernelRegistry(&host_));
-  }
+  AsyncValueKernelsTest() { RegisterTestKernels(&host_.registry()); }
 
   // Runs the self-test `name`; returns what it printed and checks that it
   // returned the same text.
   std::string SelfTest(std::string_view name) {
-    auto frame = std::make_unique<KernelFrameBuilder>(
-        ExecutionContext(request_.CopyRef()), std::string(name));
+    std::unique_ptr<KernelFrameBuilder> frame =
+        host_.NewFrame(std::string(name));
     frame->SetNumResults(1);
-    const RegisteredKernel* kernel = GetKernelRegistry(&host_).GetKernel(name);
+    const RegisteredKernel* kernel = host_.registry().GetKernel(name);
     if (kernel == nullptr) {
       ADD_FAILURE() << name << " is not registered";
       return "";
@@ -50,8 +40,7 @@ class AsyncValueKernelsTest : public ::testing::Test {
     return printed;
   }
 
-  HostContext host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 TEST_F(AsyncValueKernelsTest, AsyncValueGet) {

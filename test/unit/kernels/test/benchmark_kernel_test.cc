@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <functional>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -20,100 +17,34 @@
 #include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/diagnostic.h"
 #include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernel/attribute_buffer.h"
-#include "sluice/kernel/function.h"
 #include "sluice/kernel/kernel_frame_builder.h"
-#include "sluice/kernel/kernel_registry.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
 
 using ::testing::IsEmpty;
 
-// A Function whose body is a lambda.
-class LambdaFunction : public Function {
- public:
-  using Body =
-      std::function<void(const ExecutionContext&, absl::Span<AsyncValue* const>,
-                         absl::Span<RCReference<AsyncValue>>)>;
-
-  LambdaFunction(size_t num_arguments, size_t num_results, Body body)
-      : Function("", num_arguments, num_results), body_(std::move(body)) {}
-
-  void Execute(const ExecutionContext& context,
-               absl::Span<AsyncValue* const> arguments,
-               absl::Span<RCReference<AsyncValue>> results) const override {
-    ++calls_;
-    body_(context, arguments, results);
-  }
-
-  int calls() const { return calls_.load(); }
-
- private:
-  Body body_;
-  mutable std::atomic<int> calls_{0};
-};
+using test_util::I32Adder;
+using test_util::LambdaFunction;
 
 RCReference<AsyncValue> I32(int32_t value) {
   return MakeAvailableAsyncValueRef<int32_t>(value).ReleaseRCRef();
 }
 
-// (i32, i32) -> i32: the sum of its arguments.
-LambdaFunction Adder() {
-  return LambdaFunction(
-      2, 1,
-      [](const ExecutionContext&, absl::Span<AsyncValue* const> arguments,
-         absl::Span<RCReference<AsyncValue>> results) {
-        results[0] =
-            I32(arguments[0]->get<int32_t>() + arguments[1]->get<int32_t>());
-      });
-}
-
 class BenchmarkFixture : public ::testing::Test {
  protected:
-  explicit BenchmarkFixture(std::string_view spec = "s") {
-    absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
-        CreateWorkQueue(spec);
-    EXPECT_TRUE(queue.ok()) << queue.status();
-    host_ = std::make_unique<HostContext>(
-        [this](const DecodedDiagnostic& diagnostic) {
-          std::lock_guard<std::mutex> lock(mu_);
-          diagnostics_.push_back(diagnostic.ToString());
-        },
-        CreateMallocAllocator(), *std::move(queue));
-    RegisterTestKernels(&GetKernelRegistry(host_.get()));
-    request_ = RequestContext::Create(host_.get());
+  explicit BenchmarkFixture(std::string_view spec = "s")
+      : host_(spec, DecodedLocation{"prog.mlir", 5, 3}) {
+    RegisterTestKernels(&host_.registry());
   }
 
-  KernelFrameBuilder Frame(std::string name) {
-    return KernelFrameBuilder(ExecutionContext(request_.CopyRef()),
-                              std::move(name),
-                              DecodedLocation{"prog.mlir", 5, 3});
-  }
-
-  void Invoke(KernelFrameBuilder& frame, std::string_view name) {
-    const RegisteredKernel* kernel =
-        GetKernelRegistry(host_.get()).GetKernel(name);
-    ASSERT_NE(kernel, nullptr) << name;
-    EXPECT_EQ(kernel->strictness, Strictness::kStrict);
-    frame.Invoke(kernel->implementation);
-  }
-
-  std::vector<std::string> Diagnostics() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return diagnostics_;
-  }
-
-  std::mutex mu_;
-  std::vector<std::string> diagnostics_;
-  std::unique_ptr<HostContext> host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 // --- tfrt_test.benchmark -----------------------------------------------------
@@ -200,13 +131,13 @@ class BenchmarkTest : public BenchmarkFixture {
   // reported run count.
   std::string Run(const BenchmarkAttributes& attributes,
                   const LambdaFunction& body, std::string* count) {
-    KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+    KernelFrameBuilder frame = host_.Frame("tfrt_test.benchmark");
     frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
     AddBenchmarkAttributes(frame, attributes);
     testing::internal::CaptureStdout();
-    Invoke(frame, "tfrt_test.benchmark");
-    host_->Await(frame.results());
-    host_->Quiesce();
+    host_.Invoke(frame, "tfrt_test.benchmark");
+    host_.Await(frame.results());
+    host_.Quiesce();
     std::string output = testing::internal::GetCapturedStdout();
     EXPECT_TRUE(frame.result(0)->IsConcrete());
     EXPECT_EQ(ReportShape(output, count), ExpectedShape()) << output;
@@ -215,7 +146,7 @@ class BenchmarkTest : public BenchmarkFixture {
 };
 
 TEST_F(BenchmarkTest, RunsWarmUpThenMaxCount) {
-  LambdaFunction body = Adder();
+  LambdaFunction body = I32Adder();
   BenchmarkAttributes attributes;
   attributes.max_count = 5;
   attributes.num_warmup_runs = 2;
@@ -223,11 +154,11 @@ TEST_F(BenchmarkTest, RunsWarmUpThenMaxCount) {
   Run(attributes, body, &count);
   EXPECT_EQ(count, "5");
   EXPECT_EQ(body.calls(), 7);
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(BenchmarkTest, OneWarmUpRunByDefault) {
-  LambdaFunction body = Adder();
+  LambdaFunction body = I32Adder();
   BenchmarkAttributes attributes;
   attributes.max_count = 3;
   std::string count;
@@ -237,7 +168,7 @@ TEST_F(BenchmarkTest, OneWarmUpRunByDefault) {
 }
 
 TEST_F(BenchmarkTest, AcceptsI64Attributes) {
-  LambdaFunction body = Adder();
+  LambdaFunction body = I32Adder();
   BenchmarkAttributes attributes;
   attributes.max_count = 4;
   attributes.num_warmup_runs = 0;
@@ -250,7 +181,7 @@ TEST_F(BenchmarkTest, AcceptsI64Attributes) {
 
 // With no time to spare, the benchmark stops after its first measured run.
 TEST_F(BenchmarkTest, StopsWhenTheDurationHasPassed) {
-  LambdaFunction body = Adder();
+  LambdaFunction body = I32Adder();
   BenchmarkAttributes attributes;
   attributes.duration_secs = 0;
   attributes.max_count = 1000000;
@@ -261,7 +192,7 @@ TEST_F(BenchmarkTest, StopsWhenTheDurationHasPassed) {
 }
 
 TEST_F(BenchmarkTest, ZeroMaxCountRunsOnlyTheWarmUp) {
-  LambdaFunction body = Adder();
+  LambdaFunction body = I32Adder();
   BenchmarkAttributes attributes;
   attributes.max_count = 0;
   attributes.num_warmup_runs = 3;
@@ -273,7 +204,7 @@ TEST_F(BenchmarkTest, ZeroMaxCountRunsOnlyTheWarmUp) {
 }
 
 TEST_F(BenchmarkTest, ReportsMonotonePercentiles) {
-  LambdaFunction body = Adder();
+  LambdaFunction body = I32Adder();
   BenchmarkAttributes attributes;
   attributes.max_count = 50;
   std::string count;
@@ -298,7 +229,7 @@ TEST_F(BenchmarkTest, ReportsMonotonePercentiles) {
 TEST_F(BenchmarkTest, RunsAsynchronousBodiesOneAtATime) {
   std::atomic<int> in_flight{0};
   std::atomic<int> max_in_flight{0};
-  HostContext* host = host_.get();
+  HostContext* host = host_.host_context();
   LambdaFunction body(
       2, 1,
       [&, host](const ExecutionContext&, absl::Span<AsyncValue* const>,
@@ -331,39 +262,39 @@ TEST_F(BenchmarkTest, AFailedRunFailsTheChainSilently) {
                         results[0] =
                             MakeErrorAsyncValueRef(absl::InternalError("boom"));
                       });
-  KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.benchmark");
   frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
   AddBenchmarkAttributes(frame, BenchmarkAttributes());
   testing::internal::CaptureStdout();
-  Invoke(frame, "tfrt_test.benchmark");
-  host_->Await(frame.results());
+  host_.Invoke(frame, "tfrt_test.benchmark");
+  host_.Await(frame.results());
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().message(), "boom");
   EXPECT_EQ(body.calls(), 1);
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(BenchmarkTest, ACancelledRequestStopsTheBenchmark) {
-  LambdaFunction body = Adder();
-  KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+  LambdaFunction body = I32Adder();
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.benchmark");
   frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
   AddBenchmarkAttributes(frame, BenchmarkAttributes());
-  Invoke(frame, "tfrt_test.benchmark");
-  request_->Cancel();
-  host_->Await(frame.results());
+  host_.Invoke(frame, "tfrt_test.benchmark");
+  host_.request()->Cancel();
+  host_.Await(frame.results());
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(body.calls(), 0);
 }
 
 TEST_F(BenchmarkTest, MissingAttributesAreAnError) {
-  LambdaFunction body = Adder();
-  KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+  LambdaFunction body = I32Adder();
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.benchmark");
   frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
-  Invoke(frame, "tfrt_test.benchmark");
+  host_.Invoke(frame, "tfrt_test.benchmark");
   ASSERT_TRUE(frame.result(0)->IsError());
-  EXPECT_EQ(Diagnostics().size(), 1u);
+  EXPECT_EQ(host_.diagnostics().size(), 1u);
 }
 
 class BenchmarkMultiThreadedTest : public BenchmarkFixture {
@@ -372,22 +303,22 @@ class BenchmarkMultiThreadedTest : public BenchmarkFixture {
 };
 
 TEST_F(BenchmarkMultiThreadedTest, BenchmarkWithAsyncBody) {
-  HostContext* host = host_.get();
+  HostContext* host = host_.host_context();
   LambdaFunction body(
       2, 1,
       [host](const ExecutionContext&, absl::Span<AsyncValue* const>,
              absl::Span<RCReference<AsyncValue>> results) {
         results[0] = EnqueueWork(host, [] { return 1; }).ReleaseRCRef();
       });
-  KernelFrameBuilder frame = Frame("tfrt_test.benchmark");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.benchmark");
   frame.AddArg(I32(1)).AddArg(I32(2)).AddFunction(&body).SetNumResults(1);
   BenchmarkAttributes attributes;
   attributes.max_count = 100;
   AddBenchmarkAttributes(frame, attributes);
   testing::internal::CaptureStdout();
-  Invoke(frame, "tfrt_test.benchmark");
-  host_->Await(frame.results());
-  host_->Quiesce();
+  host_.Invoke(frame, "tfrt_test.benchmark");
+  host_.Await(frame.results());
+  host_.Quiesce();
   std::string count;
   const std::string output = testing::internal::GetCapturedStdout();
   EXPECT_EQ(ReportShape(output, &count), ExpectedShape());

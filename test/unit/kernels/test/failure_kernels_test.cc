@@ -3,7 +3,6 @@
 // emit.
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -16,15 +15,11 @@
 #include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
-#include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_frame_builder.h"
-#include "sluice/kernel/kernel_registry.h"
 #include "sluice/support/error_util.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -34,53 +29,21 @@ using ::testing::IsEmpty;
 
 class FailureKernelsTest : public ::testing::Test {
  protected:
-  explicit FailureKernelsTest(std::string_view spec = "s") {
-    absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
-        CreateWorkQueue(spec);
-    EXPECT_TRUE(queue.ok()) << queue.status();
-    host_ = std::make_unique<HostContext>(
-        [this](const DecodedDiagnostic& diagnostic) {
-          std::lock_guard<std::mutex> lock(mu_);
-          diagnostics_.push_back(diagnostic.ToString());
-        },
-        CreateMallocAllocator(), *std::move(queue));
-    RegisterTestKernels(&GetKernelRegistry(host_.get()));
-    request_ = RequestContext::Create(host_.get());
+  explicit FailureKernelsTest(std::string_view spec = "s")
+      : host_(spec, DecodedLocation{"prog.mlir", 3, 8}) {
+    RegisterTestKernels(&host_.registry());
   }
 
-  KernelFrameBuilder Frame(std::string name) {
-    return KernelFrameBuilder(ExecutionContext(request_.CopyRef()),
-                              std::move(name),
-                              DecodedLocation{"prog.mlir", 3, 8});
-  }
-
-  // Calls `name` on `frame`; does not wait.
-  void Invoke(KernelFrameBuilder& frame, std::string_view name) {
-    const RegisteredKernel* kernel =
-        GetKernelRegistry(host_.get()).GetKernel(name);
-    ASSERT_NE(kernel, nullptr) << name;
-    EXPECT_EQ(kernel->strictness, Strictness::kStrict);
-    frame.Invoke(kernel->implementation);
-  }
-
-  std::vector<std::string> Diagnostics() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return diagnostics_;
-  }
-
-  std::mutex mu_;
-  std::vector<std::string> diagnostics_;
-  std::unique_ptr<HostContext> host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 constexpr char kBad[] = "something bad happened";
 constexpr char kBadAsync[] = "something bad happened asynchronously";
 
 TEST_F(FailureKernelsTest, FailReportsTheErrorAtTheOp) {
-  KernelFrameBuilder frame = Frame("tfrt_test.fail");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.fail");
   frame.SetNumResults(1);
-  Invoke(frame, "tfrt_test.fail");
+  host_.Invoke(frame, "tfrt_test.fail");
 
   ASSERT_TRUE(frame.result(0)->IsError());
   const absl::Status& error = frame.result(0)->GetError();
@@ -88,115 +51,120 @@ TEST_F(FailureKernelsTest, FailReportsTheErrorAtTheOp) {
   EXPECT_EQ(error.code(), absl::StatusCode::kUnknown);
   EXPECT_EQ(GetErrorContext(error).kernel, "tfrt_test.fail");
   EXPECT_EQ(GetErrorContext(error).location, "prog.mlir:3:8");
-  EXPECT_THAT(Diagnostics(),
+  EXPECT_THAT(host_.diagnostics(),
               ElementsAre("prog.mlir:3:8: error: runtime error: something "
                           "bad happened"));
 }
 
 TEST_F(FailureKernelsTest, PartialFailSetsTheFirstResultAndFailsTheSecond) {
-  KernelFrameBuilder frame = Frame("tfrt_test.partial_fail");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.partial_fail");
   frame.SetNumResults(2);
-  Invoke(frame, "tfrt_test.partial_fail");
+  host_.Invoke(frame, "tfrt_test.partial_fail");
 
   ASSERT_TRUE(frame.result(0)->IsConcrete());
   EXPECT_EQ(frame.result(0)->get<int32_t>(), 1);
   ASSERT_TRUE(frame.result(1)->IsError());
   EXPECT_EQ(frame.result(1)->GetError().message(), kBad);
-  EXPECT_THAT(Diagnostics(),
+  EXPECT_THAT(host_.diagnostics(),
               ElementsAre("prog.mlir:3:8: error: runtime error: something "
                           "bad happened"));
 }
 
 TEST_F(FailureKernelsTest, ReportErrorAsyncFailsTheAllocatedResultLater) {
-  KernelFrameBuilder frame = Frame("tfrt_test.report_error_async");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.report_error_async");
   frame.SetNumResults(1);
-  Invoke(frame, "tfrt_test.report_error_async");
+  host_.Invoke(frame, "tfrt_test.report_error_async");
 
   // Nothing runs on the single-threaded queue until someone waits.
   ASSERT_TRUE(frame.result(0)->IsUnavailable());
   EXPECT_FALSE(frame.result(0)->IsIndirect());
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().message(), kBadAsync);
   EXPECT_EQ(GetErrorContext(frame.result(0)->GetError()).kernel,
             "tfrt_test.report_error_async");
-  EXPECT_THAT(Diagnostics(),
+  EXPECT_THAT(host_.diagnostics(),
               ElementsAre("prog.mlir:3:8: error: runtime error: something "
                           "bad happened asynchronously"));
 }
 
 TEST_F(FailureKernelsTest, ReportErrorConcreteAsyncSucceedsOnZero) {
-  KernelFrameBuilder frame = Frame("tfrt_test.report_error_concrete_async");
+  KernelFrameBuilder frame =
+      host_.Frame("tfrt_test.report_error_concrete_async");
   frame.AddAvailableArg<int32_t>(0).SetNumResults(1);
-  Invoke(frame, "tfrt_test.report_error_concrete_async");
+  host_.Invoke(frame, "tfrt_test.report_error_concrete_async");
 
   ASSERT_TRUE(frame.result(0)->IsConcrete());
   EXPECT_FALSE(frame.result(0)->IsIndirect());
   EXPECT_EQ(frame.result(0)->get<int32_t>(), 0);
-  host_->Quiesce();
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  host_.Quiesce();
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(FailureKernelsTest, ReportErrorConcreteAsyncFailsOtherwise) {
-  KernelFrameBuilder frame = Frame("tfrt_test.report_error_concrete_async");
+  KernelFrameBuilder frame =
+      host_.Frame("tfrt_test.report_error_concrete_async");
   frame.AddAvailableArg<int32_t>(1).SetNumResults(1);
-  Invoke(frame, "tfrt_test.report_error_concrete_async");
+  host_.Invoke(frame, "tfrt_test.report_error_concrete_async");
 
   ASSERT_TRUE(frame.result(0)->IsUnavailable());
   EXPECT_FALSE(frame.result(0)->IsIndirect());
-  host_->Await(frame.results());
+  host_.Await(frame.results());
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().message(), kBadAsync);
-  EXPECT_THAT(Diagnostics(),
+  EXPECT_THAT(host_.diagnostics(),
               ElementsAre("prog.mlir:3:8: error: runtime error: something "
                           "bad happened asynchronously"));
 }
 
 TEST_F(FailureKernelsTest, ReportErrorIndirectAsyncSucceedsOnZero) {
-  KernelFrameBuilder frame = Frame("tfrt_test.report_error_indirect_async");
+  KernelFrameBuilder frame =
+      host_.Frame("tfrt_test.report_error_indirect_async");
   frame.AddAvailableArg<int32_t>(0).SetNumResults(1);
-  Invoke(frame, "tfrt_test.report_error_indirect_async");
+  host_.Invoke(frame, "tfrt_test.report_error_indirect_async");
 
   ASSERT_TRUE(frame.result(0)->IsIndirect());
   ASSERT_TRUE(frame.result(0)->IsConcrete());
   EXPECT_EQ(frame.result(0)->get<int32_t>(), 0);
-  host_->Quiesce();
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  host_.Quiesce();
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(FailureKernelsTest, ReportErrorIndirectAsyncFailsOtherwise) {
-  KernelFrameBuilder frame = Frame("tfrt_test.report_error_indirect_async");
+  KernelFrameBuilder frame =
+      host_.Frame("tfrt_test.report_error_indirect_async");
   frame.AddAvailableArg<int32_t>(-4).SetNumResults(1);
-  Invoke(frame, "tfrt_test.report_error_indirect_async");
+  host_.Invoke(frame, "tfrt_test.report_error_indirect_async");
 
   ASSERT_TRUE(frame.result(0)->IsIndirect());
   ASSERT_TRUE(frame.result(0)->IsUnavailable());
-  EXPECT_THAT(Diagnostics(), IsEmpty());
-  host_->Await(frame.results());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
+  host_.Await(frame.results());
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().message(), kBadAsync);
-  EXPECT_THAT(Diagnostics(),
+  EXPECT_THAT(host_.diagnostics(),
               ElementsAre("prog.mlir:3:8: error: runtime error: something "
                           "bad happened asynchronously"));
 }
 
 TEST_F(FailureKernelsTest, CancelCancelsTheRequestAndReturnsZeroAndTheChain) {
-  KernelFrameBuilder frame = Frame("tfrt_test.cancel");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.cancel");
   AsyncValueRef<Chain> chain = MakeReadyChain();
   frame.AddArg(chain.CopyRCRef()).SetNumResults(2);
-  ASSERT_FALSE(request_->IsCancelled());
-  Invoke(frame, "tfrt_test.cancel");
+  ASSERT_FALSE(host_.request()->IsCancelled());
+  host_.Invoke(frame, "tfrt_test.cancel");
 
-  ASSERT_TRUE(request_->IsCancelled());
-  const absl::Status& cancelled = request_->GetCancelAsyncValue()->GetError();
+  ASSERT_TRUE(host_.request()->IsCancelled());
+  const absl::Status& cancelled =
+      host_.request()->GetCancelAsyncValue()->GetError();
   EXPECT_EQ(cancelled.code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(cancelled.message(), "Cancelled");
   ASSERT_TRUE(frame.result(0)->IsConcrete());
   EXPECT_EQ(frame.result(0)->get<int32_t>(), 0);
   EXPECT_EQ(frame.result(1).get(), chain.GetAsyncValue());
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 class FailureKernelsMultiThreadedTest : public FailureKernelsTest {
@@ -214,22 +182,20 @@ TEST_F(FailureKernelsMultiThreadedTest, ManyAsyncReportsFromWorkers) {
     const std::string name = i % 2 == 0
                                  ? "tfrt_test.report_error_async"
                                  : "tfrt_test.report_error_indirect_async";
-    auto frame = std::make_unique<KernelFrameBuilder>(
-        ExecutionContext(request_.CopyRef()), name,
-        DecodedLocation{"prog.mlir", 3, 8});
+    std::unique_ptr<KernelFrameBuilder> frame = host_.NewFrame(name);
     if (i % 2 == 1) frame->AddAvailableArg<int32_t>(i);
     frame->SetNumResults(1);
-    Invoke(*frame, name);
+    host_.Invoke(*frame, name);
     results.push_back(frame->result(0).CopyRef());
     frames.push_back(std::move(frame));
   }
-  host_->Await(results);
+  host_.Await(results);
   for (const RCReference<AsyncValue>& result : results) {
     ASSERT_TRUE(result->IsError());
     EXPECT_EQ(result->GetError().message(), kBadAsync);
   }
-  host_->Quiesce();
-  EXPECT_EQ(Diagnostics().size(), static_cast<size_t>(kCalls));
+  host_.Quiesce();
+  EXPECT_EQ(host_.diagnostics().size(), static_cast<size_t>(kCalls));
 }
 
 }  // namespace

@@ -1,25 +1,16 @@
 // as_chain, identity, multi_arg_result, share_to_two, make_indirect and
 // get_uniqueness: which AsyncValues their results are, and reference counts.
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
-#include "sluice/host_context/host_context.h"
-#include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_frame_builder.h"
-#include "sluice/kernel/kernel_registry.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -29,32 +20,11 @@ using ::testing::IsEmpty;
 
 class ForwardingKernelsTest : public ::testing::Test {
  protected:
-  ForwardingKernelsTest()
-      : host_(
-            [this](const DecodedDiagnostic& diagnostic) {
-              diagnostics_.push_back(diagnostic.ToString());
-            },
-            CreateMallocAllocator(), CreateSingleThreadedWorkQueue()),
-        request_(RequestContext::Create(&host_)) {
-    RegisterTestKernels(&GetKernelRegistry(&host_));
+  ForwardingKernelsTest() : host_("s", DecodedLocation{"prog.mlir", 2, 3}) {
+    RegisterTestKernels(&host_.registry());
   }
 
-  KernelFrameBuilder Frame(std::string name) {
-    return KernelFrameBuilder(ExecutionContext(request_.CopyRef()),
-                              std::move(name),
-                              DecodedLocation{"prog.mlir", 2, 3});
-  }
-
-  void Invoke(KernelFrameBuilder& frame, std::string_view name) {
-    const RegisteredKernel* kernel = GetKernelRegistry(&host_).GetKernel(name);
-    ASSERT_NE(kernel, nullptr) << name;
-    EXPECT_EQ(kernel->strictness, Strictness::kStrict);
-    frame.Invoke(kernel->implementation);
-  }
-
-  std::vector<std::string> diagnostics_;
-  HostContext host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 RCReference<AsyncValue> I32(int32_t value) {
@@ -62,20 +32,20 @@ RCReference<AsyncValue> I32(int32_t value) {
 }
 
 TEST_F(ForwardingKernelsTest, AsChainTakesAnything) {
-  KernelFrameBuilder frame = Frame("tfrt_test.as_chain");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.as_chain");
   frame.AddArg(I32(1))
       .AddAvailableArg<std::string>("x")
       .AddAvailableArg<Chain>()
       .SetNumResults(1);
-  Invoke(frame, "tfrt_test.as_chain");
+  host_.Invoke(frame, "tfrt_test.as_chain");
   ASSERT_TRUE(frame.result(0)->IsConcrete());
   (void)frame.result(0)->get<Chain>();
 }
 
 TEST_F(ForwardingKernelsTest, AsChainWithNoOperands) {
-  KernelFrameBuilder frame = Frame("tfrt_test.as_chain");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.as_chain");
   frame.SetNumResults(1);
-  Invoke(frame, "tfrt_test.as_chain");
+  host_.Invoke(frame, "tfrt_test.as_chain");
   ASSERT_TRUE(frame.result(0)->IsConcrete());
 }
 
@@ -83,40 +53,40 @@ TEST_F(ForwardingKernelsTest, IdentityForwardsAllButTheChain) {
   RCReference<AsyncValue> a = I32(1);
   RCReference<AsyncValue> b =
       MakeAvailableAsyncValueRef<std::string>("b").ReleaseRCRef();
-  KernelFrameBuilder frame = Frame("tfrt_test.identity");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.identity");
   frame.AddAvailableArg<Chain>()
       .AddArg(a.CopyRef())
       .AddArg(b.CopyRef())
       .SetNumResults(2);
-  Invoke(frame, "tfrt_test.identity");
+  host_.Invoke(frame, "tfrt_test.identity");
   EXPECT_EQ(frame.result(0).get(), a.get());
   EXPECT_EQ(frame.result(1).get(), b.get());
-  EXPECT_THAT(diagnostics_, IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(ForwardingKernelsTest, MultiArgResultForwardsEveryOperand) {
   RCReference<AsyncValue> a = I32(1);
   RCReference<AsyncValue> b = MakeReadyChain().ReleaseRCRef();
   RCReference<AsyncValue> c = I32(3);
-  KernelFrameBuilder frame = Frame("tfrt_test.multi_arg_result");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.multi_arg_result");
   frame.AddArg(a.CopyRef())
       .AddArg(b.CopyRef())
       .AddArg(c.CopyRef())
       .SetNumResults(3);
-  Invoke(frame, "tfrt_test.multi_arg_result");
+  host_.Invoke(frame, "tfrt_test.multi_arg_result");
   EXPECT_EQ(frame.result(0).get(), a.get());
   EXPECT_EQ(frame.result(1).get(), b.get());
   EXPECT_EQ(frame.result(2).get(), c.get());
 }
 
 TEST_F(ForwardingKernelsTest, MismatchedCountsAreAnError) {
-  KernelFrameBuilder frame = Frame("tfrt_test.multi_arg_result");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.multi_arg_result");
   frame.AddArg(I32(1)).AddArg(I32(2)).SetNumResults(1);
-  Invoke(frame, "tfrt_test.multi_arg_result");
+  host_.Invoke(frame, "tfrt_test.multi_arg_result");
   ASSERT_TRUE(frame.result(0)->IsError());
   EXPECT_EQ(frame.result(0)->GetError().message(),
             "tfrt_test.multi_arg_result forwards 2 operand(s) to 1 result(s)");
-  EXPECT_THAT(diagnostics_,
+  EXPECT_THAT(host_.diagnostics(),
               ElementsAre("prog.mlir:2:3: error: runtime error: "
                           "tfrt_test.multi_arg_result forwards 2 operand(s) "
                           "to 1 result(s)"));
@@ -124,10 +94,10 @@ TEST_F(ForwardingKernelsTest, MismatchedCountsAreAnError) {
 
 TEST_F(ForwardingKernelsTest, ShareToTwoSharesOneValue) {
   RCReference<AsyncValue> value = I32(7);
-  KernelFrameBuilder frame = Frame("tfrt_test.share_to_two");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.share_to_two");
   frame.AddArg(value.CopyRef()).SetNumResults(2);
   const uint32_t refs_before = value->NumRef();
-  Invoke(frame, "tfrt_test.share_to_two");
+  host_.Invoke(frame, "tfrt_test.share_to_two");
   EXPECT_EQ(frame.result(0).get(), value.get());
   EXPECT_EQ(frame.result(1).get(), value.get());
   EXPECT_EQ(value->NumRef(), refs_before + 2);
@@ -137,9 +107,9 @@ TEST_F(ForwardingKernelsTest, MakeIndirectForwardsToTheOperands) {
   RCReference<AsyncValue> a = I32(4);
   RCReference<AsyncValue> b =
       MakeAvailableAsyncValueRef<std::string>("s").ReleaseRCRef();
-  KernelFrameBuilder frame = Frame("tfrt_test.make_indirect");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.make_indirect");
   frame.AddArg(a.CopyRef()).AddArg(b.CopyRef()).SetNumResults(2);
-  Invoke(frame, "tfrt_test.make_indirect");
+  host_.Invoke(frame, "tfrt_test.make_indirect");
   for (size_t i = 0; i < 2; ++i) {
     ASSERT_TRUE(frame.result(i)->IsIndirect()) << i;
     EXPECT_TRUE(frame.result(i)->IsConcrete()) << i;
@@ -156,9 +126,9 @@ TEST_F(ForwardingKernelsTest, MakeIndirectForwardsToTheOperands) {
 // indirect result follows the operand's state.
 TEST_F(ForwardingKernelsTest, MakeIndirectFollowsAPendingOperand) {
   AsyncValueRef<int32_t> pending = MakeUnconstructedAsyncValueRef<int32_t>();
-  KernelFrameBuilder frame = Frame("tfrt_test.make_indirect");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.make_indirect");
   frame.AddArg(pending.CopyRCRef()).SetNumResults(1);
-  Invoke(frame, "tfrt_test.make_indirect");
+  host_.Invoke(frame, "tfrt_test.make_indirect");
   EXPECT_TRUE(frame.result(0)->IsUnavailable());
   pending.emplace(9);
   ASSERT_TRUE(frame.result(0)->IsConcrete());
@@ -167,11 +137,11 @@ TEST_F(ForwardingKernelsTest, MakeIndirectFollowsAPendingOperand) {
 
 TEST_F(ForwardingKernelsTest, GetUniqueness) {
   RCReference<AsyncValue> shared = I32(2);
-  KernelFrameBuilder frame = Frame("tfrt_test.get_uniqueness");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.get_uniqueness");
   // The frame holds the only reference to the first operand; the test keeps
   // one to the second.
   frame.AddArg(I32(1)).AddArg(shared.CopyRef()).SetNumResults(2);
-  Invoke(frame, "tfrt_test.get_uniqueness");
+  host_.Invoke(frame, "tfrt_test.get_uniqueness");
   ASSERT_TRUE(frame.result(0)->IsConcrete());
   ASSERT_TRUE(frame.result(1)->IsConcrete());
   EXPECT_TRUE(frame.result(0)->get<bool>());

@@ -1,9 +1,6 @@
 // The built-in native functions: values, pending and error arguments, and
 // that their errors are silent.
 #include <cstdint>
-#include <memory>
-#include <mutex>
-#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -14,13 +11,9 @@
 #include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
-#include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
-#include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -29,18 +22,8 @@ using ::testing::IsEmpty;
 
 class NativeFunctionsTest : public ::testing::Test {
  protected:
-  explicit NativeFunctionsTest(std::string_view spec = "s") {
-    absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
-        CreateWorkQueue(spec);
-    EXPECT_TRUE(queue.ok()) << queue.status();
-    host_ = std::make_unique<HostContext>(
-        [this](const DecodedDiagnostic& diagnostic) {
-          std::lock_guard<std::mutex> lock(mu_);
-          diagnostics_.push_back(diagnostic.ToString());
-        },
-        CreateMallocAllocator(), *std::move(queue));
-    RegisterTestKernels(&GetKernelRegistry(host_.get()));
-    request_ = RequestContext::Create(host_.get());
+  explicit NativeFunctionsTest(std::string_view spec = "s") : host_(spec) {
+    RegisterTestKernels(&host_.registry());
   }
 
   // Calls the native function `name` with `arguments`; returns its
@@ -48,8 +31,7 @@ class NativeFunctionsTest : public ::testing::Test {
   std::vector<RCReference<AsyncValue>> Call(
       std::string_view name, const std::vector<RCReference<AsyncValue>>& args,
       size_t num_results) {
-    NativeFunction function =
-        GetKernelRegistry(host_.get()).GetNativeFunction(name);
+    NativeFunction function = host_.registry().GetNativeFunction(name);
     std::vector<RCReference<AsyncValue>> results(num_results);
     if (function == nullptr) {
       ADD_FAILURE() << name << " is not registered";
@@ -59,23 +41,14 @@ class NativeFunctionsTest : public ::testing::Test {
     for (const RCReference<AsyncValue>& arg : args) {
       pointers.push_back(arg.get());
     }
-    function(ExecutionContext(request_.CopyRef()), pointers,
-             absl::MakeSpan(results));
+    function(host_.Context(), pointers, absl::MakeSpan(results));
     for (const RCReference<AsyncValue>& result : results) {
       EXPECT_TRUE(result) << name << " left a result unset";
     }
     return results;
   }
 
-  std::vector<std::string> Diagnostics() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return diagnostics_;
-  }
-
-  std::mutex mu_;
-  std::vector<std::string> diagnostics_;
-  std::unique_ptr<HostContext> host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 std::vector<RCReference<AsyncValue>> Values(
@@ -117,7 +90,7 @@ TEST_F(NativeFunctionsTest, NativeAddPassesAnErrorOnSilently) {
   std::vector<RCReference<AsyncValue>> results = Call("native_add", args, 1);
   ASSERT_TRUE(results[0]->IsError());
   EXPECT_EQ(results[0]->GetError().message(), "upstream");
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(NativeFunctionsTest, NativeAsyncAddCompletesFromATask) {
@@ -125,7 +98,7 @@ TEST_F(NativeFunctionsTest, NativeAsyncAddCompletesFromATask) {
       Call("native_async_add", Values({2, 3}), 1);
   // Nothing runs on the single-threaded queue until someone waits.
   EXPECT_TRUE(results[0]->IsUnavailable());
-  host_->Await(results);
+  host_.Await(results);
   ASSERT_TRUE(results[0]->IsConcrete());
   EXPECT_EQ(results[0]->get<int32_t>(), 5);
 }
@@ -136,10 +109,10 @@ TEST_F(NativeFunctionsTest, NativeAsyncAddWithAPendingArgument) {
   args.push_back(a.CopyRCRef());
   std::vector<RCReference<AsyncValue>> results =
       Call("native_async_add", args, 1);
-  host_->Quiesce();
+  host_.Quiesce();
   EXPECT_TRUE(results[0]->IsUnavailable());
   a.emplace(-7);
-  host_->Await(results);
+  host_.Await(results);
   EXPECT_EQ(results[0]->get<int32_t>(), 0);
 }
 
@@ -147,21 +120,21 @@ TEST_F(NativeFunctionsTest, NativeErrorReturnsAnErrorWithoutADiagnostic) {
   std::vector<RCReference<AsyncValue>> results = Call("native_error", {}, 1);
   ASSERT_TRUE(results[0]->IsError());
   EXPECT_EQ(results[0]->GetError().message(), "something bad happened");
-  host_->Quiesce();
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  host_.Quiesce();
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(NativeFunctionsTest, NativeSinkHasNoResults) {
   Call("native_sink", Values({1, 2}), 0);
-  host_->Quiesce();
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  host_.Quiesce();
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(NativeFunctionsTest, NativeAsyncSinkReturnsAChainFromATask) {
   std::vector<RCReference<AsyncValue>> results =
       Call("native_async_sink", Values({1, 2}), 1);
   EXPECT_TRUE(results[0]->IsUnavailable());
-  host_->Await(results);
+  host_.Await(results);
   ASSERT_TRUE(results[0]->IsConcrete());
   (void)results[0]->get<Chain>();
 }
@@ -171,10 +144,10 @@ TEST_F(NativeFunctionsTest, NativeAsyncSinkPassesAnErrorOn) {
   args.push_back(MakeErrorAsyncValueRef(absl::InternalError("upstream")));
   std::vector<RCReference<AsyncValue>> results =
       Call("native_async_sink", args, 1);
-  host_->Await(results);
+  host_.Await(results);
   ASSERT_TRUE(results[0]->IsError());
   EXPECT_EQ(results[0]->GetError().message(), "upstream");
-  EXPECT_THAT(Diagnostics(), IsEmpty());
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 TEST_F(NativeFunctionsTest, AMismatchedCallFailsEveryResult) {
@@ -199,15 +172,17 @@ TEST_F(NativeFunctionsMultiThreadedTest, ArgumentsResolvedByWorkers) {
   std::vector<RCReference<AsyncValue>> results;
   for (int i = 0; i < kCalls; ++i) {
     std::vector<RCReference<AsyncValue>> args;
-    args.push_back(EnqueueWork(host_.get(), [i] { return i; }).ReleaseRCRef());
-    args.push_back(EnqueueWork(host_.get(), [] { return 1; }).ReleaseRCRef());
+    args.push_back(
+        EnqueueWork(host_.host_context(), [i] { return i; }).ReleaseRCRef());
+    args.push_back(
+        EnqueueWork(host_.host_context(), [] { return 1; }).ReleaseRCRef());
     const char* name = i % 3 == 0   ? "native_add"
                        : i % 3 == 1 ? "native_async_add"
                                     : "native_async_sink";
     std::vector<RCReference<AsyncValue>> out = Call(name, args, 1);
     results.push_back(std::move(out[0]));
   }
-  host_->Await(results);
+  host_.Await(results);
   for (int i = 0; i < kCalls; ++i) {
     ASSERT_TRUE(results[i]->IsConcrete()) << i;
     if (i % 3 != 2) {

@@ -28,6 +28,7 @@
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/support/logging.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -38,71 +39,38 @@ using ::testing::StartsWith;
 
 class ValueKernelsTest : public ::testing::Test {
  protected:
-  ValueKernelsTest()
-      : host_(
-            [this](const DecodedDiagnostic& diagnostic) {
-              diagnostics_.push_back(diagnostic.ToString());
-            },
-            CreateMallocAllocator(), CreateSingleThreadedWorkQueue()),
-        request_(RequestContext::Create(&host_)) {
-    RegisterTestKernels(&GetKernelRegistry(&host_));
+  ValueKernelsTest() : host_("s", DecodedLocation{"prog.mlir", 1, 1}) {
+    RegisterTestKernels(&host_.registry());
   }
 
-  KernelFrameBuilder Frame(std::string name) {
-    return KernelFrameBuilder(ExecutionContext(request_.CopyRef()),
-                              std::move(name),
-                              DecodedLocation{"prog.mlir", 1, 1});
-  }
-
-  KernelImplementation Kernel(std::string_view name) {
-    const RegisteredKernel* kernel = GetKernelRegistry(&host_).GetKernel(name);
-    EXPECT_NE(kernel, nullptr) << name;
-    EXPECT_EQ(kernel->strictness, Strictness::kStrict) << name;
-    return kernel->implementation;
-  }
-
-  // Calls `name` on `frame` and returns what it printed. Every result must
-  // be available when the kernel returns.
-  std::string Call(KernelFrameBuilder& frame, std::string_view name) {
-    KernelImplementation kernel = Kernel(name);
-    testing::internal::CaptureStdout();
-    frame.Invoke(kernel);
-    std::string printed = testing::internal::GetCapturedStdout();
-    for (const RCReference<AsyncValue>& result : frame.results()) {
-      EXPECT_TRUE(result && result->IsConcrete()) << name;
-    }
-    return printed;
-  }
-
-  std::vector<std::string> diagnostics_;
-  HostContext host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 TEST_F(ValueKernelsTest, PrintHello) {
-  KernelFrameBuilder frame = Frame("tfrt_test.print_hello");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.print_hello");
   frame.AddAvailableArg<Chain>().SetNumResults(1);
-  EXPECT_EQ(Call(frame, "tfrt_test.print_hello"), "hello host executor!\n");
+  EXPECT_EQ(host_.InvokeCapturingStdout(frame, "tfrt_test.print_hello"),
+            "hello host executor!\n");
   (void)frame.result(0)->get<Chain>();
 }
 
 TEST_F(ValueKernelsTest, PrintBool) {
   for (bool value : {true, false}) {
-    KernelFrameBuilder frame = Frame("tfrt_test.print_bool");
+    KernelFrameBuilder frame = host_.Frame("tfrt_test.print_bool");
     frame.AddAvailableArg<Chain>().AddAvailableArg<bool>(value).SetNumResults(
         1);
-    EXPECT_EQ(Call(frame, "tfrt_test.print_bool"),
+    EXPECT_EQ(host_.InvokeCapturingStdout(frame, "tfrt_test.print_bool"),
               value ? "true\n" : "false\n");
     (void)frame.result(0)->get<Chain>();
   }
 }
 
 TEST_F(ValueKernelsTest, GetStringCopiesTheAttribute) {
-  auto frame = std::make_unique<KernelFrameBuilder>(
-      ExecutionContext(request_.CopyRef()), "tfrt_test.get_string");
+  std::unique_ptr<KernelFrameBuilder> frame =
+      host_.NewFrame("tfrt_test.get_string", std::nullopt);
   frame->AddAttribute(frame->attribute_buffer().AddString("bark"))
       .SetNumResults(1);
-  EXPECT_EQ(Call(*frame, "tfrt_test.get_string"), "");
+  EXPECT_EQ(host_.InvokeCapturingStdout(*frame, "tfrt_test.get_string"), "");
   RCReference<AsyncValue> value = frame->result(0).CopyRef();
   // The payload owns its bytes: it outlives the attribute's storage.
   frame.reset();
@@ -110,27 +78,28 @@ TEST_F(ValueKernelsTest, GetStringCopiesTheAttribute) {
 }
 
 TEST_F(ValueKernelsTest, PrintString) {
-  KernelFrameBuilder frame = Frame("tfrt_test.print_string");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.print_string");
   frame.AddAvailableArg<std::string>("hello world")
       .AddAvailableArg<Chain>()
       .SetNumResults(1);
-  EXPECT_EQ(Call(frame, "tfrt_test.print_string"), "string = hello world\n");
+  EXPECT_EQ(host_.InvokeCapturingStdout(frame, "tfrt_test.print_string"),
+            "string = hello world\n");
   (void)frame.result(0)->get<Chain>();
 }
 
 TEST_F(ValueKernelsTest, AppendString) {
-  KernelFrameBuilder frame = Frame("tfrt_test.append_string");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.append_string");
   frame.AddAvailableArg<std::string>("hello ")
       .AddAvailableArg<std::string>("world")
       .SetNumResults(1);
-  EXPECT_EQ(Call(frame, "tfrt_test.append_string"), "");
+  EXPECT_EQ(host_.InvokeCapturingStdout(frame, "tfrt_test.append_string"), "");
   EXPECT_EQ(frame.result(0)->get<std::string>(), "hello world");
 }
 
 TEST_F(ValueKernelsTest, Count3) {
-  KernelFrameBuilder frame = Frame("tfrt_test.count3.i32");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.count3.i32");
   frame.AddAvailableArg<int32_t>(10).SetNumResults(3);
-  Call(frame, "tfrt_test.count3.i32");
+  host_.InvokeCapturingStdout(frame, "tfrt_test.count3.i32");
   EXPECT_EQ(frame.result(0)->get<int32_t>(), 11);
   EXPECT_EQ(frame.result(1)->get<int32_t>(), 12);
   EXPECT_EQ(frame.result(2)->get<int32_t>(), 13);
@@ -138,9 +107,9 @@ TEST_F(ValueKernelsTest, Count3) {
 
 TEST_F(ValueKernelsTest, Count3WrapsAround) {
   constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-  KernelFrameBuilder frame = Frame("tfrt_test.count3.i32");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.count3.i32");
   frame.AddAvailableArg<int32_t>(kMax - 1).SetNumResults(3);
-  Call(frame, "tfrt_test.count3.i32");
+  host_.InvokeCapturingStdout(frame, "tfrt_test.count3.i32");
   EXPECT_EQ(frame.result(0)->get<int32_t>(), kMax);
   EXPECT_EQ(frame.result(1)->get<int32_t>(),
             std::numeric_limits<int32_t>::min());
@@ -149,11 +118,12 @@ TEST_F(ValueKernelsTest, Count3WrapsAround) {
 }
 
 TEST_F(ValueKernelsTest, TestCostPrintsItsIdAndReturnsZero) {
-  KernelFrameBuilder frame = Frame("tfrt_test.test_cost");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.test_cost");
   frame.AddAvailableArg<int32_t>(5)
       .AddAttribute(frame.attribute_buffer().AddScalar<int64_t>(7))
       .SetNumResults(1);
-  EXPECT_EQ(Call(frame, "tfrt_test.test_cost"), "id: 7\n");
+  EXPECT_EQ(host_.InvokeCapturingStdout(frame, "tfrt_test.test_cost"),
+            "id: 7\n");
   EXPECT_EQ(frame.result(0)->get<int32_t>(), 0);
 }
 
@@ -171,11 +141,12 @@ TEST_F(ValueKernelsTest, LoggingLogsSixLines) {
   const LogSeverity previous_level = MinLogLevel();
   SetMinLogLevel(LogSeverity::kInfo);
 
-  KernelFrameBuilder frame = Frame("tfrt_test.logging");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.logging");
   frame.AddAvailableArg<std::string>("hi")
       .AddAvailableArg<Chain>()
       .SetNumResults(1);
-  const std::string printed = Call(frame, "tfrt_test.logging");
+  const std::string printed =
+      host_.InvokeCapturingStdout(frame, "tfrt_test.logging");
 
   SetMinLogLevel(previous_level);
   SetLogSink(previous_sink);
@@ -224,16 +195,18 @@ std::string PrintDebugInfo(HostContext* host,
 }
 
 TEST_F(ValueKernelsTest, PrintDebugInfoPrintsTheDebugName) {
-  EXPECT_EQ(PrintDebugInfo(&host_, request_, "foo"), "foo\n");
-  EXPECT_EQ(PrintDebugInfo(&host_, request_, "foo, bar"), "foo, bar\n");
+  EXPECT_EQ(PrintDebugInfo(host_.host_context(), host_.request(), "foo"),
+            "foo\n");
+  EXPECT_EQ(PrintDebugInfo(host_.host_context(), host_.request(), "foo, bar"),
+            "foo, bar\n");
 }
 
 TEST_F(ValueKernelsTest, PrintDebugInfoWithoutADebugName) {
-  EXPECT_EQ(PrintDebugInfo(&host_, request_, std::nullopt),
+  EXPECT_EQ(PrintDebugInfo(host_.host_context(), host_.request(), std::nullopt),
             "Kernel has no debug info\n");
-  KernelFrameBuilder frame = Frame("tfrt_test.print_debug_info");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.print_debug_info");
   frame.AddAvailableArg<Chain>().SetNumResults(1);
-  EXPECT_EQ(Call(frame, "tfrt_test.print_debug_info"),
+  EXPECT_EQ(host_.InvokeCapturingStdout(frame, "tfrt_test.print_debug_info"),
             "Kernel has no debug info\n");
 }
 
@@ -241,9 +214,9 @@ TEST_F(ValueKernelsTest, PrintDebugInfoWithoutADebugName) {
 // thread asks first and gets 0.
 TEST_F(ValueKernelsTest, GetThreadIdIsDensePerThread) {
   auto thread_id = [this] {
-    KernelFrameBuilder frame = Frame("tfrt_test.get_thread_id");
+    KernelFrameBuilder frame = host_.Frame("tfrt_test.get_thread_id");
     frame.AddAvailableArg<Chain>().SetNumResults(1);
-    frame.Invoke(Kernel("tfrt_test.get_thread_id"));
+    host_.Invoke(frame, "tfrt_test.get_thread_id");
     return frame.result(0)->get<int32_t>();
   };
   EXPECT_EQ(thread_id(), 0);
@@ -318,10 +291,10 @@ TEST(MemoryLeakTest, LeaksOneInt32FromTheHostAllocator) {
 }
 
 TEST_F(ValueKernelsTest, NoDiagnostics) {
-  KernelFrameBuilder frame = Frame("tfrt_test.print_hello");
+  KernelFrameBuilder frame = host_.Frame("tfrt_test.print_hello");
   frame.AddAvailableArg<Chain>().SetNumResults(1);
-  Call(frame, "tfrt_test.print_hello");
-  EXPECT_THAT(diagnostics_, IsEmpty());
+  host_.InvokeCapturingStdout(frame, "tfrt_test.print_hello");
+  EXPECT_THAT(host_.diagnostics(), IsEmpty());
 }
 
 }  // namespace

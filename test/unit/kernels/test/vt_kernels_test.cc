@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "gtest/gtest.h"
@@ -11,14 +10,8 @@
 #include "kernels/test/test_kernels_internal.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
-#include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
-#include "sluice/host_context/host_context.h"
-#include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_frame_builder.h"
-#include "sluice/kernel/kernel_registry.h"
+#include "test/util/kernel_test_host.h"
 
 namespace sluice {
 namespace {
@@ -27,42 +20,14 @@ using test_kernels::VtValue;
 
 class VtKernelsTest : public ::testing::Test {
  protected:
-  VtKernelsTest()
-      : host_([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
-              CreateSingleThreadedWorkQueue()),
-        request_(RequestContext::Create(&host_)) {
-    RegisterTestKernels(&GetKernelRegistry(&host_));
-  }
-
-  std::unique_ptr<KernelFrameBuilder> Frame(std::string name) {
-    return std::make_unique<KernelFrameBuilder>(
-        ExecutionContext(request_.CopyRef()), std::move(name));
-  }
-
-  // Calls `name` on `frame` and returns what it printed. Every result must
-  // be available when the kernel returns.
-  std::string Call(KernelFrameBuilder& frame, std::string_view name) {
-    const RegisteredKernel* kernel = GetKernelRegistry(&host_).GetKernel(name);
-    if (kernel == nullptr) {
-      ADD_FAILURE() << name << " is not registered";
-      return "";
-    }
-    EXPECT_EQ(kernel->strictness, Strictness::kStrict);
-    testing::internal::CaptureStdout();
-    frame.Invoke(kernel->implementation);
-    std::string printed = testing::internal::GetCapturedStdout();
-    for (const RCReference<AsyncValue>& result : frame.results()) {
-      EXPECT_TRUE(result && result->IsConcrete()) << name;
-    }
-    return printed;
-  }
+  VtKernelsTest() { RegisterTestKernels(&host_.registry()); }
 
   // A vt.value made by vt.constant.
   RCReference<AsyncValue> Constant(int32_t value) {
-    std::unique_ptr<KernelFrameBuilder> frame = Frame("vt.constant");
+    std::unique_ptr<KernelFrameBuilder> frame = host_.NewFrame("vt.constant");
     frame->AddAttribute(frame->attribute_buffer().AddScalar<int32_t>(value))
         .SetNumResults(1);
-    EXPECT_EQ(Call(*frame, "vt.constant"),
+    EXPECT_EQ(host_.InvokeCapturingStdout(*frame, "vt.constant"),
               "constructed vt.value(" + std::to_string(value) + ")\n");
     return frame->result(0).CopyRef();
   }
@@ -74,8 +39,7 @@ class VtKernelsTest : public ::testing::Test {
     return testing::internal::GetCapturedStdout();
   }
 
-  HostContext host_;
-  RCReference<RequestContext> request_;
+  test_util::KernelTestHost host_;
 };
 
 TEST_F(VtKernelsTest, ConstantIsBuiltInPlaceAndDestroyedOnce) {
@@ -88,17 +52,19 @@ TEST_F(VtKernelsTest, AddAndPrint) {
   RCReference<AsyncValue> a = Constant(1);
   RCReference<AsyncValue> b = Constant(2);
 
-  std::unique_ptr<KernelFrameBuilder> add = Frame("vt.add");
+  std::unique_ptr<KernelFrameBuilder> add = host_.NewFrame("vt.add");
   add->AddArg(a.CopyRef()).AddArg(b.CopyRef()).SetNumResults(1);
-  EXPECT_EQ(Call(*add, "vt.add"), "constructed vt.value(3)\n");
+  EXPECT_EQ(host_.InvokeCapturingStdout(*add, "vt.add"),
+            "constructed vt.value(3)\n");
   RCReference<AsyncValue> sum = add->result(0).CopyRef();
   testing::internal::CaptureStdout();
   add.reset();
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
 
-  std::unique_ptr<KernelFrameBuilder> print = Frame("vt.print");
+  std::unique_ptr<KernelFrameBuilder> print = host_.NewFrame("vt.print");
   print->AddArg(sum.CopyRef()).AddAvailableArg<Chain>().SetNumResults(1);
-  EXPECT_EQ(Call(*print, "vt.print"), "print vt_value(3)\n");
+  EXPECT_EQ(host_.InvokeCapturingStdout(*print, "vt.print"),
+            "print vt_value(3)\n");
   (void)print->result(0)->get<Chain>();
   print.reset();
 
@@ -137,17 +103,21 @@ TEST_F(VtKernelsTest, MovingIntoAnAsyncValue) {
 
 TEST_F(VtKernelsTest, TutorialCoordinate) {
   std::unique_ptr<KernelFrameBuilder> create =
-      Frame("tfrt_tutorial.create_coordinate");
+      host_.NewFrame("tfrt_tutorial.create_coordinate");
   create->AddAvailableArg<int32_t>(2).AddAvailableArg<int32_t>(4).SetNumResults(
       1);
-  EXPECT_EQ(Call(*create, "tfrt_tutorial.create_coordinate"), "");
+  EXPECT_EQ(
+      host_.InvokeCapturingStdout(*create, "tfrt_tutorial.create_coordinate"),
+      "");
 
   std::unique_ptr<KernelFrameBuilder> print =
-      Frame("tfrt_tutorial.print_coordinate");
+      host_.NewFrame("tfrt_tutorial.print_coordinate");
   print->AddArg(create->result(0).CopyRef())
       .AddAvailableArg<Chain>()
       .SetNumResults(1);
-  EXPECT_EQ(Call(*print, "tfrt_tutorial.print_coordinate"), "(2, 4)\n");
+  EXPECT_EQ(
+      host_.InvokeCapturingStdout(*print, "tfrt_tutorial.print_coordinate"),
+      "(2, 4)\n");
   (void)print->result(0)->get<Chain>();
 }
 
