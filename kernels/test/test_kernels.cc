@@ -16,6 +16,7 @@ void RegisterTestKernels(KernelRegistry* registry) {
   test_kernels::RegisterVtKernels(registry);
   test_kernels::RegisterTutorialKernels(registry);
   test_kernels::RegisterNativeFunctions(registry);
+  test_kernels::RegisterAttributeKernels(registry);
 }
 
 }  // namespace sluice

@@ -33,6 +33,8 @@ void RegisterVtKernels(KernelRegistry* registry);
 void RegisterTutorialKernels(KernelRegistry* registry);
 // native_add, native_async_add, native_error, native_sink, native_async_sink.
 void RegisterNativeFunctions(KernelRegistry* registry);
+// tfrt_test.flat, tfrt_test.unique_loc.
+void RegisterAttributeKernels(KernelRegistry* registry);
 
 // The payload of `!vt.value`: announces every construction, copy, move and
 // destruction, so a program's output shows exactly when the runtime creates,

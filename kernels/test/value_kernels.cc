@@ -98,14 +98,14 @@ Chain PrintDebugInfo(const Chain&, KernelFrame* frame) {
 // --- Threads -----------------------------------------------------------------
 
 // Ids are handed out in the order threads first ask, starting at 0, and are
-// process-wide and never reused. The runner's main thread starts every
-// function, so in practice the first kernel to ask runs there and the main
-// thread gets 0.
-int32_t GetThreadId(RemainingArguments) {
+// process-wide and never reused.
+int32_t ThisThreadId() {
   static std::atomic<int32_t> next_id{0};
   thread_local const int32_t id = next_id.fetch_add(1);
   return id;
 }
+
+int32_t GetThreadId(RemainingArguments) { return ThisThreadId(); }
 
 // --- Leaks -------------------------------------------------------------------
 
@@ -130,6 +130,10 @@ void RegisterValueKernels(KernelRegistry* registry) {
   registry->AddKernel("tfrt_test.print_debug_info",
                       SLUICE_KERNEL(PrintDebugInfo));
   registry->AddKernel("tfrt_test.get_thread_id", SLUICE_KERNEL(GetThreadId));
+  // The thread that registers the kernels is the embedder's main thread (the
+  // runner's): it takes its id now, so that it is 0 even when a worker asks
+  // first (a get_thread_id in the first function's tfrt_test.do.async).
+  (void)ThisThreadId();
   registry->AddKernel("tfrt_test.memory_leak_one_int32",
                       SLUICE_KERNEL(MemoryLeakOneInt32));
 }

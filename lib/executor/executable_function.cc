@@ -274,6 +274,7 @@ void CallFrame::RunKernel(uint32_t index) {
       results[i] = FormRef(error);
   } else {
     KernelFrame frame(context_, kernel.debug_info);
+    frame.SetAttributeSection(fn.attribute_section);
     frame.Reset(absl::MakeConstSpan(arguments, kernel.num_operands),
                 kernel.attributes, absl::MakeSpan(results, kernel.num_results),
                 kernel.functions);

@@ -64,6 +64,8 @@ class ExecutableFunction final : public Function {
   // 1 for registers that are returned (their kernels hand them to the
   // caller, possibly after Execute() returned).
   std::vector<uint8_t> register_is_result;
+  // The program's attribute section (for AggregateAttribute).
+  absl::Span<const uint8_t> attribute_section;
   // Every index list of the kernels and of the argument users.
   std::vector<uint32_t> indices;
   std::vector<uint32_t> argument_users;

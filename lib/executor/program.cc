@@ -67,6 +67,7 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
                                      ExecutableFunction& target,
                                      const KernelRegistry& registry) {
   target.num_registers = source.num_registers;
+  target.attribute_section = sbf.attributes_section;
   target.argument_registers = source.argument_registers;
   target.result_registers = source.result_registers;
   target.register_is_result.assign(source.num_registers, 0);
@@ -144,6 +145,7 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
       debug_info.location = locations[kernel.location_index];
     }
     if (location.has_debug_name) debug_info.debug_name = location.debug_name;
+    debug_info.location_record = &locations[kernel.location_index];
     loaded.debug_info = &debug_info;
     if (loaded.num_operands == 0) {
       target.initially_ready.push_back(static_cast<uint32_t>(k));

@@ -72,6 +72,40 @@ class ArrayAttribute {
   absl::Span<const T> data_;
 };
 
+// An array attribute whose elements are attributes of any type, nested
+// arrays included. Its elements are references (byte offsets) into the
+// program's attribute section (KernelFrame::attribute_section()); each
+// element's data is preceded by its type code and count, as docs/format.md
+// lays out.
+class AggregateAttribute {
+ public:
+  AggregateAttribute(const void* data, absl::Span<const uint8_t> section)
+      : references_(static_cast<const uint32_t*>(data),
+                    internal::ReadElementCount(data)),
+        section_(section) {}
+
+  size_t size() const { return references_.size(); }
+  // The element's type code (docs/format.md, "Attributes").
+  uint32_t type(size_t i) const {
+    uint32_t code;
+    std::memcpy(&code, element(i) - 2 * sizeof(uint32_t), sizeof(code));
+    return code;
+  }
+  // The element's data, as a kernel would receive it.
+  const void* data(size_t i) const { return element(i); }
+  AggregateAttribute aggregate(size_t i) const {
+    return AggregateAttribute(element(i), section_);
+  }
+
+ private:
+  const uint8_t* element(size_t i) const {
+    return section_.data() + references_[i];
+  }
+
+  absl::Span<const uint32_t> references_;
+  absl::Span<const uint8_t> section_;
+};
+
 }  // namespace sluice
 
 #endif  // SLUICE_KERNEL_ATTRIBUTES_H_

@@ -27,6 +27,9 @@ struct KernelDebugInfo {
   // The op's debug name from its location (a NameLoc's name, a fused
   // location's names joined), if it has one.
   std::optional<std::string_view> debug_name;
+  // Identifies the program's location record the op points at: two ops
+  // with equal records share one (null when unknown).
+  const void* location_record = nullptr;
 };
 
 namespace internal {
@@ -94,6 +97,15 @@ class KernelFrame {
   const void* GetAttributeAt(size_t index) const {
     assert(index < attributes_.size() && "attribute index out of range");
     return attributes_[index];
+  }
+
+  // The program's attribute section, which array attributes' elements refer
+  // into (see AggregateAttribute); empty for frames built by hand.
+  absl::Span<const uint8_t> attribute_section() const {
+    return attribute_section_;
+  }
+  void SetAttributeSection(absl::Span<const uint8_t> section) {
+    attribute_section_ = section;
   }
 
   // --- Functions (regions and symbol references, in that order) ------------
@@ -167,6 +179,7 @@ class KernelFrame {
   absl::Span<const void* const> attributes_;
   absl::Span<RCReference<AsyncValue>> results_;
   absl::Span<const Function* const> functions_;
+  absl::Span<const uint8_t> attribute_section_;
   internal::AllocatedResults allocated_ = 0;
 };
 

@@ -41,6 +41,16 @@ class KernelFrameBuilder {
     attributes_.push_back(attribute);
     return *this;
   }
+  // The attribute section array attributes refer into (AggregateAttribute).
+  KernelFrameBuilder& SetAttributeSection(absl::Span<const uint8_t> section) {
+    attribute_section_ = section;
+    return *this;
+  }
+  // Identifies the op's location record (KernelDebugInfo::location_record).
+  KernelFrameBuilder& SetLocationRecord(const void* record) {
+    debug_info_.location_record = record;
+    return *this;
+  }
   // Storage for attribute values (see AddAttribute()).
   AttributeBuffer& attribute_buffer() { return attribute_buffer_; }
   KernelFrameBuilder& AddFunction(const Function* function) {
@@ -61,6 +71,7 @@ class KernelFrameBuilder {
     KernelFrame frame(&context_, &debug_info_);
     frame.Reset(argument_pointers_, attributes_, absl::MakeSpan(results_),
                 functions_);
+    frame.SetAttributeSection(attribute_section_);
     kernel(&frame);
   }
 
@@ -78,6 +89,7 @@ class KernelFrameBuilder {
   std::vector<AsyncValue*> argument_pointers_;
   std::vector<const void*> attributes_;
   std::vector<const Function*> functions_;
+  absl::Span<const uint8_t> attribute_section_;
   std::vector<RCReference<AsyncValue>> results_;
 };
 

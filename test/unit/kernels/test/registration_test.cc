@@ -16,8 +16,7 @@ using ::testing::ElementsAreArray;
 TEST(RegistrationTest, RegistersEveryKernelStrict) {
   KernelRegistry registry;
   RegisterTestKernels(&registry);
-  // Sorted, as KernelNames() lists them. tfrt_test.flat and
-  // tfrt_test.unique_loc are not implemented.
+  // Sorted, as KernelNames() lists them.
   const std::vector<std::string> expected = {
       "tfrt_test.allocate_resource",
       "tfrt_test.append_string",
@@ -42,6 +41,7 @@ TEST(RegistrationTest, RegistersEveryKernelStrict) {
       "tfrt_test.deallocate_resource",
       "tfrt_test.do.async",
       "tfrt_test.fail",
+      "tfrt_test.flat",
       "tfrt_test.get_string",
       "tfrt_test.get_thread_id",
       "tfrt_test.get_uniqueness",
@@ -60,6 +60,7 @@ TEST(RegistrationTest, RegistersEveryKernelStrict) {
       "tfrt_test.report_error_indirect_async",
       "tfrt_test.share_to_two",
       "tfrt_test.test_cost",
+      "tfrt_test.unique_loc",
       "tfrt_test.use_sample_shared_context",
       "tfrt_test.usleep",
       "tfrt_tutorial.create_coordinate",
