@@ -52,7 +52,7 @@ class TfrtInlinerInterface : public mlir::DialectInlinerInterface {
 
 void TfrtDialect::initialize() {
   // Kernels define payload types (`!tfrt.test.resource`) and ops the dialect
-  // has no ODS for (`tfrt.div.f32`); both must parse.
+  // has no ODS for; both must parse.
   allowUnknownTypes();
   allowUnknownOperations();
   addTypes<

@@ -1,8 +1,7 @@
-// Ops of the `tfrt` dialect with custom syntax. Names and syntax follow TFRT
-// so that its programs parse unchanged; ops the spec writes only in generic
-// form (tfrt.div.f32, tfrt.minus.i32, tfrt.cast.*, ...) are deliberately left
-// out: the dialect accepts unknown ops, and an ODS definition would reject
-// the extra trailing chain operand any kernel may be given.
+// Ops of the `tfrt` dialect. Names and syntax follow TFRT so that its
+// programs parse unchanged; ops the spec writes only in generic form
+// (tfrt.div.f32, tfrt.minus.i32, tfrt.cast.*, ...) have no assembly format,
+// so they print generically as written.
 
 #ifndef SLUICE_DIALECTS_TFRT_TFRT_OPS_TD_
 #define SLUICE_DIALECTS_TFRT_TFRT_OPS_TD_
@@ -105,6 +104,42 @@ class Tfrt_DivOp<string suffix, Type type> : Tfrt_Op<"div." # suffix> {
 
 def Tfrt_DivI32Op : Tfrt_DivOp<"i32", I32>;
 def Tfrt_DivI64Op : Tfrt_DivOp<"i64", I64>;
+
+// Ops the spec writes only in generic form: no assembly format, so they parse
+// and print as `"tfrt.div.f32"(%a, %b) : (f32, f32) -> f32`. Any kernel may be
+// given one extra trailing chain, which only orders it; the optional $chain
+// admits it (a single optional group needs no operandSegmentSizes).
+class Tfrt_GenericBinaryOp<string mnemonic, Type operand_type,
+                           Type result_type, list<Trait> traits = [Pure]>
+    : Tfrt_Op<mnemonic, traits> {
+  let arguments = (ins operand_type:$lhs, operand_type:$rhs,
+                   Optional<Tfrt_ChainType>:$chain);
+  let results = (outs result_type:$result);
+}
+
+// Not Pure: a zero divisor is a runtime error, which a program may observe.
+def Tfrt_DivF32Op : Tfrt_GenericBinaryOp<"div.f32", F32, F32, []>;
+def Tfrt_DivF64Op : Tfrt_GenericBinaryOp<"div.f64", F64, F64, []>;
+def Tfrt_MultiplyF32Op : Tfrt_GenericBinaryOp<"multiply.f32", F32, F32>;
+def Tfrt_MultiplyF64Op : Tfrt_GenericBinaryOp<"multiply.f64", F64, F64>;
+def Tfrt_MinimumF32Op : Tfrt_GenericBinaryOp<"minimum.f32", F32, F32>;
+def Tfrt_MinimumF64Op : Tfrt_GenericBinaryOp<"minimum.f64", F64, F64>;
+def Tfrt_MinusI32Op : Tfrt_GenericBinaryOp<"minus.i32", I32, I32>;
+def Tfrt_MinusI64Op : Tfrt_GenericBinaryOp<"minus.i64", I64, I64>;
+def Tfrt_LessEqualI32Op : Tfrt_GenericBinaryOp<"lessequal.i32", I32, I1>;
+def Tfrt_LessEqualI64Op : Tfrt_GenericBinaryOp<"lessequal.i64", I64, I1>;
+
+// static_cast; float to integer truncates toward zero.
+class Tfrt_CastOp<string suffix, Type from, Type to>
+    : Tfrt_Op<"cast." # suffix, [Pure]> {
+  let arguments = (ins from:$value, Optional<Tfrt_ChainType>:$chain);
+  let results = (outs to:$result);
+}
+
+def Tfrt_CastI64ToF32Op : Tfrt_CastOp<"i64_to_f32", I64, F32>;
+def Tfrt_CastF32ToI64Op : Tfrt_CastOp<"f32_to_i64", F32, I64>;
+def Tfrt_CastI64ToF64Op : Tfrt_CastOp<"i64_to_f64", I64, F64>;
+def Tfrt_CastF64ToI64Op : Tfrt_CastOp<"f64_to_i64", F64, I64>;
 
 class Tfrt_PrintOp<string suffix, Type type> : Tfrt_Op<"print." # suffix> {
   let summary = "prints the value to stdout once the chain is available";

@@ -31,11 +31,6 @@ absl::Status Flatten(const AggregateAttribute& array, KernelFrame* frame,
       if (!status.ok()) return status;
       continue;
     }
-    if (next >= frame->GetNumResults()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tfrt_test.flat: the attribute has more than ",
-                       frame->GetNumResults(), " leaves"));
-    }
     const void* data = array.data(i);
     switch (type) {
       case AttributeType::kString:
@@ -67,22 +62,33 @@ absl::Status Flatten(const AggregateAttribute& array, KernelFrame* frame,
   return absl::OkStatus();
 }
 
+size_t CountLeaves(const AggregateAttribute& array) {
+  size_t leaves = 0;
+  for (size_t i = 0; i < array.size(); ++i) {
+    leaves += static_cast<AttributeType>(array.type(i)) == AttributeType::kArray
+                  ? CountLeaves(array.aggregate(i))
+                  : 1;
+  }
+  return leaves;
+}
+
 // `value` is an array attribute: its leaves become the results, in order.
 absl::Status Flat(KernelFrame* frame) {
   if (frame->GetNumAttributes() != 1) {
     return absl::InvalidArgumentError(
         "tfrt_test.flat needs one array attribute 'value'");
   }
-  size_t next = 0;
-  absl::Status status = Flatten(
-      AggregateAttribute(frame->GetAttributeAt(0), frame->attribute_section()),
-      frame, next);
-  if (status.ok() && next != frame->GetNumResults()) {
-    status = absl::InvalidArgumentError(absl::StrCat(
-        "tfrt_test.flat: the attribute has ", next, " leaves but the op has ",
+  const AggregateAttribute value(frame->GetAttributeAt(0),
+                                 frame->attribute_section());
+  // Checked before any result is set, so a mismatch fails them all alike.
+  if (const size_t leaves = CountLeaves(value);
+      leaves != frame->GetNumResults()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tfrt_test.flat: the attribute has ", leaves, " leaves but the op has ",
         frame->GetNumResults(), " results"));
   }
-  return status;
+  size_t next = 0;
+  return Flatten(value, frame, next);
 }
 
 // The name each location record was first seen with, per host.

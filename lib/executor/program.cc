@@ -129,6 +129,11 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
     loaded.user_offsets = static_cast<uint32_t>(indices.size());
     indices.insert(indices.end(), user_offsets[k].begin(),
                    user_offsets[k].end());
+    loaded.drops = static_cast<uint32_t>(indices.size());
+    for (uint32_t r : kernel.operands) {
+      if (uses[r] == 1 && !target.register_is_result[r]) indices.push_back(r);
+    }
+    loaded.num_drops = static_cast<uint32_t>(indices.size()) - loaded.drops;
 
     std::vector<const void*>& attributes = attribute_storage.emplace_back();
     for (uint32_t reference : kernel.attributes) {

@@ -10,6 +10,13 @@ config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["Inputs"]
 
+# Scratch files (`%t`, the RUN scripts, lit's timing file) go to the test's
+# temporary folder, never next to the sources: the run folder is checked by
+# two Bazel targets at once, which would otherwise share one Output/ folder.
+_scratch = os.environ.get("TEST_TMPDIR")
+if _scratch:
+    config.test_exec_root = os.path.join(_scratch, "lit")
+
 # Tools come only from the directory the runner made, then the system.
 config.environment["PATH"] = os.pathsep.join(
     [lit_config.params["tools_dir"], "/usr/bin", "/bin"])

@@ -217,7 +217,8 @@ int main(int argc, char** argv) {
         if (function == nullptr) {
           return Fail(absl::StrCat("couldn't find function ", name));
         }
-        to_run.push_back(function);
+        // The init function already runs first, and only then.
+        if (name != test_init_function) to_run.push_back(function);
       }
     } else {
       for (const sluice::Function* function : (*program)->ListFunctions()) {

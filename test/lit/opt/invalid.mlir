@@ -248,3 +248,43 @@ func.func @constant_of_wrong_type() {
   %x = "tfrt.constant.i32"() {value = 1 : i64} : () -> i32
   tfrt.return
 }
+
+// -----
+
+func.func @generic_op_wrong_operand_type(%x: i32) {
+  // expected-error @+1 {{'tfrt.div.f32' op operand #0 must be 32-bit float, but got 'i32'}}
+  %q = "tfrt.div.f32"(%x, %x) : (i32, i32) -> f32
+  tfrt.return
+}
+
+// -----
+
+func.func @generic_op_wrong_result_type(%x: i64) {
+  // expected-error @+1 {{'tfrt.lessequal.i64' op result #0 must be 1-bit signless integer, but got 'i64'}}
+  %b = "tfrt.lessequal.i64"(%x, %x) : (i64, i64) -> i64
+  tfrt.return
+}
+
+// -----
+
+func.func @generic_op_extra_operand_not_chain(%x: i32) {
+  // expected-error @+1 {{'tfrt.minus.i32' op operand #2 must be an ordering token for side effects, but got 'i32'}}
+  %d = "tfrt.minus.i32"(%x, %x, %x) : (i32, i32, i32) -> i32
+  tfrt.return
+}
+
+// -----
+
+func.func @generic_op_two_chains(%f: f64, %ch: !tfrt.chain) {
+  // expected-error @+1 {{'tfrt.cast.f64_to_i64' op operand group starting at #1 requires 0 or 1 element, but found 2}}
+  %i = "tfrt.cast.f64_to_i64"(%f, %ch, %ch) : (f64, !tfrt.chain, !tfrt.chain) -> i64
+  tfrt.return
+}
+
+// -----
+
+func.func @generic_op_missing_operand(%f: f32) {
+  // expected-error @+1 {{'tfrt.multiply.f32' op expected 2 or more operands, but found 1}}
+  %p = "tfrt.multiply.f32"(%f) : (f32) -> f32
+  tfrt.return
+}

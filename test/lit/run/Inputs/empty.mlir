@@ -1,0 +1,1 @@
+// A program with no functions (runner_flags.mlir).
