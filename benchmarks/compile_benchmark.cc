@@ -25,9 +25,11 @@ std::string GenerateProgram(int num_ops) {
       absl::StrAppend(&text, "  %ch", chains + 1, " = tfrt.print.i32 %v", i - 1,
                       ", %ch", chains, "\n");
       ++chains;
-      absl::StrAppend(&text, "  %v", i, " = tfrt.add.i32 %v", i - 1, ", %one\n");
+      absl::StrAppend(&text, "  %v", i, " = tfrt.add.i32 %v", i - 1,
+                      ", %one\n");
     } else {
-      absl::StrAppend(&text, "  %v", i, " = tfrt.add.i32 %v", i - 1, ", %one\n");
+      absl::StrAppend(&text, "  %v", i, " = tfrt.add.i32 %v", i - 1,
+                      ", %one\n");
     }
   }
   absl::StrAppend(&text, "  tfrt.return %v", num_ops - 4, " : i32\n}\n");

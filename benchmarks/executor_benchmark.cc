@@ -36,8 +36,8 @@ Chain Merge(RemainingArguments) { return Chain{}; }
 std::vector<uint8_t> BuildProgram(int n, bool chain) {
   bef::SbfWriter w;
   const uint32_t i32 = w.AddType("i32");
-  const uint32_t f = w.DeclareFunction("main", bef::FunctionKind::kFunction,
-                                       {}, {i32});
+  const uint32_t f =
+      w.DeclareFunction("main", bef::FunctionKind::kFunction, {}, {i32});
   const uint32_t loc = w.AddLocation("bench.mlir", 1, 1, std::nullopt);
   const uint32_t constant = w.AddKernelName("test.constant.i32");
   const uint32_t add = w.AddKernelName("tfrt.add.i32");
@@ -102,8 +102,8 @@ std::vector<uint8_t> BuildFib() {
   const uint32_t i32 = w.AddType("i32");
   const uint32_t loc = w.AddLocation("fib.mlir", 1, 1, std::nullopt);
   const uint32_t value_name = w.AddString("value");
-  const uint32_t fib = w.DeclareFunction("fib", bef::FunctionKind::kFunction,
-                                         {i32}, {i32});
+  const uint32_t fib =
+      w.DeclareFunction("fib", bef::FunctionKind::kFunction, {i32}, {i32});
   const uint32_t then_region =
       w.DeclareFunction("", bef::FunctionKind::kRegion, {i32}, {i32});
   const uint32_t else_region =

@@ -7,10 +7,13 @@
 namespace sluice {
 namespace basic_kernels {
 
-void RegisterValueKernels(KernelRegistry* registry);        // constants, arithmetic, chains, casts
-void RegisterPrintKernels(KernelRegistry* registry);        // tfrt.print.*
-void RegisterControlFlowKernels(KernelRegistry* registry);  // call, if, cond, case, while, once, repeat
-void RegisterParallelKernels(KernelRegistry* registry);     // parallel_for, parallel_call
+void RegisterValueKernels(
+    KernelRegistry* registry);  // constants, arithmetic, chains, casts
+void RegisterPrintKernels(KernelRegistry* registry);  // tfrt.print.*
+void RegisterControlFlowKernels(
+    KernelRegistry* registry);  // call, if, cond, case, while, once, repeat
+void RegisterParallelKernels(
+    KernelRegistry* registry);  // parallel_for, parallel_call
 
 }  // namespace basic_kernels
 }  // namespace sluice

@@ -16,8 +16,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "sluice/compiler/compile_source.h"
 #include "sluice/bef/sbf_reader.h"
+#include "sluice/compiler/compile_source.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
@@ -123,8 +123,8 @@ int Fail(const std::string& message) {
 // "file:line:col: error: MESSAGE" for a load error that names a location.
 std::string FormatLoadError(const absl::Status& status) {
   sluice::ErrorContext context = sluice::GetErrorContext(status);
-  std::string prefix = context.location.empty() ? "sluice_run: "
-                                                : context.location + ": ";
+  std::string prefix =
+      context.location.empty() ? "sluice_run: " : context.location + ": ";
   return absl::StrCat(prefix, "error: ", std::string(status.message()));
 }
 
@@ -189,9 +189,9 @@ int main(int argc, char** argv) {
   }
   bool failed = false;
   {
-    sluice::HostContext host(on_diagnostic,
-                             std::make_unique<BorrowedAllocator>(allocator.get()),
-                             *std::move(work_queue));
+    sluice::HostContext host(
+        on_diagnostic, std::make_unique<BorrowedAllocator>(allocator.get()),
+        *std::move(work_queue));
     sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
     sluice::RegisterBasicKernels(&registry);
     sluice::RegisterTestKernels(&registry);
@@ -204,7 +204,8 @@ int main(int argc, char** argv) {
 
     std::vector<const sluice::Function*> to_run;
     if (!test_init_function.empty()) {
-      const sluice::Function* init = (*program)->GetFunction(test_init_function);
+      const sluice::Function* init =
+          (*program)->GetFunction(test_init_function);
       if (init == nullptr) {
         return Fail(absl::StrCat("couldn't find function ",
                                  test_init_function.getValue()));
@@ -255,11 +256,19 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Everything the run made is gone with the host and the program: a value
+  // still alive is a leak (a reference cycle, a lost reference).
+  if (sluice::AsyncValue::kCountsInstances &&
+      sluice::AsyncValue::NumLiveInstances() > 0) {
+    std::fprintf(
+        stderr, "sluice_run: %lld AsyncValue(s) leaked at exit\n",
+        static_cast<long long>(sluice::AsyncValue::NumLiveInstances()));
+    return 1;
+  }
   if (leak_check != nullptr && leak_check->num_alive_allocations() > 0) {
     sluice::PrintLine(absl::StrCat(
         "Memory leak detected: ", leak_check->num_alive_allocations(),
-        " alive allocations, ", leak_check->num_alive_bytes(),
-        " alive bytes"));
+        " alive allocations, ", leak_check->num_alive_bytes(), " alive bytes"));
     return 1;
   }
   if (verify_diagnostics) {

@@ -57,6 +57,9 @@ struct alignas(8) CallbackWaiter final : WaiterNode {
   F callback;
 };
 
+// Live AsyncValues, counted when AsyncValue::kCountsInstances.
+inline std::atomic<int64_t> live_async_values{0};
+
 // What a value needs to know about its payload type at run time.
 struct PayloadTypeInfo {
   void (*destroy)(AsyncValue* value);
@@ -151,6 +154,19 @@ class AsyncValue {
   // The name of the payload type, for diagnostics ("error", "indirect").
   const char* TypeName() const;
 
+  // How many AsyncValues exist now. Counted only in builds with assertions
+  // (no NDEBUG), where tools check for leaked values at exit; elsewhere the
+  // count costs nothing and is always 0.
+  static int64_t NumLiveInstances() {
+    return internal::live_async_values.load(std::memory_order_acquire);
+  }
+  static constexpr bool kCountsInstances =
+#ifdef NDEBUG
+      false;
+#else
+      true;
+#endif
+
  protected:
   enum class Kind : uint8_t { kConcrete, kError, kIndirect };
 
@@ -158,8 +174,16 @@ class AsyncValue {
       : refcount_(1),
         kind_(kind),
         waiters_and_state_(static_cast<uintptr_t>(state)),
-        type_info_(type_info) {}
-  ~AsyncValue() = default;
+        type_info_(type_info) {
+    if constexpr (kCountsInstances) {
+      internal::live_async_values.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  ~AsyncValue() {
+    if constexpr (kCountsInstances) {
+      internal::live_async_values.fetch_sub(1, std::memory_order_release);
+    }
+  }
 
   // Publishes `new_state` and runs the waiters.
   void NotifyAvailable(State new_state);

@@ -21,7 +21,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// --- Test kernels --------------------------------------------------------------
+// --- Test kernels
+// --------------------------------------------------------------
 
 std::vector<std::string>* trace = nullptr;  // what test.record saw, in order
 
@@ -60,7 +61,8 @@ void RegisterTestKernels(KernelRegistry* registry) {
   registry->AddKernel("test.call", SLUICE_KERNEL(Call), Strictness::kNonStrict);
 }
 
-// --- Building programs -----------------------------------------------------------
+// --- Building programs
+// -----------------------------------------------------------
 
 // Builds one-block functions register by register.
 class ProgramBuilder {
@@ -104,8 +106,9 @@ class ProgramBuilder {
   }
 
   uint32_t Constant(int32_t value) {
-    return Kernel("test.constant.i32", {}, 1,
-                  {writer_.AddScalar<int32_t>(bef::AttributeType::kI32, value)});
+    return Kernel(
+        "test.constant.i32", {}, 1,
+        {writer_.AddScalar<int32_t>(bef::AttributeType::kI32, value)});
   }
 
   void End(uint32_t function, std::vector<uint32_t> results) {
@@ -210,9 +213,8 @@ TEST_P(ExecutorTest, StrictKernelForwardsErrorWithOneDiagnostic) {
   EXPECT_EQ(results[0]->GetError().message(), "something bad happened");
   EXPECT_EQ(GetErrorContext(results[0]->GetError()).kernel, "test.fail");
   EXPECT_EQ(results[1]->get<int32_t>(), 1);
-  EXPECT_THAT(diagnostics(),
-              ElementsAre("prog.mlir:1:5: error: runtime error: "
-                          "something bad happened"));
+  EXPECT_THAT(diagnostics(), ElementsAre("prog.mlir:1:5: error: runtime error: "
+                                         "something bad happened"));
 }
 
 TEST_P(ExecutorTest, UnusedErrorIsIgnored) {
@@ -266,7 +268,8 @@ TEST_P(ExecutorTest, FunctionReturnsItsArgumentAndOneValueTwice) {
 }
 
 TEST_P(ExecutorTest, ReadyKernelsRunInProgramOrder) {
-  if (std::string(GetParam()) != "s") GTEST_SKIP() << "order is fixed on s only";
+  if (std::string(GetParam()) != "s")
+    GTEST_SKIP() << "order is fixed on s only";
   ProgramBuilder b;
   uint32_t f = b.Declare("main", 0, 0);
   b.Begin(0);

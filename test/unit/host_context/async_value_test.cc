@@ -155,6 +155,21 @@ TEST(AsyncValueTest, DeferredWaiterKeepsItsValueAlive) {
   EXPECT_EQ(Counted::alive, 0);
 }
 
+TEST(AsyncValueTest, CountsLiveInstancesInDebugBuilds) {
+  if (!AsyncValue::kCountsInstances)
+    GTEST_SKIP() << "counted only without NDEBUG";
+  const int64_t before = AsyncValue::NumLiveInstances();
+  {
+    AsyncValueRef<int> a = MakeAvailableAsyncValueRef<int>(1);
+    RCReference<IndirectAsyncValue> b = MakeIndirectAsyncValue();
+    RCReference<ErrorAsyncValue> c =
+        MakeErrorAsyncValueRef(absl::InternalError("e"));
+    EXPECT_EQ(AsyncValue::NumLiveInstances(), before + 3);
+    b->ForwardTo(a.CopyRCRef());
+  }
+  EXPECT_EQ(AsyncValue::NumLiveInstances(), before);
+}
+
 TEST(AsyncValueTest, NamedCallbacksAreCopied) {
   AsyncValueRef<int> v = MakeUnconstructedAsyncValueRef<int>();
   int runs = 0;
