@@ -55,11 +55,6 @@ void Identity(Argument<Chain>, RemainingArguments operands,
   Forward(operands, results, frame);
 }
 
-void MultiArgResult(RemainingArguments operands, RemainingResults results,
-                    KernelFrame* frame) {
-  Forward(operands, results, frame);
-}
-
 // Both results are the operand's own value: two more references, no copy.
 void ShareToTwo(RemainingArguments operands, RemainingResults results,
                 KernelFrame* frame) {
@@ -108,8 +103,7 @@ void GetUniqueness(RemainingArguments operands, RemainingResults results,
 void RegisterForwardingKernels(KernelRegistry* registry) {
   registry->AddKernel("tfrt_test.as_chain", SLUICE_KERNEL(AsChain));
   registry->AddKernel("tfrt_test.identity", SLUICE_KERNEL(Identity));
-  registry->AddKernel("tfrt_test.multi_arg_result",
-                      SLUICE_KERNEL(MultiArgResult));
+  registry->AddKernel("tfrt_test.multi_arg_result", SLUICE_KERNEL(Forward));
   registry->AddKernel("tfrt_test.share_to_two", SLUICE_KERNEL(ShareToTwo));
   registry->AddKernel("tfrt_test.make_indirect", SLUICE_KERNEL(MakeIndirect));
   registry->AddKernel("tfrt_test.get_uniqueness", SLUICE_KERNEL(GetUniqueness));
