@@ -1,5 +1,6 @@
 #include "dialects/tfrt/tfrt_dialect.h"
 
+#include "dialects/tfrt/inline_anywhere.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -15,26 +16,11 @@ namespace sluice {
 namespace tfrt {
 namespace {
 
-// Every tfrt op may be inlined: region ops are isolated from above, so
-// moving them into another function cannot change what they capture.
-class TfrtInlinerInterface : public mlir::DialectInlinerInterface {
+// tfrt ops inline anywhere; calls also need the callee's tfrt.return
+// turned into replacements for the call's results.
+class TfrtInlinerInterface : public InlineAnywhereInterface {
  public:
-  using DialectInlinerInterface::DialectInlinerInterface;
-
-  bool isLegalToInline(mlir::Operation* call, mlir::Operation* callable,
-                       bool would_be_cloned) const final {
-    return true;
-  }
-  bool isLegalToInline(mlir::Region* dest, mlir::Region* src,
-                       bool would_be_cloned,
-                       mlir::IRMapping& value_mapping) const final {
-    return true;
-  }
-  bool isLegalToInline(mlir::Operation* op, mlir::Region* dest,
-                       bool would_be_cloned,
-                       mlir::IRMapping& value_mapping) const final {
-    return true;
-  }
+  using InlineAnywhereInterface::InlineAnywhereInterface;
 
   // Functions are single-block, so the callee's tfrt.return is the only
   // terminator and its operands replace the call's results.

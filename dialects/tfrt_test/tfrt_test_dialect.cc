@@ -1,9 +1,9 @@
 #include "dialects/tfrt_test/tfrt_test_dialect.h"
 
+#include "dialects/tfrt/inline_anywhere.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/Transforms/InliningUtils.h"
 
 // Generated definition of the dialect class.
 #include "dialects/tfrt_test/tfrt_test_dialect.cpp.inc"
@@ -11,28 +11,6 @@
 namespace sluice {
 namespace tfrt_test {
 namespace {
-
-// Test kernels, known or not, behave the same wherever their function is
-// inlined; without this interface no function using them could be.
-class TfrtTestInlinerInterface : public mlir::DialectInlinerInterface {
- public:
-  using DialectInlinerInterface::DialectInlinerInterface;
-
-  bool isLegalToInline(mlir::Operation* call, mlir::Operation* callable,
-                       bool would_be_cloned) const final {
-    return true;
-  }
-  bool isLegalToInline(mlir::Region* dest, mlir::Region* src,
-                       bool would_be_cloned,
-                       mlir::IRMapping& value_mapping) const final {
-    return true;
-  }
-  bool isLegalToInline(mlir::Operation* op, mlir::Region* dest,
-                       bool would_be_cloned,
-                       mlir::IRMapping& value_mapping) const final {
-    return true;
-  }
-};
 
 // The benchmark settings, in the order they are printed.
 constexpr llvm::StringLiteral kBenchmarkSettings[] = {
@@ -48,7 +26,9 @@ void TfrtTestDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/tfrt_test/tfrt_test_ops.cpp.inc"
       >();
-  addInterfaces<TfrtTestInlinerInterface>();
+  // Test kernels, known or not, behave the same wherever their function is
+  // inlined; without this no function using them could be.
+  addInterfaces<InlineAnywhereInterface>();
 }
 
 //===----------------------------------------------------------------------===//
