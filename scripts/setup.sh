@@ -15,6 +15,10 @@ PACKAGES=(
   mlir-19-tools     # mlir-tblgen for the dialects' ODS files
   llvm-19-tools     # FileCheck for the tools' tests
   zlib1g-dev        # LLVM Support links zlib
+  libgrpc++-dev     # lib/distributed: remote execution over gRPC
+  libprotobuf-dev
+  protobuf-compiler # protoc, for the .proto files
+  protobuf-compiler-grpc  # grpc_cpp_plugin
 )
 
 missing=()

@@ -61,6 +61,10 @@ class Program::Impl {
   absl::Status LoadBody(const bef::SbfFunction& source,
                         ExecutableFunction& target,
                         const KernelRegistry& registry);
+  // The SBF entry of one of `functions`, or nullptr.
+  const bef::SbfFunction* Find(const Function& function) const;
+  std::vector<std::string_view> TypeNames(
+      const std::vector<uint32_t>& types) const;
 };
 
 absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
@@ -198,6 +202,7 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Load(
     if (function.kind == bef::FunctionKind::kFunction) {
       impl->listed.push_back(loaded.get());
     }
+    loaded->set_program_bytes(impl->bytes);
     impl->functions.push_back(std::move(loaded));
   }
 
@@ -231,17 +236,35 @@ std::vector<const Function*> Program::ListFunctions() const {
   return impl_->listed;
 }
 
+const bef::SbfFunction* Program::Impl::Find(const Function& function) const {
+  for (size_t f = 0; f < functions.size(); ++f) {
+    if (functions[f].get() == &function) return &sbf.functions[f];
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> Program::Impl::TypeNames(
+    const std::vector<uint32_t>& types) const {
+  std::vector<std::string_view> names;
+  for (uint32_t type : types) names.push_back(sbf.types[type]);
+  return names;
+}
+
 std::vector<std::string_view> Program::ResultTypes(
     const Function& function) const {
-  std::vector<std::string_view> types;
-  for (size_t f = 0; f < impl_->functions.size(); ++f) {
-    if (impl_->functions[f].get() != &function) continue;
-    for (uint32_t type : impl_->sbf.functions[f].result_types) {
-      types.push_back(impl_->sbf.types[type]);
-    }
-  }
-  return types;
+  const bef::SbfFunction* found = impl_->Find(function);
+  if (found == nullptr) return {};
+  return impl_->TypeNames(found->result_types);
 }
+
+std::vector<std::string_view> Program::ArgumentTypes(
+    const Function& function) const {
+  const bef::SbfFunction* found = impl_->Find(function);
+  if (found == nullptr) return {};
+  return impl_->TypeNames(found->argument_types);
+}
+
+absl::Span<const uint8_t> Program::bytes() const { return impl_->bytes; }
 
 std::vector<RCReference<AsyncValue>> CallFunction(
     const Function& function, const ExecutionContext& context,

@@ -42,6 +42,10 @@ class Program {
   // The types of a function's results as MLIR spells them ("i32",
   // "!tfrt.chain"), for printing them. `function` is one of this program's.
   std::vector<std::string_view> ResultTypes(const Function& function) const;
+  std::vector<std::string_view> ArgumentTypes(const Function& function) const;
+
+  // The program's SBF bytes, as loaded.
+  absl::Span<const uint8_t> bytes() const;
 
  private:
   class Impl;

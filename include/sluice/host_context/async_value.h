@@ -121,6 +121,12 @@ class AsyncValue {
     return const_cast<AsyncValue*>(this)->get<T>();
   }
 
+  // True when the value is concrete, directly or through indirection, and
+  // its payload is a `T`: how code that did not make a value (a codec, a
+  // printer) finds out what it holds.
+  template <typename T>
+  bool IsType() const;
+
   // The error of a value in the error state.
   const absl::Status& GetError() const;
   // The error, or nullptr if the value is not (yet) an error.
@@ -347,6 +353,17 @@ T& AsyncValue::get() {
          value->state() != State::kError &&
          "get() on a value without a payload");
   return static_cast<ConcreteAsyncValue<T>*>(value)->data_;
+}
+
+template <typename T>
+bool AsyncValue::IsType() const {
+  const AsyncValue* value = this;
+  while (value->kind_ == Kind::kIndirect) {
+    value = static_cast<const IndirectAsyncValue*>(value)->target_;
+    if (value == nullptr) return false;
+  }
+  return value->kind_ == Kind::kConcrete && value->IsConcrete() &&
+         value->type_info_ == &ConcreteAsyncValue<T>::kTypeInfo;
 }
 
 template <typename T, typename... Args>

@@ -5,6 +5,7 @@
 #ifndef SLUICE_KERNEL_FUNCTION_H_
 #define SLUICE_KERNEL_FUNCTION_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,6 +32,14 @@ class Function {
   size_t num_arguments() const { return num_arguments_; }
   size_t num_results() const { return num_results_; }
 
+  // The encoded program (SBF) this function belongs to, so that it can be
+  // sent to another process (tfrt_dist.register_function). Empty for a
+  // function that no loaded program holds.
+  absl::Span<const uint8_t> program_bytes() const { return program_bytes_; }
+  void set_program_bytes(absl::Span<const uint8_t> bytes) {
+    program_bytes_ = bytes;
+  }
+
   // Starts a call. Arguments may still be unavailable or errors: the
   // function's own kernels wait for what they need. Sets every slot of
   // `results` (size num_results()) before returning, to values that may
@@ -43,6 +52,7 @@ class Function {
   std::string name_;
   size_t num_arguments_;
   size_t num_results_;
+  absl::Span<const uint8_t> program_bytes_;
 };
 
 }  // namespace sluice

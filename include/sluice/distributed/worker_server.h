@@ -1,0 +1,51 @@
+// WorkerServer: a task that runs programs for remote callers (the heart of
+// tools/sluice_worker). Programs arrive as SBF bytes, are loaded against the
+// HostContext's kernel registry, and their functions run on that host; each
+// execution has its own RequestContext, cancelled when the caller cancels
+// the RPC or its deadline passes.
+#ifndef SLUICE_DISTRIBUTED_WORKER_SERVER_H_
+#define SLUICE_DISTRIBUTED_WORKER_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "sluice/host_context/host_context.h"
+
+namespace sluice::dist {
+
+struct WorkerOptions {
+  std::string task_name;  // "/job:worker/task:0": reported and put on errors
+  std::string address;    // "127.0.0.1:7001"; port 0 picks a free port
+  int max_message_bytes = 64 << 20;
+};
+
+class WorkerServer {
+ public:
+  // Starts serving. `host` (with the kernels programs may use registered)
+  // must outlive the server. Fails when the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<WorkerServer>> Start(
+      HostContext* host, WorkerOptions options);
+  // Shuts down (see Shutdown) if still serving.
+  ~WorkerServer();
+  WorkerServer(const WorkerServer&) = delete;
+  WorkerServer& operator=(const WorkerServer&) = delete;
+
+  // The port the server listens on.
+  int port() const;
+  const std::string& task_name() const;
+
+  // Stops taking calls, cancels the executions still running and answers
+  // them, waiting up to `grace` for in-flight RPCs to finish.
+  void Shutdown(absl::Duration grace = absl::Seconds(5));
+
+ private:
+  class Impl;
+  explicit WorkerServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice::dist
+
+#endif  // SLUICE_DISTRIBUTED_WORKER_SERVER_H_

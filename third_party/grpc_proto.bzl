@@ -1,0 +1,33 @@
+"""cc_grpc_library: C++ messages and gRPC stubs of one .proto file, generated
+with the system's protoc and grpc_cpp_plugin (protobuf-compiler-grpc)."""
+
+def cc_grpc_library(name, src, deps = [], visibility = None):
+    """Generates <src>.pb.{h,cc} and <src>.grpc.pb.{h,cc} and compiles them.
+
+    Generated headers are included by their workspace path, e.g.
+    "lib/distributed/worker_service.pb.h".
+    """
+    stem = src[:-len(".proto")]
+    outs = [stem + suffix for suffix in [".pb.h", ".pb.cc", ".grpc.pb.h", ".grpc.pb.cc"]]
+    native.genrule(
+        name = name + "_generate",
+        srcs = [src],
+        outs = outs,
+        cmd = " ".join([
+            "/usr/bin/protoc",
+            "--proto_path=.",
+            "--cpp_out=$(GENDIR)",
+            "--grpc_out=$(GENDIR)",
+            "--plugin=protoc-gen-grpc=/usr/bin/grpc_cpp_plugin",
+            "$(location %s)" % src,
+        ]),
+    )
+    native.cc_library(
+        name = name,
+        srcs = [o for o in outs if o.endswith(".cc")],
+        hdrs = [o for o in outs if o.endswith(".h")],
+        # Generated code is not ours to warn about.
+        copts = ["-w"],
+        deps = deps + ["@system//:grpc"],
+        visibility = visibility,
+    )
