@@ -31,6 +31,9 @@
 #include "sluice/support/ref_count.h"
 
 namespace sluice::dist {
+namespace internal {
+struct ExecuteCall;
+}  // namespace internal
 
 // What the status RPC reports.
 struct TaskStatus {
@@ -78,8 +81,8 @@ class TaskClient {
   // The status RPC, which starts a session with the task: under the
   // use_caller and false policies it waits for the task to come up, until
   // the deadline.
-  AsyncValueRef<TaskStatus> GetStatus(std::optional<absl::Duration> deadline =
-                                          std::nullopt);
+  AsyncValueRef<TaskStatus> GetStatus(
+      std::optional<absl::Duration> deadline = std::nullopt);
 
   // Registers an SBF program on the task. Bytes already registered through
   // this client are not sent again.
@@ -98,6 +101,9 @@ class TaskClient {
  private:
   friend class ClusterClient;
   class Rpc;
+  // Sends a call once its arguments are available.
+  void Send(const std::shared_ptr<internal::ExecuteCall>& call,
+            absl::Span<const RCReference<AsyncValue>> arguments);
   TaskClient(std::string task_name, std::string address, RpcOptions options,
              HostContext* host);
 

@@ -1,0 +1,155 @@
+#include "sluice/distributed/cluster_spec.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "llvm/Support/JSON.h"
+#include "sluice/support/error_util.h"
+
+namespace sluice::dist {
+namespace {
+
+absl::Status SpecError(std::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("invalid cluster spec: ", std::string(what)));
+}
+
+}  // namespace
+
+absl::StatusOr<ClusterSpec> ClusterSpec::FromJson(std::string_view json) {
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse(llvm::StringRef(json.data(), json.size()));
+  if (!parsed) {
+    return SpecError(llvm::toString(parsed.takeError()));
+  }
+  const llvm::json::Object* root = parsed->getAsObject();
+  if (root == nullptr) {
+    return SpecError("expected a JSON object mapping job names to addresses");
+  }
+  // A whole TF_CONFIG: the jobs are under "cluster".
+  if (const llvm::json::Value* cluster = root->get("cluster")) {
+    root = cluster->getAsObject();
+    if (root == nullptr) return SpecError("\"cluster\" is not an object");
+  }
+  ClusterSpec spec;
+  for (const auto& [job, addresses] : *root) {
+    std::string job_name = job.str();
+    if (job_name.empty() || job_name.find('/') != std::string::npos ||
+        job_name.find(':') != std::string::npos) {
+      return SpecError(absl::StrCat("bad job name '", job_name, "'"));
+    }
+    const llvm::json::Array* list = addresses.getAsArray();
+    if (list == nullptr) {
+      return SpecError(
+          absl::StrCat("job '", job_name, "' must map to a list of addresses"));
+    }
+    std::vector<std::string>& tasks = spec.jobs_[job_name];
+    for (size_t i = 0; i < list->size(); ++i) {
+      std::optional<llvm::StringRef> address = (*list)[i].getAsString();
+      if (!address || address->empty() || !address->contains(':')) {
+        return SpecError(absl::StrCat("address ", i, " of job '", job_name,
+                                      "' is not a \"host:port\" string"));
+      }
+      tasks.push_back(address->str());
+    }
+  }
+  if (spec.jobs_.empty()) return SpecError("no jobs");
+  return spec;
+}
+
+absl::StatusOr<ClusterSpec> ClusterSpec::FromFlagOrEnvironment(
+    std::string_view flag_value) {
+  std::string text(flag_value);
+  std::string source = "--cluster";
+  if (text.empty()) {
+    const char* env = std::getenv("SLUICE_CLUSTER");
+    if (env == nullptr || *env == '\0') {
+      return absl::FailedPreconditionError(
+          "no cluster configured: pass --cluster or set SLUICE_CLUSTER");
+    }
+    text = env;
+    source = "SLUICE_CLUSTER";
+  }
+  if (!text.empty() && text[0] == '@') {
+    std::ifstream file(text.substr(1));
+    if (!file) {
+      return absl::NotFoundError(absl::StrCat(
+          "cannot read the cluster spec file '", text.substr(1), "'"));
+    }
+    std::stringstream contents;
+    contents << file.rdbuf();
+    text = contents.str();
+  }
+  absl::StatusOr<ClusterSpec> spec = FromJson(text);
+  if (!spec.ok()) {
+    return absl::Status(spec.status().code(),
+                        absl::StrCat(source, ": ", spec.status().message()));
+  }
+  return spec;
+}
+
+absl::StatusOr<std::string> ClusterSpec::AddressOf(
+    std::string_view task_name) const {
+  absl::StatusOr<std::pair<std::string, int>> parsed = ParseTaskName(task_name);
+  if (!parsed.ok()) return parsed.status();
+  auto job = jobs_.find(parsed->first);
+  if (job == jobs_.end() ||
+      parsed->second >= static_cast<int>(job->second.size())) {
+    return absl::NotFoundError(
+        absl::StrCat("task '", std::string(task_name),
+                     "' is not in the cluster; its tasks are ",
+                     absl::StrJoin(TaskNames(), ", ")));
+  }
+  return job->second[parsed->second];
+}
+
+std::vector<std::string> ClusterSpec::TaskNames() const {
+  std::vector<std::string> names;
+  for (const auto& [job, addresses] : jobs_) {
+    for (size_t i = 0; i < addresses.size(); ++i) {
+      names.push_back(TaskName(job, static_cast<int>(i)));
+    }
+  }
+  return names;
+}
+
+std::string TaskName(std::string_view job, int index) {
+  return absl::StrCat("/job:", std::string(job), "/task:", index);
+}
+
+absl::StatusOr<std::pair<std::string, int>> ParseTaskName(
+    std::string_view task_name) {
+  auto bad = [&] {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad task name '", std::string(task_name),
+                     "': expected /job:<name>/task:<index>"));
+  };
+  constexpr std::string_view kJob = "/job:";
+  if (task_name.substr(0, kJob.size()) != kJob) return bad();
+  std::string_view rest = task_name.substr(kJob.size());
+  size_t slash = rest.find('/');
+  if (slash == std::string_view::npos || slash == 0) return bad();
+  std::string job(rest.substr(0, slash));
+  rest = rest.substr(slash);
+  constexpr std::string_view kReplica = "/replica:0";
+  if (rest.substr(0, kReplica.size()) == kReplica) {
+    rest = rest.substr(kReplica.size());
+  }
+  constexpr std::string_view kTask = "/task:";
+  if (rest.substr(0, kTask.size()) != kTask) return bad();
+  int index = 0;
+  if (!absl::SimpleAtoi(absl::string_view(rest.data() + kTask.size(),
+                                          rest.size() - kTask.size()),
+                        &index) ||
+      index < 0) {
+    return bad();
+  }
+  return std::make_pair(std::move(job), index);
+}
+
+}  // namespace sluice::dist

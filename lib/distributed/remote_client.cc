@@ -1,0 +1,440 @@
+#include "sluice/distributed/remote_client.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/distributed/grpc_status.h"
+#include "lib/distributed/program_fingerprint.h"
+#include "lib/distributed/value_codec.h"
+#include "lib/distributed/worker_service.grpc.pb.h"
+#include "sluice/host_context/run_when_ready.h"
+#include "sluice/support/error_util.h"
+
+namespace sluice::dist {
+namespace {
+
+std::chrono::system_clock::time_point DeadlineAfter(absl::Duration timeout) {
+  return std::chrono::system_clock::now() +
+         std::chrono::microseconds(absl::ToInt64Microseconds(timeout));
+}
+
+// The error of a failed RPC: names the task and what was asked of it, and
+// records the task as the error's origin.
+absl::Status RpcFailure(const grpc::Status& status, std::string_view task,
+                        std::string_view what, absl::Duration deadline) {
+  std::string reason = status.error_message();
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    reason = absl::StrCat("no answer within ", absl::FormatDuration(deadline),
+                          " (deadline exceeded)");
+  }
+  absl::Status error(static_cast<absl::StatusCode>(status.error_code()),
+                     absl::StrCat(std::string(what), " on task ",
+                                  std::string(task), " failed: ", reason));
+  ErrorContext context;
+  context.task = std::string(task);
+  return AddErrorContext(std::move(error), context);
+}
+
+}  // namespace
+
+absl::StatusOr<RemoteFunction> RemoteProgram::GetFunction(
+    std::string_view name) const {
+  std::vector<std::string> names;
+  for (const RemoteFunction& function : functions) {
+    if (function.name == name) return function;
+    names.push_back(function.name);
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "program ", program_id, " on task ", task_name, " has no function '",
+      std::string(name), "'; it has ", absl::StrJoin(names, ", ")));
+}
+
+// The channel to one task, and the RPCs in flight on it. Completion
+// callbacks reach it by plain pointer, never through the TaskClient, whose
+// unique_ptr to it is already null while the destructor waits. Every RPC's
+// completion is counted here so that the client's destructor can cancel
+// what is still running and wait for it: gRPC calls back on its own
+// threads, and nothing may call back into a destroyed client.
+class TaskClient::Rpc {
+ public:
+  Rpc(const std::string& address, const RpcOptions& options) {
+    grpc::ChannelArguments arguments;
+    arguments.SetMaxReceiveMessageSize(options.max_message_bytes);
+    arguments.SetMaxSendMessageSize(options.max_message_bytes);
+    // A task that comes up late is found within ~0.5 s, not gRPC's
+    // default backoff of up to two minutes.
+    arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+    arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
+    channel_ = grpc::CreateCustomChannel(
+        address, grpc::InsecureChannelCredentials(), arguments);
+    stub_ = proto::Worker::NewStub(channel_);
+  }
+
+  ~Rpc() {
+    std::unique_lock<std::mutex> lock(mu_);
+    closing_ = true;
+    for (grpc::ClientContext* context : in_flight_) context->TryCancel();
+    idle_.wait(lock, [this] { return in_flight_.empty(); });
+  }
+
+  proto::Worker::Stub::async_interface* async() { return stub_->async(); }
+
+  // Brackets one RPC; Begin returns false once the client is closing.
+  bool Begin(grpc::ClientContext* context) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) return false;
+    in_flight_.insert(context);
+    return true;
+  }
+  void End(grpc::ClientContext* context) {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_.erase(context);
+    if (in_flight_.empty()) idle_.notify_all();
+  }
+  bool closing() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return closing_;
+  }
+
+ private:
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<proto::Worker::Stub> stub_;
+  std::mutex mu_;
+  std::condition_variable idle_;
+  std::set<grpc::ClientContext*> in_flight_;
+  bool closing_ = false;
+};
+
+namespace internal {
+
+// One unary RPC: its context, messages, and the values its answer resolves.
+// Owned by a shared_ptr: gRPC's completion callback (a copyable
+// std::function), the task that resolves the values on the host, and a
+// cancellation callback may all hold it. It names no TaskClient, so a
+// resolution that runs late touches nothing the client owns.
+template <typename Request, typename Response, typename Outputs>
+struct PendingRpc {
+  grpc::ClientContext context;
+  Request request;
+  Response response;
+  Outputs outputs;
+  std::string task_name;
+  absl::Duration timeout;
+};
+
+struct CallOutputs {
+  std::vector<RCReference<IndirectAsyncValue>> results;
+  // Tells a cancelled call from a failed one when the answer comes.
+  RCReference<RequestContext> request;
+  std::string what;  // "remote call of 'f'"
+};
+
+struct ExecuteCall
+    : PendingRpc<proto::ExecuteRequest, proto::ExecuteResponse, CallOutputs> {};
+
+}  // namespace internal
+
+using internal::CallOutputs;
+using internal::ExecuteCall;
+using internal::PendingRpc;
+
+TaskClient::TaskClient(std::string task_name, std::string address,
+                       RpcOptions options, HostContext* host)
+    : task_name_(std::move(task_name)),
+      address_(std::move(address)),
+      options_(options),
+      host_(host),
+      rpc_(std::make_unique<Rpc>(address_, options_)) {}
+
+TaskClient::~TaskClient() { rpc_.reset(); }
+
+// Runs `resolve` on the host's work queue, so that the kernels waiting for
+// an answer run there and not on gRPC's threads; inline once the client is
+// closing, when the queue may no longer run anything.
+template <typename F>
+static void ResolveOnHost(HostContext* host, bool closing, F resolve) {
+  if (closing) {
+    resolve();
+  } else {
+    host->EnqueueWork(std::move(resolve));
+  }
+}
+
+AsyncValueRef<TaskStatus> TaskClient::GetStatus(
+    std::optional<absl::Duration> deadline) {
+  AsyncValueRef<TaskStatus> result =
+      MakeUnconstructedAsyncValueRef<TaskStatus>();
+  using Call = PendingRpc<proto::GetStatusRequest, proto::GetStatusResponse,
+                          AsyncValueRef<TaskStatus>>;
+  auto call = std::make_shared<Call>();
+  call->outputs = result.CopyRef();
+  call->task_name = task_name_;
+  call->timeout = deadline.value_or(options_.deadline);
+  call->context.set_deadline(DeadlineAfter(call->timeout));
+  call->context.set_wait_for_ready(
+      WaitsForReady(options_.fail_fast, RpcKind::kSessionStart));
+  if (!rpc_->Begin(&call->context)) {
+    result.SetError(absl::CancelledError("the client is shutting down"));
+    return result;
+  }
+  rpc_->async()->GetStatus(
+      &call->context, &call->request, &call->response,
+      [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
+        ResolveOnHost(host, rpc->closing(), [call, status] {
+          const AsyncValueRef<TaskStatus>& result = call->outputs;
+          if (!status.ok()) {
+            result.SetError(RpcFailure(status, call->task_name,
+                                       "status request", call->timeout));
+            return;
+          }
+          TaskStatus task_status;
+          task_status.task_name = call->response.task_name();
+          task_status.serving =
+              call->response.health() == proto::GetStatusResponse::SERVING;
+          task_status.active_executions = call->response.active_executions();
+          task_status.cancelled_executions =
+              call->response.cancelled_executions();
+          task_status.registered_programs =
+              call->response.registered_programs();
+          result.emplace(std::move(task_status));
+        });
+        rpc->End(&call->context);
+      });
+  return result;
+}
+
+AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
+    absl::Span<const uint8_t> program) {
+  const uint64_t fingerprint = ProgramFingerprint(program);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto cached = programs_.find(fingerprint);
+  // A failed registration (the task was down) is tried again.
+  if (cached != programs_.end() && !cached->second.IsError()) {
+    return cached->second.CopyRef();
+  }
+  AsyncValueRef<RemoteProgram> result =
+      MakeUnconstructedAsyncValueRef<RemoteProgram>();
+  programs_[fingerprint] = result.CopyRef();
+
+  using Call =
+      PendingRpc<proto::RegisterProgramRequest, proto::RegisterProgramResponse,
+                 AsyncValueRef<RemoteProgram>>;
+  auto call = std::make_shared<Call>();
+  call->outputs = result.CopyRef();
+  call->task_name = task_name_;
+  call->request.set_program(program.data(), program.size());
+  call->timeout = options_.deadline;
+  call->context.set_deadline(DeadlineAfter(call->timeout));
+  call->context.set_wait_for_ready(
+      WaitsForReady(options_.fail_fast, RpcKind::kExecution));
+  if (!rpc_->Begin(&call->context)) {
+    result.SetError(absl::CancelledError("the client is shutting down"));
+    return result;
+  }
+  rpc_->async()->RegisterProgram(
+      &call->context, &call->request, &call->response,
+      [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
+        ResolveOnHost(host, rpc->closing(), [call, status] {
+          const AsyncValueRef<RemoteProgram>& result = call->outputs;
+          if (!status.ok()) {
+            result.SetError(RpcFailure(status, call->task_name,
+                                       "registering a program", call->timeout));
+            return;
+          }
+          RemoteProgram registered;
+          registered.task_name = call->task_name;
+          registered.program_id = call->response.program_id();
+          for (const proto::FunctionSignature& signature :
+               call->response.functions()) {
+            RemoteFunction function;
+            function.task_name = call->task_name;
+            function.program_id = registered.program_id;
+            function.name = signature.name();
+            function.argument_types.assign(signature.argument_types().begin(),
+                                           signature.argument_types().end());
+            function.result_types.assign(signature.result_types().begin(),
+                                         signature.result_types().end());
+            registered.functions.push_back(std::move(function));
+          }
+          result.emplace(std::move(registered));
+        });
+        rpc->End(&call->context);
+      });
+  return result;
+}
+
+namespace {
+
+void SetAll(absl::Span<const RCReference<IndirectAsyncValue>> results,
+            const absl::Status& error) {
+  for (const auto& result : results) {
+    result->ForwardTo(MakeErrorAsyncValueRef(error));
+  }
+}
+
+void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
+  CallOutputs& outputs = call.outputs;
+  if (!status.ok()) {
+    if (status.error_code() == grpc::StatusCode::CANCELLED && outputs.request &&
+        outputs.request->IsCancelled()) {
+      SetAll(outputs.results,
+             outputs.request->GetCancelAsyncValue()->GetError());
+    } else {
+      SetAll(outputs.results,
+             RpcFailure(status, call.task_name, outputs.what, call.timeout));
+    }
+  } else if (static_cast<size_t>(call.response.results_size()) !=
+             outputs.results.size()) {
+    SetAll(outputs.results,
+           absl::InternalError(absl::StrCat(
+               outputs.what, " on task ", call.task_name, " returned ",
+               call.response.results_size(), " result(s), ",
+               outputs.results.size(), " expected")));
+  } else {
+    for (size_t i = 0; i < outputs.results.size(); ++i) {
+      outputs.results[i]->ForwardTo(
+          DecodeValue(call.response.results(i), call.task_name));
+    }
+  }
+  // The answer's values now live in the results; the request may go.
+  outputs.request.reset();
+}
+
+}  // namespace
+
+std::vector<RCReference<AsyncValue>> TaskClient::Call(
+    const RemoteFunction& function, absl::Span<AsyncValue* const> arguments,
+    RequestContext* request, const CallOptions& options) {
+  auto call = std::make_shared<ExecuteCall>();
+  std::vector<RCReference<AsyncValue>> results;
+  for (size_t i = 0; i < function.result_types.size(); ++i) {
+    call->outputs.results.push_back(MakeIndirectAsyncValue());
+    results.push_back(call->outputs.results.back().CopyRef());
+  }
+  if (request != nullptr) call->outputs.request = FormRef(request);
+  call->outputs.what = absl::StrCat("remote call of '", function.name, "'");
+  call->task_name = task_name_;
+  call->timeout = options.deadline.value_or(options_.deadline);
+  call->request.set_program_id(function.program_id);
+  call->request.set_function(function.name);
+
+  std::vector<RCReference<AsyncValue>> held;
+  held.reserve(arguments.size());
+  for (AsyncValue* argument : arguments) held.push_back(FormRef(argument));
+  RunWhenReady(arguments,
+               [this, call, held = std::move(held)]() { Send(call, held); });
+  return results;
+}
+
+void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
+                      absl::Span<const RCReference<AsyncValue>> arguments) {
+  CallOutputs& outputs = call->outputs;
+  for (const RCReference<AsyncValue>& argument : arguments) {
+    if (argument->IsError()) {
+      SetAll(outputs.results, argument->GetError());
+      return;
+    }
+  }
+  if (outputs.request && outputs.request->IsCancelled()) {
+    SetAll(outputs.results, outputs.request->GetCancelAsyncValue()->GetError());
+    return;
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    absl::Status encoded =
+        EncodeValue(*arguments[i], call->request.add_arguments());
+    if (!encoded.ok()) {
+      SetAll(outputs.results, absl::InvalidArgumentError(absl::StrCat(
+                                  outputs.what, " on task ", task_name_,
+                                  ": argument ", i, ": ", encoded.message())));
+      return;
+    }
+  }
+  call->context.set_deadline(DeadlineAfter(call->timeout));
+  call->context.set_wait_for_ready(
+      WaitsForReady(options_.fail_fast, RpcKind::kExecution));
+  if (!rpc_->Begin(&call->context)) {
+    SetAll(outputs.results,
+           absl::CancelledError("the client is shutting down"));
+    return;
+  }
+  rpc_->async()->Execute(
+      &call->context, &call->request, &call->response,
+      [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
+        ResolveOnHost(host, rpc->closing(),
+                      [call, status] { ResolveCall(*call, status); });
+        rpc->End(&call->context);
+      });
+  if (outputs.request) {
+    // Cancelling the request cancels the RPC, which cancels the execution
+    // on the worker. The weak reference lets the call go once answered,
+    // however long the request lives.
+    outputs.request->OnCancel(
+        [weak = std::weak_ptr<ExecuteCall>(call)](const absl::Status&) {
+          if (std::shared_ptr<ExecuteCall> live = weak.lock()) {
+            live->context.TryCancel();
+          }
+        });
+  }
+}
+
+ClusterClient::ClusterClient(ClusterSpec spec, RpcOptions options,
+                             HostContext* host)
+    : spec_(std::move(spec)), options_(options), host_(host) {}
+
+ClusterClient::~ClusterClient() = default;
+
+absl::StatusOr<TaskClient*> ClusterClient::GetTask(std::string_view task_name) {
+  absl::StatusOr<std::pair<std::string, int>> parsed = ParseTaskName(task_name);
+  if (!parsed.ok()) return parsed.status();
+  // "/job:w/replica:0/task:1" and "/job:w/task:1" share one client.
+  std::string canonical = TaskName(parsed->first, parsed->second);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tasks_.find(canonical);
+  if (it != tasks_.end()) return it->second.get();
+  absl::StatusOr<std::string> address = spec_.AddressOf(canonical);
+  if (!address.ok()) return address.status();
+  auto client = std::unique_ptr<TaskClient>(
+      new TaskClient(canonical, *address, options_, host_));
+  TaskClient* raw = client.get();
+  tasks_.emplace(std::move(canonical), std::move(client));
+  return raw;
+}
+
+AsyncValueRef<std::vector<TaskStatus>> ClusterClient::CheckAllTasks() {
+  auto result = MakeUnconstructedAsyncValueRef<std::vector<TaskStatus>>();
+  std::vector<RCReference<AsyncValue>> statuses;
+  for (const std::string& name : spec_.TaskNames()) {
+    absl::StatusOr<TaskClient*> task = GetTask(name);
+    if (!task.ok()) {
+      result.SetError(task.status());
+      return result;
+    }
+    statuses.push_back((*task)->GetStatus().ReleaseRCRef());
+  }
+  // The span RunWhenReady reads and the vector the callback keeps must not
+  // be the same moved-from object.
+  std::vector<AsyncValue*> pending;
+  for (const auto& status : statuses) pending.push_back(status.get());
+  RunWhenReady(pending, [statuses = std::move(statuses),
+                         value = result.CopyRCRef()]() mutable {
+    AsyncValueRef<std::vector<TaskStatus>> result(std::move(value));
+    std::vector<TaskStatus> all;
+    for (const RCReference<AsyncValue>& status : statuses) {
+      if (status->IsError()) {
+        result.SetError(status->GetError());
+        return;
+      }
+      all.push_back(status->get<TaskStatus>());
+    }
+    result.emplace(std::move(all));
+  });
+  return result;
+}
+
+}  // namespace sluice::dist

@@ -1,0 +1,111 @@
+#include "lib/distributed/value_codec.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/support/error_util.h"
+
+namespace sluice::dist {
+
+void EncodeError(const absl::Status& status, proto::Error* out) {
+  out->set_code(static_cast<int32_t>(status.code()));
+  out->set_message(std::string(status.message()));
+  ErrorContext context = GetErrorContext(status);
+  out->set_task(context.task);
+  out->set_kernel(context.kernel);
+  out->set_location(context.location);
+}
+
+absl::Status DecodeError(const proto::Error& error, std::string_view task) {
+  absl::StatusCode code = static_cast<absl::StatusCode>(error.code());
+  // An out-of-range or OK code from a peer must still read as a failure.
+  if (code == absl::StatusCode::kOk || error.code() < 0 || error.code() > 16) {
+    code = absl::StatusCode::kUnknown;
+  }
+  ErrorContext context;
+  context.task = error.task().empty() ? std::string(task) : error.task();
+  context.kernel = error.kernel();
+  context.location = error.location();
+  return AddErrorContext(absl::Status(code, error.message()), context);
+}
+
+absl::Status EncodeValue(const AsyncValue& value, proto::Value* out) {
+  if (value.IsError()) {
+    EncodeError(value.GetError(), out->mutable_error());
+  } else if (value.IsType<bool>()) {
+    out->set_i1(value.get<bool>());
+  } else if (value.IsType<int32_t>()) {
+    out->set_i32(value.get<int32_t>());
+  } else if (value.IsType<int64_t>()) {
+    out->set_i64(value.get<int64_t>());
+  } else if (value.IsType<float>()) {
+    out->set_f32(value.get<float>());
+  } else if (value.IsType<double>()) {
+    out->set_f64(value.get<double>());
+  } else if (value.IsType<std::string>()) {
+    out->set_string(value.get<std::string>());
+  } else if (value.IsType<Chain>()) {
+    out->mutable_chain();
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot send a value of type '", value.TypeName(),
+        "' to another task: only i1, i32, i64, f32, f64, !tfrt.string and "
+        "!tfrt.chain values travel"));
+  }
+  return absl::OkStatus();
+}
+
+RCReference<AsyncValue> DecodeValue(const proto::Value& value,
+                                    std::string_view task) {
+  switch (value.kind_case()) {
+    case proto::Value::kI1:
+      return MakeAvailableAsyncValueRef<bool>(value.i1()).ReleaseRCRef();
+    case proto::Value::kI32:
+      return MakeAvailableAsyncValueRef<int32_t>(value.i32()).ReleaseRCRef();
+    case proto::Value::kI64:
+      return MakeAvailableAsyncValueRef<int64_t>(value.i64()).ReleaseRCRef();
+    case proto::Value::kF32:
+      return MakeAvailableAsyncValueRef<float>(value.f32()).ReleaseRCRef();
+    case proto::Value::kF64:
+      return MakeAvailableAsyncValueRef<double>(value.f64()).ReleaseRCRef();
+    case proto::Value::kString:
+      return MakeAvailableAsyncValueRef<std::string>(value.string())
+          .ReleaseRCRef();
+    case proto::Value::kChain:
+      return MakeReadyChain().ReleaseRCRef();
+    case proto::Value::kError:
+      return MakeErrorAsyncValueRef(DecodeError(value.error(), task));
+    case proto::Value::KIND_NOT_SET:
+      break;
+  }
+  return MakeErrorAsyncValueRef(
+      absl::InvalidArgumentError("received a value with no payload"));
+}
+
+std::string_view WireTypeName(const proto::Value& value) {
+  switch (value.kind_case()) {
+    case proto::Value::kI1:
+      return "i1";
+    case proto::Value::kI32:
+      return "i32";
+    case proto::Value::kI64:
+      return "i64";
+    case proto::Value::kF32:
+      return "f32";
+    case proto::Value::kF64:
+      return "f64";
+    case proto::Value::kString:
+      return "!tfrt.string";
+    case proto::Value::kChain:
+      return "!tfrt.chain";
+    case proto::Value::kError:
+      return "error";
+    case proto::Value::KIND_NOT_SET:
+      break;
+  }
+  return "empty";
+}
+
+}  // namespace sluice::dist

@@ -1,0 +1,35 @@
+// The one place that turns AsyncValues into wire values and back. A new
+// payload type (tensors, later) is a new case here and a new field in
+// worker_service.proto's Value.
+#ifndef SLUICE_LIB_DISTRIBUTED_VALUE_CODEC_H_
+#define SLUICE_LIB_DISTRIBUTED_VALUE_CODEC_H_
+
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "lib/distributed/worker_service.pb.h"
+#include "sluice/host_context/async_value.h"
+#include "sluice/support/ref_count.h"
+
+namespace sluice::dist {
+
+// Writes an available value: its payload, or its error with the error's
+// context. InvalidArgument for a payload type the wire cannot carry.
+absl::Status EncodeValue(const AsyncValue& value, proto::Value* out);
+
+// A new available value holding what `value` carries; an error value for
+// proto::Value::kError (with its context, `task` filling in a missing
+// task), InvalidArgument for an empty value.
+RCReference<AsyncValue> DecodeValue(const proto::Value& value,
+                                    std::string_view task);
+
+// The MLIR spelling of the type `value` carries ("i32", "!tfrt.chain"), or
+// "error" / "empty".
+std::string_view WireTypeName(const proto::Value& value);
+
+absl::Status DecodeError(const proto::Error& error, std::string_view task);
+void EncodeError(const absl::Status& status, proto::Error* out);
+
+}  // namespace sluice::dist
+
+#endif  // SLUICE_LIB_DISTRIBUTED_VALUE_CODEC_H_

@@ -1,0 +1,346 @@
+#include "sluice/distributed/worker_server.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/distributed/grpc_status.h"
+#include "lib/distributed/program_fingerprint.h"
+#include "lib/distributed/value_codec.h"
+#include "lib/distributed/worker_service.grpc.pb.h"
+#include "sluice/executor/program.h"
+#include "sluice/host_context/execution_context.h"
+#include "sluice/host_context/request_context.h"
+#include "sluice/host_context/run_when_ready.h"
+#include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/logging.h"
+
+namespace sluice::dist {
+namespace {
+
+// A program loaded on this task, with the signatures callers check against.
+struct LoadedProgram {
+  std::unique_ptr<Program> program;
+  proto::RegisterProgramResponse registration;
+  std::unordered_map<std::string, const proto::FunctionSignature*> signatures;
+};
+
+class WorkerService final : public proto::Worker::CallbackService {
+ public:
+  WorkerService(HostContext* host, std::string task_name)
+      : host_(host), task_name_(std::move(task_name)) {}
+
+  grpc::ServerUnaryReactor* GetStatus(
+      grpc::CallbackServerContext* context,
+      const proto::GetStatusRequest* /*request*/,
+      proto::GetStatusResponse* response) override {
+    response->set_task_name(task_name_);
+    response->set_health(shutting_down_.load()
+                             ? proto::GetStatusResponse::SHUTTING_DOWN
+                             : proto::GetStatusResponse::SERVING);
+    response->set_active_executions(active_executions_.load());
+    response->set_cancelled_executions(cancelled_executions_.load());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      response->set_registered_programs(programs_.size());
+    }
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* RegisterProgram(
+      grpc::CallbackServerContext* context,
+      const proto::RegisterProgramRequest* request,
+      proto::RegisterProgramResponse* response) override {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    absl::StatusOr<std::shared_ptr<const LoadedProgram>> loaded =
+        Register(request->program());
+    if (!loaded.ok()) {
+      reactor->Finish(ToGrpcStatus(loaded.status()));
+    } else {
+      *response = (*loaded)->registration;
+      reactor->Finish(grpc::Status::OK);
+    }
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* Execute(grpc::CallbackServerContext* context,
+                                    const proto::ExecuteRequest* request,
+                                    proto::ExecuteResponse* response) override;
+
+  void BeginShutdown() { shutting_down_.store(true); }
+
+ private:
+  class Execution;
+
+  absl::StatusOr<std::shared_ptr<const LoadedProgram>> Register(
+      const std::string& bytes);
+  absl::StatusOr<std::shared_ptr<const LoadedProgram>> Find(uint64_t id);
+  absl::Status CheckArguments(const proto::FunctionSignature& signature,
+                              const proto::ExecuteRequest& request) const;
+
+  HostContext* const host_;
+  const std::string task_name_;
+  std::atomic<bool> shutting_down_{false};
+  std::atomic<int64_t> active_executions_{0};
+  std::atomic<int64_t> cancelled_executions_{0};
+  std::mutex mu_;
+  std::unordered_map<uint64_t, std::shared_ptr<const LoadedProgram>> programs_;
+};
+
+absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Register(
+    const std::string& bytes) {
+  const uint64_t id = ProgramFingerprint(absl::MakeConstSpan(
+      reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = programs_.find(id);
+    if (it != programs_.end()) {
+      if (it->second->program->bytes() !=
+          absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes.data()),
+                              bytes.size())) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "task ", task_name_, ": another program has fingerprint ", id));
+      }
+      return it->second;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Program>> program = Program::Load(
+      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes.data()),
+                          bytes.size()),
+      GetKernelRegistry(host_));
+  if (!program.ok()) {
+    return absl::Status(
+        program.status().code(),
+        absl::StrCat("task ", task_name_,
+                     " cannot load the program: ", program.status().message()));
+  }
+  auto loaded = std::make_shared<LoadedProgram>();
+  loaded->registration.set_program_id(id);
+  for (const Function* function : (*program)->ListFunctions()) {
+    proto::FunctionSignature* signature = loaded->registration.add_functions();
+    signature->set_name(function->name());
+    for (std::string_view type : (*program)->ArgumentTypes(*function)) {
+      signature->add_argument_types(std::string(type));
+    }
+    for (std::string_view type : (*program)->ResultTypes(*function)) {
+      signature->add_result_types(std::string(type));
+    }
+  }
+  for (const proto::FunctionSignature& signature :
+       loaded->registration.functions()) {
+    loaded->signatures.emplace(signature.name(), &signature);
+  }
+  loaded->program = *std::move(program);
+  std::lock_guard<std::mutex> lock(mu_);
+  // Two callers may have loaded the same program at once: keep the first.
+  auto [it, inserted] = programs_.emplace(id, std::move(loaded));
+  return it->second;
+}
+
+absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Find(
+    uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = programs_.find(id);
+  if (it == programs_.end()) {
+    return absl::NotFoundError(absl::StrCat("task ", task_name_,
+                                            " has no program with id ", id,
+                                            ": register the program first"));
+  }
+  return it->second;
+}
+
+absl::Status WorkerService::CheckArguments(
+    const proto::FunctionSignature& signature,
+    const proto::ExecuteRequest& request) const {
+  const auto& expected = signature.argument_types();
+  if (request.arguments_size() != expected.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "function '", signature.name(), "' on task ", task_name_, " takes ",
+        expected.size(), " argument(s) (", absl::StrJoin(expected, ", "),
+        "), the call passed ", request.arguments_size()));
+  }
+  for (int i = 0; i < expected.size(); ++i) {
+    std::string_view got = WireTypeName(request.arguments(i));
+    if (got != expected[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument ", i, " of function '", signature.name(),
+                       "' on task ", task_name_, " must be ", expected[i],
+                       ", the call passed ", std::string(got)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// One Execute RPC: runs the function on the host's work queue and answers
+// when every result is available. The caller's cancellation (or deadline)
+// cancels the execution's RequestContext.
+class WorkerService::Execution final : public grpc::ServerUnaryReactor {
+ public:
+  Execution(WorkerService* service, proto::ExecuteResponse* response)
+      : service_(service),
+        response_(response),
+        request_(RequestContext::Create(service->host_)) {
+    service_->active_executions_.fetch_add(1);
+  }
+
+  void Start(std::shared_ptr<const LoadedProgram> program,
+             const Function* function, const proto::ExecuteRequest& request) {
+    program_ = std::move(program);
+    std::vector<RCReference<AsyncValue>> arguments;
+    arguments.reserve(request.arguments_size());
+    for (const proto::Value& argument : request.arguments()) {
+      arguments.push_back(DecodeValue(argument, service_->task_name_));
+    }
+    service_->host_->EnqueueWork(
+        [this, function, arguments = std::move(arguments)]() mutable {
+          std::vector<AsyncValue*> pointers;
+          pointers.reserve(arguments.size());
+          for (const auto& argument : arguments)
+            pointers.push_back(argument.get());
+          results_ = CallFunction(
+              *function, ExecutionContext(request_.CopyRef()), pointers);
+          RunWhenReady(results_, [this] { Answer(); });
+        });
+  }
+
+  void OnCancel() override {
+    service_->cancelled_executions_.fetch_add(1);
+    request_->Cancel(absl::CancelledError(
+        absl::StrCat("execution on task ", service_->task_name_,
+                     " cancelled by its caller or its deadline")));
+  }
+
+  void OnDone() override {
+    service_->active_executions_.fetch_sub(1);
+    delete this;
+  }
+
+ private:
+  void Answer() {
+    grpc::Status status = grpc::Status::OK;
+    for (const RCReference<AsyncValue>& result : results_) {
+      proto::Value* value = response_->add_results();
+      absl::Status encoded = EncodeValue(*result, value);
+      if (!encoded.ok()) {
+        status = ToGrpcStatus(encoded);
+        break;
+      }
+      if (value->has_error() && value->error().task().empty()) {
+        value->mutable_error()->set_task(service_->task_name_);
+      }
+    }
+    // The values are freed now, not when gRPC is done with the call.
+    results_.clear();
+    request_.reset();
+    program_.reset();
+    Finish(status);
+  }
+
+  WorkerService* const service_;
+  proto::ExecuteResponse* const response_;
+  RCReference<RequestContext> request_;
+  std::shared_ptr<const LoadedProgram> program_;
+  std::vector<RCReference<AsyncValue>> results_;
+};
+
+grpc::ServerUnaryReactor* WorkerService::Execute(
+    grpc::CallbackServerContext* context, const proto::ExecuteRequest* request,
+    proto::ExecuteResponse* response) {
+  auto fail = [&](const absl::Status& status) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(ToGrpcStatus(status));
+    return reactor;
+  };
+  if (shutting_down_.load()) {
+    return fail(absl::UnavailableError(
+        absl::StrCat("task ", task_name_, " is shutting down")));
+  }
+  absl::StatusOr<std::shared_ptr<const LoadedProgram>> program =
+      Find(request->program_id());
+  if (!program.ok()) return fail(program.status());
+  auto signature = (*program)->signatures.find(request->function());
+  if (signature == (*program)->signatures.end()) {
+    std::vector<std::string> names;
+    for (const auto& entry : (*program)->signatures)
+      names.push_back(entry.first);
+    std::sort(names.begin(), names.end());
+    return fail(absl::NotFoundError(absl::StrCat(
+        "task ", task_name_, " has no function '", request->function(),
+        "' in program ", request->program_id(), "; it has ",
+        absl::StrJoin(names, ", "))));
+  }
+  absl::Status checked = CheckArguments(*signature->second, *request);
+  if (!checked.ok()) return fail(checked);
+  const Function* function =
+      (*program)->program->GetFunction(request->function());
+  auto* execution = new Execution(this, response);
+  execution->Start(*std::move(program), function, *request);
+  return execution;
+}
+
+}  // namespace
+
+class WorkerServer::Impl {
+ public:
+  Impl(HostContext* host, WorkerOptions options)
+      : options_(std::move(options)), service_(host, options_.task_name) {}
+
+  WorkerOptions options_;
+  WorkerService service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::once_flag shutdown_once_;
+};
+
+absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
+    HostContext* host, WorkerOptions options) {
+  auto impl = std::make_unique<Impl>(host, std::move(options));
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(impl->options_.address,
+                           grpc::InsecureServerCredentials(), &impl->port_);
+  builder.SetMaxReceiveMessageSize(impl->options_.max_message_bytes);
+  builder.SetMaxSendMessageSize(impl->options_.max_message_bytes);
+  builder.RegisterService(&impl->service_);
+  impl->server_ = builder.BuildAndStart();
+  if (impl->server_ == nullptr || impl->port_ == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("task ", impl->options_.task_name, " cannot listen on ",
+                     impl->options_.address));
+  }
+  return std::unique_ptr<WorkerServer>(new WorkerServer(std::move(impl)));
+}
+
+WorkerServer::WorkerServer(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+
+WorkerServer::~WorkerServer() { Shutdown(); }
+
+int WorkerServer::port() const { return impl_->port_; }
+
+const std::string& WorkerServer::task_name() const {
+  return impl_->options_.task_name;
+}
+
+void WorkerServer::Shutdown(absl::Duration grace) {
+  std::call_once(impl_->shutdown_once_, [&] {
+    impl_->service_.BeginShutdown();
+    // Calls still running at the deadline are cancelled, which cancels their
+    // executions; they answer once their kernels have stopped.
+    impl_->server_->Shutdown(
+        std::chrono::system_clock::now() +
+        std::chrono::microseconds(absl::ToInt64Microseconds(grace)));
+    impl_->server_->Wait();
+  });
+}
+
+}  // namespace sluice::dist

@@ -1,0 +1,111 @@
+#include "sluice/distributed/cluster_spec.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sluice::dist {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(ClusterSpecTest, ParsesJobsAndNamesTasks) {
+  auto spec = ClusterSpec::FromJson(
+      R"({"worker": ["127.0.0.1:7001", "127.0.0.1:7002"], "ps": ["h:1"]})");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_THAT(spec->TaskNames(),
+              ElementsAre("/job:ps/task:0", "/job:worker/task:0",
+                          "/job:worker/task:1"));
+  EXPECT_EQ(*spec->AddressOf("/job:worker/task:1"), "127.0.0.1:7002");
+  // TensorFlow's longer form names the same task.
+  EXPECT_EQ(*spec->AddressOf("/job:worker/replica:0/task:0"), "127.0.0.1:7001");
+}
+
+TEST(ClusterSpecTest, AcceptsAWholeTfConfig) {
+  auto spec = ClusterSpec::FromJson(
+      R"({"cluster": {"chief": ["a:1"]}, "task": {"type": "chief", "index": 0}})");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(*spec->AddressOf("/job:chief/task:0"), "a:1");
+}
+
+TEST(ClusterSpecTest, UnknownTaskNamesTheTasksThereAre) {
+  auto spec = ClusterSpec::FromJson(R"({"worker": ["a:1"]})");
+  ASSERT_TRUE(spec.ok());
+  absl::StatusOr<std::string> address = spec->AddressOf("/job:worker/task:3");
+  EXPECT_EQ(address.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(address.status().message(), HasSubstr("/job:worker/task:3"));
+  EXPECT_THAT(address.status().message(), HasSubstr("/job:worker/task:0"));
+}
+
+TEST(ClusterSpecTest, RejectsMalformedSpecsWithTheReason) {
+  struct Case {
+    const char* json;
+    const char* reason;
+  } cases[] = {
+      {"{", "invalid cluster spec"},
+      {"[1]", "JSON object"},
+      {R"({"worker": "a:1"})", "list of addresses"},
+      {R"({"worker": [7]})", "address 0 of job 'worker'"},
+      {R"({"worker": ["nohostport"]})", "host:port"},
+      {R"({"a/b": ["h:1"]})", "bad job name"},
+      {"{}", "no jobs"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<ClusterSpec> spec = ClusterSpec::FromJson(c.json);
+    ASSERT_FALSE(spec.ok()) << c.json;
+    EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(spec.status().message(), HasSubstr(c.reason)) << c.json;
+  }
+}
+
+TEST(ClusterSpecTest, ReadsTheFlagThenTheEnvironmentThenAFile) {
+  ::unsetenv("SLUICE_CLUSTER");
+  EXPECT_EQ(ClusterSpec::FromFlagOrEnvironment("").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  ::setenv("SLUICE_CLUSTER", R"({"env": ["e:1"]})", 1);
+  EXPECT_EQ(
+      *ClusterSpec::FromFlagOrEnvironment("")->AddressOf("/job:env/task:0"),
+      "e:1");
+  // The flag wins over the environment.
+  EXPECT_EQ(*ClusterSpec::FromFlagOrEnvironment(R"({"flag": ["f:1"]})")
+                 ->AddressOf("/job:flag/task:0"),
+            "f:1");
+
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR")
+                                             : "/tmp") +
+      "/cluster.json";
+  std::ofstream(path) << R"({"file": ["g:1"]})";
+  EXPECT_EQ(*ClusterSpec::FromFlagOrEnvironment("@" + path)
+                 ->AddressOf("/job:file/task:0"),
+            "g:1");
+  EXPECT_EQ(
+      ClusterSpec::FromFlagOrEnvironment("@/no/such/file").status().code(),
+      absl::StatusCode::kNotFound);
+
+  ::setenv("SLUICE_CLUSTER", "not json", 1);
+  absl::StatusOr<ClusterSpec> bad = ClusterSpec::FromFlagOrEnvironment("");
+  EXPECT_THAT(bad.status().message(), HasSubstr("SLUICE_CLUSTER: "));
+  ::unsetenv("SLUICE_CLUSTER");
+}
+
+TEST(TaskNameTest, ParsesBothFormsAndRejectsOthers) {
+  EXPECT_EQ(TaskName("worker", 2), "/job:worker/task:2");
+  auto parsed = ParseTaskName("/job:worker/replica:0/task:2");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->first, "worker");
+  EXPECT_EQ(parsed->second, 2);
+  for (const char* bad : {"", "worker", "/job:/task:0", "/job:w/task:",
+                          "/job:w/task:-1", "/job:w/task:x", "/job:w"}) {
+    EXPECT_EQ(ParseTaskName(bad).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
+}  // namespace
+}  // namespace sluice::dist

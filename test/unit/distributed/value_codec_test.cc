@@ -1,0 +1,93 @@
+#include "lib/distributed/value_codec.h"
+
+#include <cstdint>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/support/error_util.h"
+
+namespace sluice::dist {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <typename T>
+T RoundTrip(T payload, std::string_view expected_type) {
+  AsyncValueRef<T> value = MakeAvailableAsyncValueRef<T>(payload);
+  proto::Value wire;
+  absl::Status encoded = EncodeValue(*value.GetAsyncValue(), &wire);
+  EXPECT_TRUE(encoded.ok()) << encoded;
+  EXPECT_EQ(WireTypeName(wire), expected_type);
+  RCReference<AsyncValue> decoded = DecodeValue(wire, "/job:w/task:0");
+  EXPECT_TRUE(decoded->IsType<T>());
+  return decoded->get<T>();
+}
+
+TEST(ValueCodecTest, EveryPayloadTypeRoundTrips) {
+  EXPECT_EQ(RoundTrip<bool>(true, "i1"), true);
+  EXPECT_EQ(RoundTrip<int32_t>(-7, "i32"), -7);
+  EXPECT_EQ(RoundTrip<int64_t>(int64_t{1} << 40, "i64"), int64_t{1} << 40);
+  EXPECT_EQ(RoundTrip<float>(1.5f, "f32"), 1.5f);
+  EXPECT_EQ(RoundTrip<double>(-2.25, "f64"), -2.25);
+  EXPECT_EQ(RoundTrip<std::string>(std::string("a\0b", 3), "!tfrt.string"),
+            std::string("a\0b", 3));
+  RoundTrip<Chain>(Chain(), "!tfrt.chain");
+}
+
+TEST(ValueCodecTest, ErrorsKeepCodeMessageAndContext) {
+  ErrorContext context;
+  context.kernel = "tfrt_test.fail";
+  context.location = "remote.mlir:3:8";
+  absl::Status error = AddErrorContext(
+      absl::InvalidArgumentError("something bad happened"), context);
+  proto::Value wire;
+  ASSERT_TRUE(EncodeValue(*MakeErrorAsyncValueRef(error), &wire).ok());
+  EXPECT_EQ(WireTypeName(wire), "error");
+
+  RCReference<AsyncValue> decoded = DecodeValue(wire, "/job:w/task:1");
+  ASSERT_TRUE(decoded->IsError());
+  const absl::Status& status = decoded->GetError();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "something bad happened");
+  ErrorContext received = GetErrorContext(status);
+  EXPECT_EQ(received.task, "/job:w/task:1");
+  EXPECT_EQ(received.kernel, "tfrt_test.fail");
+  EXPECT_EQ(received.location, "remote.mlir:3:8");
+}
+
+TEST(ValueCodecTest, ABadCodeFromAPeerIsStillAnError) {
+  proto::Value wire;
+  wire.mutable_error()->set_code(0);
+  wire.mutable_error()->set_message("odd");
+  EXPECT_EQ(DecodeValue(wire, "t")->GetError().code(),
+            absl::StatusCode::kUnknown);
+  wire.mutable_error()->set_code(99);
+  EXPECT_EQ(DecodeValue(wire, "t")->GetError().code(),
+            absl::StatusCode::kUnknown);
+}
+
+TEST(ValueCodecTest, UnsupportedTypesAndEmptyValuesAreErrors) {
+  struct Opaque {};
+  proto::Value wire;
+  absl::Status encoded =
+      EncodeValue(*MakeAvailableAsyncValueRef<Opaque>().GetAsyncValue(), &wire);
+  EXPECT_EQ(encoded.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(encoded.message(), HasSubstr("cannot send a value"));
+
+  RCReference<AsyncValue> decoded = DecodeValue(proto::Value(), "t");
+  ASSERT_TRUE(decoded->IsError());
+  EXPECT_THAT(decoded->GetError().message(), HasSubstr("no payload"));
+}
+
+TEST(ValueCodecTest, IndirectValuesEncodeTheirTarget) {
+  RCReference<IndirectAsyncValue> indirect = MakeIndirectAsyncValue();
+  indirect->ForwardTo(MakeAvailableAsyncValueRef<int32_t>(5).ReleaseRCRef());
+  proto::Value wire;
+  ASSERT_TRUE(EncodeValue(*indirect, &wire).ok());
+  EXPECT_EQ(wire.i32(), 5);
+}
+
+}  // namespace
+}  // namespace sluice::dist
