@@ -54,12 +54,47 @@ absl::StatusOr<RemoteFunction> RemoteProgram::GetFunction(
       std::string(name), "'; it has ", absl::StrJoin(names, ", ")));
 }
 
-// The channel to one task, and the RPCs in flight on it. Completion
-// callbacks reach it by plain pointer, never through the TaskClient, whose
-// unique_ptr to it is already null while the destructor waits. Every RPC's
-// completion is counted here so that the client's destructor can cancel
-// what is still running and wait for it: gRPC calls back on its own
-// threads, and nothing may call back into a destroyed client.
+namespace internal {
+
+// The ClientContext of one RPC. It goes as soon as the RPC completes,
+// while the channel is surely still alive: a ClientContext holds a
+// reference to its channel, and dropping a channel's last reference on one
+// of gRPC's callback threads tears down gRPC's callback queue under that
+// very thread (a double free inside gRPC).
+struct RpcContext {
+  std::mutex mu;
+  std::unique_ptr<grpc::ClientContext> context =
+      std::make_unique<grpc::ClientContext>();
+
+  void TryCancel() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (context != nullptr) context->TryCancel();
+  }
+};
+
+// One unary RPC: its context, messages, and the values its answer resolves.
+// Owned by a shared_ptr: gRPC's completion callback (a copyable
+// std::function), the task that resolves the values on the host, and a
+// cancellation callback may all hold it. It names no TaskClient, so a
+// resolution that runs late touches nothing the client owns.
+template <typename Request, typename Response, typename Outputs>
+struct PendingRpc : RpcContext {
+  Request request;
+  Response response;
+  Outputs outputs;
+  std::string task_name;
+  absl::Duration timeout;
+};
+
+}  // namespace internal
+
+using internal::RpcContext;
+
+// The channel to one task, and the RPCs in flight on it. The destructor
+// cancels what is still running and waits for it: gRPC calls back on its
+// own threads, and nothing may call back into a destroyed client.
+// Completion callbacks reach the Rpc by plain pointer, never through the
+// TaskClient, whose unique_ptr to it is already null while this waits.
 class TaskClient::Rpc {
  public:
   Rpc(const std::string& address, const RpcOptions& options) {
@@ -79,22 +114,27 @@ class TaskClient::Rpc {
   ~Rpc() {
     std::unique_lock<std::mutex> lock(mu_);
     closing_ = true;
-    for (grpc::ClientContext* context : in_flight_) context->TryCancel();
+    for (RpcContext* rpc : in_flight_) rpc->TryCancel();
     idle_.wait(lock, [this] { return in_flight_.empty(); });
   }
 
   proto::Worker::Stub::async_interface* async() { return stub_->async(); }
 
   // Brackets one RPC; Begin returns false once the client is closing.
-  bool Begin(grpc::ClientContext* context) {
+  bool Begin(RpcContext* rpc) {
     std::lock_guard<std::mutex> lock(mu_);
     if (closing_) return false;
-    in_flight_.insert(context);
+    in_flight_.insert(rpc);
     return true;
   }
-  void End(grpc::ClientContext* context) {
+  // Called from the completion callback: drops the RPC's ClientContext.
+  void End(RpcContext* rpc) {
     std::lock_guard<std::mutex> lock(mu_);
-    in_flight_.erase(context);
+    in_flight_.erase(rpc);
+    {
+      std::lock_guard<std::mutex> context_lock(rpc->mu);
+      rpc->context.reset();
+    }
     if (in_flight_.empty()) idle_.notify_all();
   }
   bool closing() {
@@ -107,26 +147,11 @@ class TaskClient::Rpc {
   std::unique_ptr<proto::Worker::Stub> stub_;
   std::mutex mu_;
   std::condition_variable idle_;
-  std::set<grpc::ClientContext*> in_flight_;
+  std::set<RpcContext*> in_flight_;
   bool closing_ = false;
 };
 
 namespace internal {
-
-// One unary RPC: its context, messages, and the values its answer resolves.
-// Owned by a shared_ptr: gRPC's completion callback (a copyable
-// std::function), the task that resolves the values on the host, and a
-// cancellation callback may all hold it. It names no TaskClient, so a
-// resolution that runs late touches nothing the client owns.
-template <typename Request, typename Response, typename Outputs>
-struct PendingRpc {
-  grpc::ClientContext context;
-  Request request;
-  Response response;
-  Outputs outputs;
-  std::string task_name;
-  absl::Duration timeout;
-};
 
 struct CallOutputs {
   std::vector<RCReference<IndirectAsyncValue>> results;
@@ -176,15 +201,15 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
   call->outputs = result.CopyRef();
   call->task_name = task_name_;
   call->timeout = deadline.value_or(options_.deadline);
-  call->context.set_deadline(DeadlineAfter(call->timeout));
-  call->context.set_wait_for_ready(
+  call->context->set_deadline(DeadlineAfter(call->timeout));
+  call->context->set_wait_for_ready(
       WaitsForReady(options_.fail_fast, RpcKind::kSessionStart));
-  if (!rpc_->Begin(&call->context)) {
+  if (!rpc_->Begin(call.get())) {
     result.SetError(absl::CancelledError("the client is shutting down"));
     return result;
   }
   rpc_->async()->GetStatus(
-      &call->context, &call->request, &call->response,
+      call->context.get(), &call->request, &call->response,
       [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
         ResolveOnHost(host, rpc->closing(), [call, status] {
           const AsyncValueRef<TaskStatus>& result = call->outputs;
@@ -204,7 +229,7 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
               call->response.registered_programs();
           result.emplace(std::move(task_status));
         });
-        rpc->End(&call->context);
+        rpc->End(call.get());
       });
   return result;
 }
@@ -230,15 +255,15 @@ AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
   call->task_name = task_name_;
   call->request.set_program(program.data(), program.size());
   call->timeout = options_.deadline;
-  call->context.set_deadline(DeadlineAfter(call->timeout));
-  call->context.set_wait_for_ready(
+  call->context->set_deadline(DeadlineAfter(call->timeout));
+  call->context->set_wait_for_ready(
       WaitsForReady(options_.fail_fast, RpcKind::kExecution));
-  if (!rpc_->Begin(&call->context)) {
+  if (!rpc_->Begin(call.get())) {
     result.SetError(absl::CancelledError("the client is shutting down"));
     return result;
   }
   rpc_->async()->RegisterProgram(
-      &call->context, &call->request, &call->response,
+      call->context.get(), &call->request, &call->response,
       [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
         ResolveOnHost(host, rpc->closing(), [call, status] {
           const AsyncValueRef<RemoteProgram>& result = call->outputs;
@@ -264,7 +289,7 @@ AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
           }
           result.emplace(std::move(registered));
         });
-        rpc->End(&call->context);
+        rpc->End(call.get());
       });
   return result;
 }
@@ -355,20 +380,20 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
       return;
     }
   }
-  call->context.set_deadline(DeadlineAfter(call->timeout));
-  call->context.set_wait_for_ready(
+  call->context->set_deadline(DeadlineAfter(call->timeout));
+  call->context->set_wait_for_ready(
       WaitsForReady(options_.fail_fast, RpcKind::kExecution));
-  if (!rpc_->Begin(&call->context)) {
+  if (!rpc_->Begin(call.get())) {
     SetAll(outputs.results,
            absl::CancelledError("the client is shutting down"));
     return;
   }
   rpc_->async()->Execute(
-      &call->context, &call->request, &call->response,
+      call->context.get(), &call->request, &call->response,
       [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
         ResolveOnHost(host, rpc->closing(),
                       [call, status] { ResolveCall(*call, status); });
-        rpc->End(&call->context);
+        rpc->End(call.get());
       });
   if (outputs.request) {
     // Cancelling the request cancels the RPC, which cancels the execution
@@ -377,7 +402,7 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
     outputs.request->OnCancel(
         [weak = std::weak_ptr<ExecuteCall>(call)](const absl::Status&) {
           if (std::shared_ptr<ExecuteCall> live = weak.lock()) {
-            live->context.TryCancel();
+            live->TryCancel();
           }
         });
   }
