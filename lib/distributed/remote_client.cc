@@ -388,6 +388,10 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
            absl::CancelledError("the client is shutting down"));
     return;
   }
+  // The answer may come, and drop outputs.request, before Execute returns.
+  RCReference<RequestContext> request = outputs.request
+                                            ? outputs.request.CopyRef()
+                                            : RCReference<RequestContext>();
   rpc_->async()->Execute(
       call->context.get(), &call->request, &call->response,
       [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
@@ -395,11 +399,11 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
                       [call, status] { ResolveCall(*call, status); });
         rpc->End(call.get());
       });
-  if (outputs.request) {
+  if (request) {
     // Cancelling the request cancels the RPC, which cancels the execution
     // on the worker. The weak reference lets the call go once answered,
     // however long the request lives.
-    outputs.request->OnCancel(
+    request->OnCancel(
         [weak = std::weak_ptr<ExecuteCall>(call)](const absl::Status&) {
           if (std::shared_ptr<ExecuteCall> live = weak.lock()) {
             live->TryCancel();

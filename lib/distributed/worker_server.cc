@@ -239,16 +239,17 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
         value->mutable_error()->set_task(service_->task_name_);
       }
     }
-    // The values are freed now, not when gRPC is done with the call.
+    // The values are freed now, not when gRPC is done with the call. The
+    // request stays: OnCancel() may still run on a gRPC thread until
+    // OnDone().
     results_.clear();
-    request_.reset();
     program_.reset();
     Finish(status);
   }
 
   WorkerService* const service_;
   proto::ExecuteResponse* const response_;
-  RCReference<RequestContext> request_;
+  const RCReference<RequestContext> request_;
   std::shared_ptr<const LoadedProgram> program_;
   std::vector<RCReference<AsyncValue>> results_;
 };
