@@ -1,4 +1,4 @@
-// absl::Status <-> grpc::Status. The codes are the same numbers in both.
+// absl::Status -> grpc::Status. The codes are the same numbers in both.
 #ifndef SLUICE_LIB_DISTRIBUTED_GRPC_STATUS_H_
 #define SLUICE_LIB_DISTRIBUTED_GRPC_STATUS_H_
 
@@ -12,11 +12,6 @@ namespace sluice::dist {
 inline grpc::Status ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
                       std::string(status.message()));
-}
-
-inline absl::Status FromGrpcStatus(const grpc::Status& status) {
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      status.error_message());
 }
 
 }  // namespace sluice::dist

@@ -86,18 +86,14 @@ struct PendingRpc : RpcContext {
   absl::Duration timeout;
 };
 
-}  // namespace internal
-
-using internal::RpcContext;
-
 // The channel to one task, and the RPCs in flight on it. The destructor
 // cancels what is still running and waits for it: gRPC calls back on its
 // own threads, and nothing may call back into a destroyed client.
-// Completion callbacks reach the Rpc by plain pointer, never through the
-// TaskClient, whose unique_ptr to it is already null while this waits.
-class TaskClient::Rpc {
+// Completion callbacks reach the channel by plain pointer, never through
+// the TaskClient, whose unique_ptr to it is already null while this waits.
+class TaskChannel {
  public:
-  Rpc(const std::string& address, const RpcOptions& options) {
+  TaskChannel(const std::string& address, const RpcOptions& options) {
     grpc::ChannelArguments arguments;
     arguments.SetMaxReceiveMessageSize(options.max_message_bytes);
     arguments.SetMaxSendMessageSize(options.max_message_bytes);
@@ -111,7 +107,7 @@ class TaskClient::Rpc {
     stub_ = proto::Worker::NewStub(channel_);
   }
 
-  ~Rpc() {
+  ~TaskChannel() {
     std::unique_lock<std::mutex> lock(mu_);
     closing_ = true;
     for (RpcContext* rpc : in_flight_) rpc->TryCancel();
@@ -151,8 +147,6 @@ class TaskClient::Rpc {
   bool closing_ = false;
 };
 
-namespace internal {
-
 struct CallOutputs {
   std::vector<RCReference<IndirectAsyncValue>> results;
   // Tells a cancelled call from a failed one when the answer comes.
@@ -163,27 +157,11 @@ struct CallOutputs {
 struct ExecuteCall
     : PendingRpc<proto::ExecuteRequest, proto::ExecuteResponse, CallOutputs> {};
 
-}  // namespace internal
-
-using internal::CallOutputs;
-using internal::ExecuteCall;
-using internal::PendingRpc;
-
-TaskClient::TaskClient(std::string task_name, std::string address,
-                       RpcOptions options, HostContext* host)
-    : task_name_(std::move(task_name)),
-      address_(std::move(address)),
-      options_(options),
-      host_(host),
-      rpc_(std::make_unique<Rpc>(address_, options_)) {}
-
-TaskClient::~TaskClient() { rpc_.reset(); }
-
 // Runs `resolve` on the host's work queue, so that the kernels waiting for
 // an answer run there and not on gRPC's threads; inline once the client is
 // closing, when the queue may no longer run anything.
 template <typename F>
-static void ResolveOnHost(HostContext* host, bool closing, F resolve) {
+void ResolveOnHost(HostContext* host, bool closing, F resolve) {
   if (closing) {
     resolve();
   } else {
@@ -191,45 +169,73 @@ static void ResolveOnHost(HostContext* host, bool closing, F resolve) {
   }
 }
 
+// Starts `call` with `start(stub, context, request, response, callback)`
+// and has `resolve(call, status)` run on `host` when it completes.
+template <typename Call, typename Start, typename Resolve>
+void Launch(TaskChannel* channel, HostContext* host,
+            const std::shared_ptr<Call>& call, bool wait_for_ready, Start start,
+            Resolve resolve) {
+  call->context->set_deadline(DeadlineAfter(call->timeout));
+  call->context->set_wait_for_ready(wait_for_ready);
+  if (!channel->Begin(call.get())) {
+    resolve(*call, grpc::Status(grpc::StatusCode::CANCELLED,
+                                "the client is shutting down"));
+    return;
+  }
+  start(channel->async(), call->context.get(), &call->request, &call->response,
+        [channel, host, call, resolve](grpc::Status status) {
+          ResolveOnHost(host, channel->closing(),
+                        [call, status, resolve] { resolve(*call, status); });
+          channel->End(call.get());
+        });
+}
+
+}  // namespace internal
+
+using internal::CallOutputs;
+using internal::ExecuteCall;
+using internal::Launch;
+using internal::PendingRpc;
+using internal::TaskChannel;
+
+TaskClient::TaskClient(std::string task_name, std::string address,
+                       RpcOptions options, HostContext* host)
+    : task_name_(std::move(task_name)),
+      address_(std::move(address)),
+      options_(options),
+      host_(host),
+      channel_(std::make_unique<TaskChannel>(address_, options_)) {}
+
+TaskClient::~TaskClient() { channel_.reset(); }
+
 AsyncValueRef<TaskStatus> TaskClient::GetStatus(
     std::optional<absl::Duration> deadline) {
-  AsyncValueRef<TaskStatus> result =
-      MakeUnconstructedAsyncValueRef<TaskStatus>();
   using Call = PendingRpc<proto::GetStatusRequest, proto::GetStatusResponse,
                           AsyncValueRef<TaskStatus>>;
   auto call = std::make_shared<Call>();
-  call->outputs = result.CopyRef();
+  call->outputs = MakeUnconstructedAsyncValueRef<TaskStatus>();
   call->task_name = task_name_;
   call->timeout = deadline.value_or(options_.deadline);
-  call->context->set_deadline(DeadlineAfter(call->timeout));
-  call->context->set_wait_for_ready(
-      WaitsForReady(options_.fail_fast, RpcKind::kSessionStart));
-  if (!rpc_->Begin(call.get())) {
-    result.SetError(absl::CancelledError("the client is shutting down"));
-    return result;
-  }
-  rpc_->async()->GetStatus(
-      call->context.get(), &call->request, &call->response,
-      [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
-        ResolveOnHost(host, rpc->closing(), [call, status] {
-          const AsyncValueRef<TaskStatus>& result = call->outputs;
-          if (!status.ok()) {
-            result.SetError(RpcFailure(status, call->task_name,
-                                       "status request", call->timeout));
-            return;
-          }
-          TaskStatus task_status;
-          task_status.task_name = call->response.task_name();
-          task_status.serving =
-              call->response.health() == proto::GetStatusResponse::SERVING;
-          task_status.active_executions = call->response.active_executions();
-          task_status.cancelled_executions =
-              call->response.cancelled_executions();
-          task_status.registered_programs =
-              call->response.registered_programs();
-          result.emplace(std::move(task_status));
-        });
-        rpc->End(call.get());
+  AsyncValueRef<TaskStatus> result = call->outputs.CopyRef();
+  Launch(
+      channel_.get(), host_, call,
+      WaitsForReady(options_.fail_fast, RpcKind::kSessionStart),
+      [](auto* stub, auto&&... args) { stub->GetStatus(args...); },
+      [](Call& call, const grpc::Status& status) {
+        if (!status.ok()) {
+          call.outputs.SetError(RpcFailure(status, call.task_name,
+                                           "status request", call.timeout));
+          return;
+        }
+        const proto::GetStatusResponse& response = call.response;
+        TaskStatus task_status;
+        task_status.task_name = response.task_name();
+        task_status.serving =
+            response.health() == proto::GetStatusResponse::SERVING;
+        task_status.active_executions = response.active_executions();
+        task_status.cancelled_executions = response.cancelled_executions();
+        task_status.registered_programs = response.registered_programs();
+        call.outputs.emplace(std::move(task_status));
       });
   return result;
 }
@@ -255,41 +261,32 @@ AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
   call->task_name = task_name_;
   call->request.set_program(program.data(), program.size());
   call->timeout = options_.deadline;
-  call->context->set_deadline(DeadlineAfter(call->timeout));
-  call->context->set_wait_for_ready(
-      WaitsForReady(options_.fail_fast, RpcKind::kExecution));
-  if (!rpc_->Begin(call.get())) {
-    result.SetError(absl::CancelledError("the client is shutting down"));
-    return result;
-  }
-  rpc_->async()->RegisterProgram(
-      call->context.get(), &call->request, &call->response,
-      [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
-        ResolveOnHost(host, rpc->closing(), [call, status] {
-          const AsyncValueRef<RemoteProgram>& result = call->outputs;
-          if (!status.ok()) {
-            result.SetError(RpcFailure(status, call->task_name,
-                                       "registering a program", call->timeout));
-            return;
-          }
-          RemoteProgram registered;
-          registered.task_name = call->task_name;
-          registered.program_id = call->response.program_id();
-          for (const proto::FunctionSignature& signature :
-               call->response.functions()) {
-            RemoteFunction function;
-            function.task_name = call->task_name;
-            function.program_id = registered.program_id;
-            function.name = signature.name();
-            function.argument_types.assign(signature.argument_types().begin(),
-                                           signature.argument_types().end());
-            function.result_types.assign(signature.result_types().begin(),
-                                         signature.result_types().end());
-            registered.functions.push_back(std::move(function));
-          }
-          result.emplace(std::move(registered));
-        });
-        rpc->End(call.get());
+  Launch(
+      channel_.get(), host_, call,
+      WaitsForReady(options_.fail_fast, RpcKind::kExecution),
+      [](auto* stub, auto&&... args) { stub->RegisterProgram(args...); },
+      [](Call& call, const grpc::Status& status) {
+        if (!status.ok()) {
+          call.outputs.SetError(RpcFailure(
+              status, call.task_name, "registering a program", call.timeout));
+          return;
+        }
+        RemoteProgram registered;
+        registered.task_name = call.task_name;
+        registered.program_id = call.response.program_id();
+        for (const proto::FunctionSignature& signature :
+             call.response.functions()) {
+          RemoteFunction function;
+          function.task_name = call.task_name;
+          function.program_id = registered.program_id;
+          function.name = signature.name();
+          function.argument_types.assign(signature.argument_types().begin(),
+                                         signature.argument_types().end());
+          function.result_types.assign(signature.result_types().begin(),
+                                       signature.result_types().end());
+          registered.functions.push_back(std::move(function));
+        }
+        call.outputs.emplace(std::move(registered));
       });
   return result;
 }
@@ -380,25 +377,14 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
       return;
     }
   }
-  call->context->set_deadline(DeadlineAfter(call->timeout));
-  call->context->set_wait_for_ready(
-      WaitsForReady(options_.fail_fast, RpcKind::kExecution));
-  if (!rpc_->Begin(call.get())) {
-    SetAll(outputs.results,
-           absl::CancelledError("the client is shutting down"));
-    return;
-  }
-  // The answer may come, and drop outputs.request, before Execute returns.
+  // The answer may come, and drop outputs.request, before Launch returns.
   RCReference<RequestContext> request = outputs.request
                                             ? outputs.request.CopyRef()
                                             : RCReference<RequestContext>();
-  rpc_->async()->Execute(
-      call->context.get(), &call->request, &call->response,
-      [rpc = rpc_.get(), host = host_, call](grpc::Status status) {
-        ResolveOnHost(host, rpc->closing(),
-                      [call, status] { ResolveCall(*call, status); });
-        rpc->End(call.get());
-      });
+  Launch(
+      channel_.get(), host_, call,
+      WaitsForReady(options_.fail_fast, RpcKind::kExecution),
+      [](auto* stub, auto&&... args) { stub->Execute(args...); }, ResolveCall);
   if (request) {
     // Cancelling the request cancels the RPC, which cancels the execution
     // on the worker. The weak reference lets the call go once answered,

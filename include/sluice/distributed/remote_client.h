@@ -33,6 +33,7 @@
 namespace sluice::dist {
 namespace internal {
 struct ExecuteCall;
+class TaskChannel;
 }  // namespace internal
 
 // What the status RPC reports.
@@ -100,7 +101,6 @@ class TaskClient {
 
  private:
   friend class ClusterClient;
-  class Rpc;
   // Sends a call once its arguments are available.
   void Send(const std::shared_ptr<internal::ExecuteCall>& call,
             absl::Span<const RCReference<AsyncValue>> arguments);
@@ -111,7 +111,7 @@ class TaskClient {
   const std::string address_;
   const RpcOptions options_;
   HostContext* const host_;
-  std::unique_ptr<Rpc> rpc_;
+  std::unique_ptr<internal::TaskChannel> channel_;
 
   std::mutex mu_;
   // Registrations by program fingerprint, so each program is sent once.
