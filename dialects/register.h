@@ -8,7 +8,7 @@
 
 namespace sluice {
 
-// Adds the tfrt and tfrt_test dialects, func (functions are func.func) and
+// Adds the tfrt, tfrt_test and tfrt_dist dialects, func (functions are func.func) and
 // the inliner support calls into func bodies need.
 void RegisterSluiceDialects(mlir::DialectRegistry& registry);
 

@@ -19,8 +19,10 @@ extern "C" const char* __tsan_default_suppressions() {
          "called_from_lib:libabsl_str_format_internal.so\n"
          "called_from_lib:libabsl_synchronization.so\n"
          "called_from_lib:libabsl_graphcycles_internal.so\n"
+         "called_from_lib:libabsl_time_zone.so\n"
          "race:grpc::*\n"
          "race:grpc_core::*\n"
+         "race:grpc_event_engine::*\n"
          "race:google::protobuf::*\n"
          "race:sluice::dist::proto::*\n"
          "race:absl::*::synchronization_internal::*\n";

@@ -30,3 +30,10 @@ queue = lit_config.params.get("queue", "s")
 config.substitutions.append(
     ("%sluice_run", "sluice_run -work_queue_type=" + queue))
 config.available_features.add("queue-" + queue.split(":")[0])
+
+# `%with_workers N [options] --`: runs the rest of the line against N
+# sluice_worker processes (dist/with_workers.py).
+config.substitutions.append(
+    ("%with_workers",
+     "python3 " + os.path.join(config.test_source_root, "dist",
+                               "with_workers.py")))

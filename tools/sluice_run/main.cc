@@ -5,6 +5,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,16 @@
 #include "absl/time/clock.h"
 #include "dialects/register.h"
 #include "kernels/basic/basic_kernels.h"
+#include "kernels/dist/dist_kernels.h"
+#include "kernels/dist/distributed_context.h"
 #include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/compiler/compile_source.h"
+#include "sluice/distributed/cluster_spec.h"
+#include "sluice/distributed/rpc_options.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
@@ -60,6 +65,15 @@ cl::opt<bool> verify_diagnostics(
 cl::opt<double> timeout_seconds(
     "timeout", cl::desc("cancel each function after this many seconds"),
     cl::init(0));
+cl::opt<std::string> cluster(
+    "cluster",
+    cl::desc("the tasks tfrt_dist ops talk to: JSON ({\"worker\": "
+             "[\"host:port\", ...]}) or @file (default: $SLUICE_CLUSTER)"),
+    cl::init(""));
+cl::opt<int> rpc_deadline_ms(
+    "rpc_deadline_ms",
+    cl::desc("deadline of each RPC of tfrt_dist ops, in milliseconds"),
+    cl::init(30000));
 
 // The test budget allocator counts only allocations above 32 bytes.
 class SmallAllocationsFree final : public sluice::HostAllocator {
@@ -139,6 +153,25 @@ int main(int argc, char** argv) {
       "in memory, or .sbf) that takes no arguments, in file order, and "
       "prints what each returns\n");
 
+  if (rpc_deadline_ms <= 0) {
+    return Fail(absl::StrCat("--rpc_deadline_ms must be positive, got ",
+                             rpc_deadline_ms.getValue()));
+  }
+  sluice::dist::RpcOptions rpc_options;
+  rpc_options.deadline = absl::Milliseconds(rpc_deadline_ms.getValue());
+  // A cluster named on the command line is checked before anything runs.
+  // One from SLUICE_CLUSTER is read by the first tfrt_dist op, so that
+  // programs without any run whatever the environment holds.
+  std::optional<sluice::dist::ClusterSpec> cluster_spec;
+  if (!cluster.empty()) {
+    auto spec = sluice::dist::ClusterSpec::FromFlagOrEnvironment(cluster);
+    if (!spec.ok()) return Fail(std::string(spec.status().message()));
+    auto policy = sluice::dist::FailFastPolicyFromEnvironment();
+    if (!policy.ok()) return Fail(std::string(policy.status().message()));
+    cluster_spec = *std::move(spec);
+    rpc_options.fail_fast = *policy;
+  }
+
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input_file);
   if (!buffer) {
     return Fail(absl::StrCat("couldn't read '", input_file.getValue(),
@@ -195,6 +228,15 @@ int main(int argc, char** argv) {
     sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
     sluice::RegisterBasicKernels(&registry);
     sluice::RegisterTestKernels(&registry);
+    sluice::RegisterDistKernels(&registry);
+    auto& distributed =
+        host.GetOrCreateSharedContext<sluice::DistributedContext>();
+    distributed.SetDefaultDeadline(rpc_options.deadline);
+    if (cluster_spec) {
+      absl::Status configured =
+          distributed.Configure(*std::move(cluster_spec), rpc_options);
+      if (!configured.ok()) return Fail(std::string(configured.message()));
+    }
 
     auto program = sluice::Program::Load(bytes, registry);
     if (!program.ok()) {
@@ -244,6 +286,10 @@ int main(int argc, char** argv) {
           sluice::CallFunction(*function, context, {});
       host.Await(results);
       host.Quiesce();
+      // Remote calls whose results nobody waits for are still this
+      // function's work; this also leaves no RPC in flight when the host,
+      // and its work queue, go away.
+      distributed.AwaitIdle();
       if (results.empty()) continue;
       std::vector<std::string_view> types = (*program)->ResultTypes(*function);
       std::string line = absl::StrCat("'", function->name(), "' returned ");

@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   sigwait(&stop_signals, &signal);
   std::fprintf(stderr, "sluice_worker %s: %s, shutting down\n", name.c_str(),
                signal == SIGTERM ? "SIGTERM" : "SIGINT");
-  (*server)->Shutdown(absl::Seconds(shutdown_grace_seconds));
+  (*server)->Shutdown(absl::Seconds(shutdown_grace_seconds.getValue()));
   server->reset();
   host.Quiesce();
   return 0;

@@ -27,7 +27,8 @@ class HostContext {
   HostContext(DiagnosticHandler diagnostic_handler,
               std::unique_ptr<HostAllocator> allocator,
               std::unique_ptr<ConcurrentWorkQueue> work_queue);
-  // Finishes all queued work, then destroys shared objects (newest first).
+  // Finishes all queued work, then destroys shared objects (newest first),
+  // then finishes the work their destructors queued.
   ~HostContext();
   HostContext(const HostContext&) = delete;
   HostContext& operator=(const HostContext&) = delete;
@@ -64,8 +65,8 @@ class HostContext {
  private:
   DiagnosticHandler diagnostic_handler_;
   std::unique_ptr<HostAllocator> allocator_;
-  // Declared before the work queue so that shared objects outlive the tasks
-  // that may use them, and the timer so its callbacks stop first.
+  // Declared before the work queue, and the timer so that its callbacks
+  // stop first. The destructor clears the shared objects explicitly.
   SharedContextRegistry shared_contexts_;
   std::unique_ptr<ConcurrentWorkQueue> work_queue_;
   TimerQueue timer_queue_;

@@ -1,6 +1,6 @@
 // Objects shared by everything on one HostContext: one instance per C++
-// type, created on first use, destroyed with the HostContext in reverse
-// order of creation.
+// type, created on first use, destroyed with the HostContext (after its
+// queued work has run, before its work queue) in reverse order of creation.
 #ifndef SLUICE_HOST_CONTEXT_SHARED_CONTEXT_H_
 #define SLUICE_HOST_CONTEXT_SHARED_CONTEXT_H_
 
@@ -18,6 +18,9 @@ class SharedContextRegistry {
  public:
   explicit SharedContextRegistry(HostContext* host) : host_(host) {}
   ~SharedContextRegistry();
+
+  // Destroys every instance, newest first.
+  void Clear();
   SharedContextRegistry(const SharedContextRegistry&) = delete;
   SharedContextRegistry& operator=(const SharedContextRegistry&) = delete;
 

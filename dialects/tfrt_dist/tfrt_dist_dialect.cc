@@ -1,0 +1,202 @@
+#include "dialects/tfrt_dist/tfrt_dist_dialect.h"
+
+#include <string>
+
+#include "dialects/tfrt/inline_anywhere.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+// Generated definitions of the dialect class and its types.
+#include "dialects/tfrt_dist/tfrt_dist_dialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/tfrt_dist/tfrt_dist_types.cpp.inc"
+
+namespace sluice {
+namespace tfrt_dist {
+namespace {
+
+constexpr llvm::StringLiteral kTransferableTypes =
+    "i1, i32, i64, f32, f64, !tfrt.string and !tfrt.chain";
+
+bool IsIndex(llvm::StringRef text) {
+  return !text.empty() && llvm::all_of(text, llvm::isDigit);
+}
+
+// "/job:<job>/task:<index>" or "/job:<job>/replica:0/task:<index>", the
+// names a ClusterSpec gives its tasks. Checked here so that a typo fails at
+// compile time rather than as a NotFound error at run time.
+bool IsTaskName(llvm::StringRef name) {
+  if (!name.consume_front("/job:")) return false;
+  const size_t slash = name.find('/');
+  if (slash == 0 || slash == llvm::StringRef::npos) return false;
+  name = name.drop_front(slash);
+  // Replica 0 is the only one a ClusterSpec names.
+  name.consume_front("/replica:0");
+  return name.consume_front("/task:") && IsIndex(name);
+}
+
+// Kernels receive attributes by position, in name order, so an attribute
+// the kernel does not expect would shift the ones it does. Attributes whose
+// names start with '_' are compiler hints the emitter leaves out.
+mlir::LogicalResult VerifyOnlyAttributes(
+    mlir::Operation* op, llvm::ArrayRef<llvm::StringRef> allowed) {
+  for (mlir::NamedAttribute attribute : op->getAttrs()) {
+    llvm::StringRef name = attribute.getName().getValue();
+    if (name.starts_with("_") || llvm::is_contained(allowed, name)) continue;
+    mlir::InFlightDiagnostic error = op->emitOpError()
+                                     << "has unknown attribute '" << name
+                                     << "'; it takes ";
+    if (allowed.empty()) {
+      error << "none";
+    } else {
+      llvm::interleave(allowed, error, ", ");
+    }
+    return error;
+  }
+  return mlir::success();
+}
+
+std::string TypeList(mlir::TypeRange types) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '(';
+  llvm::interleaveComma(types, os);
+  os << ')';
+  return text;
+}
+
+// Checks that every one of `types` can cross the wire; `what` says whose
+// types they are ("argument", "result", ...).
+mlir::LogicalResult VerifyTransferable(mlir::Operation* op,
+                                       mlir::TypeRange types,
+                                       llvm::StringRef what) {
+  for (auto [index, type] : llvm::enumerate(types)) {
+    if (IsTransferable(type)) continue;
+    return op->emitOpError()
+           << what << " #" << index << " has type " << type
+           << ", which a remote call cannot carry (it carries "
+           << kTransferableTypes << ")";
+  }
+  return mlir::success();
+}
+
+}  // namespace
+
+bool IsTransferable(mlir::Type type) {
+  if (auto integer = llvm::dyn_cast<mlir::IntegerType>(type)) {
+    if (!integer.isSignless()) return false;
+    const unsigned width = integer.getWidth();
+    return width == 1 || width == 32 || width == 64;
+  }
+  return type.isF32() || type.isF64() ||
+         llvm::isa<tfrt::StringType, tfrt::ChainType>(type);
+}
+
+void TfrtDistDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/tfrt_dist/tfrt_dist_types.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/tfrt_dist/tfrt_dist_ops.cpp.inc"
+      >();
+  // A function that sets up remote calls may be inlined into its callers
+  // like any other.
+  addInterfaces<InlineAnywhereInterface>();
+}
+
+//===----------------------------------------------------------------------===//
+// tfrt_dist.get_task_handle
+//===----------------------------------------------------------------------===//
+
+mlir::LogicalResult GetTaskHandleOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(*this, {getTaskNameAttrName()}))) {
+    return mlir::failure();
+  }
+  if (IsTaskName(getTaskName())) return mlir::success();
+  return emitOpError() << "task name '" << getTaskName()
+                       << "' is not of the form /job:<job>/task:<index>";
+}
+
+//===----------------------------------------------------------------------===//
+// tfrt_dist.register_function
+//===----------------------------------------------------------------------===//
+
+mlir::LogicalResult RegisterFunctionOp::verify() {
+  return VerifyOnlyAttributes(*this, {getCalleeAttrName()});
+}
+
+mlir::LogicalResult RegisterFunctionOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  auto callee = symbol_table.lookupNearestSymbolFrom<mlir::FunctionOpInterface>(
+      *this, getCalleeAttr());
+  if (!callee) {
+    return emitOpError() << "callee '" << getCallee()
+                         << "' is not a function of this module: only the "
+                            "module's own functions can be sent to a task";
+  }
+  if (mlir::failed(VerifyTransferable(*this, callee.getArgumentTypes(),
+                                      "callee argument")) ||
+      mlir::failed(VerifyTransferable(*this, callee.getResultTypes(),
+                                      "callee result"))) {
+    return mlir::failure();
+  }
+  return mlir::success();
+}
+
+//===----------------------------------------------------------------------===//
+// tfrt_dist.call
+//===----------------------------------------------------------------------===//
+
+mlir::LogicalResult CallOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(*this, {getDeadlineMsAttrName()}))) {
+    return mlir::failure();
+  }
+  if (std::optional<uint64_t> deadline = getDeadlineMs();
+      deadline && static_cast<int64_t>(*deadline) <= 0) {
+    return emitOpError() << "deadline_ms must be positive, got "
+                         << static_cast<int64_t>(*deadline);
+  }
+  if (mlir::failed(
+          VerifyTransferable(*this, getArgs().getTypes(), "argument")) ||
+      mlir::failed(VerifyTransferable(*this, getResultTypes(), "result"))) {
+    return mlir::failure();
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult CallOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  // Only a function registered in the same body can be checked; one passed
+  // in as an argument is checked by the task when it is called.
+  auto registration = getFunction().getDefiningOp<RegisterFunctionOp>();
+  if (!registration) return mlir::success();
+  auto callee = symbol_table.lookupNearestSymbolFrom<mlir::FunctionOpInterface>(
+      registration, registration.getCalleeAttr());
+  // register_function reports a missing callee itself.
+  if (!callee) return mlir::success();
+  if (!llvm::equal(callee.getArgumentTypes(), getArgs().getTypes())) {
+    return emitOpError() << "passes " << TypeList(getArgs().getTypes())
+                         << " to '" << registration.getCallee()
+                         << "', which takes "
+                         << TypeList(callee.getArgumentTypes());
+  }
+  if (!llvm::equal(callee.getResultTypes(), getResultTypes())) {
+    return emitOpError() << "expects " << TypeList(getResultTypes())
+                         << " from '" << registration.getCallee()
+                         << "', which returns "
+                         << TypeList(callee.getResultTypes());
+  }
+  return mlir::success();
+}
+
+}  // namespace tfrt_dist
+}  // namespace sluice
+
+#define GET_OP_CLASSES
+#include "dialects/tfrt_dist/tfrt_dist_ops.cpp.inc"

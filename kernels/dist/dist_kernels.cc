@@ -1,0 +1,238 @@
+// The tfrt_dist kernels (docs/tfrt_dist.md). Each starts one RPC through the
+// host's DistributedContext and returns at once; its results are
+// placeholders of a copied AsyncKernelFrame, set when the task answers. All
+// three are strict: a handle or function that is an error never reaches
+// them, and an argument that failed is never sent.
+//
+// Errors these kernels make (no cluster, an unknown task, a task that is
+// down or does not answer) go through the frame's ReportError, so they name
+// the kernel and its location and are reported once as diagnostics. Errors
+// a task's own kernels made arrive as values that already say where they
+// come from, and are passed on as they are.
+#include "kernels/dist/dist_kernels.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "kernels/dist/distributed_context.h"
+#include "sluice/distributed/cluster_spec.h"
+#include "sluice/distributed/remote_client.h"
+#include "sluice/host_context/async_value.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/run_when_ready.h"
+#include "sluice/kernel/async_kernel_frame.h"
+#include "sluice/kernel/attributes.h"
+#include "sluice/kernel/function.h"
+#include "sluice/kernel/kernel_binding.h"
+#include "sluice/kernel/kernel_frame.h"
+#include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/error_util.h"
+
+namespace sluice {
+namespace dist_kernels {
+namespace {
+
+// Debian's Abseil has a string_view of its own, which absl::StrCat takes.
+absl::string_view View(std::string_view text) {
+  return absl::string_view(text.data(), text.size());
+}
+
+DistributedContext& GetDistributedContext(HostContext* host) {
+  return host->GetOrCreateSharedContext<DistributedContext>();
+}
+
+// `status` with `prefix` before its message, keeping its code and the
+// context it carries (the task it names).
+absl::Status Prefixed(const absl::Status& status, std::string_view prefix) {
+  absl::Status prefixed(status.code(),
+                        absl::StrCat(View(prefix), status.message()));
+  status.ForEachPayload(
+      [&](absl::string_view type_url, const absl::Cord& payload) {
+        prefixed.SetPayload(type_url, payload);
+      });
+  return prefixed;
+}
+
+// Whether `status` was made on this side of the wire: by the client (a task
+// down, a deadline passed) rather than by a kernel of the task, whose errors
+// record that kernel.
+bool IsLocalFailure(const absl::Status& status) {
+  return GetErrorContext(status).kernel.empty();
+}
+
+// Whether a task's answer to the status RPC says it is `expected`: the
+// cluster spec and the task may disagree about which task listens where.
+bool IsSameTask(std::string_view expected, std::string_view reported) {
+  absl::StatusOr<std::pair<std::string, int>> a = dist::ParseTaskName(expected);
+  absl::StatusOr<std::pair<std::string, int>> b = dist::ParseTaskName(reported);
+  return a.ok() && b.ok() && *a == *b;
+}
+
+// --- tfrt_dist.get_task_handle -----------------------------------------------
+
+void GetTaskHandle(StringAttribute task_name, KernelFrame* frame) {
+  DistributedContext& context = GetDistributedContext(frame->host());
+  absl::StatusOr<dist::ClusterClient*> cluster = context.GetClusterClient();
+  if (!cluster.ok()) {
+    frame->ReportError(cluster.status());
+    return;
+  }
+  absl::StatusOr<dist::TaskClient*> task = (*cluster)->GetTask(task_name);
+  if (!task.ok()) {
+    frame->ReportError(task.status());
+    return;
+  }
+  dist::TaskClient* client = *task;
+  AsyncValueRef<dist::TaskStatus> status = client->GetStatus();
+  AsyncValueRef<Chain> done = context.BeginOperation();
+  AsyncKernelFrame async(frame);
+  status.AndThen([frame = async, status = status.CopyRef(), client,
+                  done = std::move(done)]() mutable {
+    if (status.IsError()) {
+      frame.ReportError(status.GetError());
+    } else if (!IsSameTask(client->task_name(), status->task_name)) {
+      frame.ReportError(absl::FailedPreconditionError(
+          absl::StrCat("task ", client->task_name(), " at ", client->address(),
+                       " answers as ", status->task_name,
+                       ": the cluster spec and the workers disagree")));
+    } else if (!status->serving) {
+      frame.ReportError(absl::UnavailableError(
+          absl::StrCat("task ", client->task_name(), " is shutting down")));
+    } else {
+      frame.EmplaceResultAt<TaskHandle>(0, TaskHandle{client});
+    }
+    done.emplace();
+  });
+}
+
+// --- tfrt_dist.register_function ---------------------------------------------
+
+void RegisterFunction(const TaskHandle& task, RemainingFunctions functions,
+                      KernelFrame* frame) {
+  if (functions.size() != 1) {
+    frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "tfrt_dist.register_function needs one callee function, got ",
+        functions.size())));
+    return;
+  }
+  const Function& callee = *functions[0];
+  absl::Span<const uint8_t> program = callee.program_bytes();
+  if (program.empty()) {
+    frame->ReportError(absl::FailedPreconditionError(absl::StrCat(
+        "function '", callee.name(),
+        "' belongs to no loaded program, so it cannot be sent to task ",
+        task.client->task_name())));
+    return;
+  }
+  AsyncValueRef<dist::RemoteProgram> registered =
+      task.client->RegisterProgram(program);
+  AsyncValueRef<Chain> done =
+      GetDistributedContext(frame->host()).BeginOperation();
+  AsyncKernelFrame async(frame);
+  registered.AndThen([frame = async, registered = registered.CopyRef(),
+                      name = callee.name(), done = std::move(done)]() mutable {
+    if (registered.IsError()) {
+      frame.ReportError(
+          Prefixed(registered.GetError(),
+                   absl::StrCat("cannot register '", name, "': ")));
+    } else if (absl::StatusOr<dist::RemoteFunction> function =
+                   registered->GetFunction(name);
+               !function.ok()) {
+      frame.ReportError(function.status());
+    } else {
+      frame.EmplaceResultAt<dist::RemoteFunction>(0, *std::move(function));
+    }
+    done.emplace();
+  });
+}
+
+// --- tfrt_dist.call ----------------------------------------------------------
+
+void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
+          KernelFrame* frame) {
+  // The compiler checks these only when it can see the registration; a
+  // function passed in from elsewhere is checked here, before anything is
+  // sent.
+  if (arguments.size() != function.argument_types.size()) {
+    frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "'", function.name, "' on task ", function.task_name, " takes ",
+        function.argument_types.size(), " argument(s), tfrt_dist.call passes ",
+        arguments.size())));
+    return;
+  }
+  if (frame->GetNumResults() != function.result_types.size()) {
+    frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "'", function.name, "' on task ", function.task_name, " returns ",
+        function.result_types.size(), " result(s), tfrt_dist.call has ",
+        frame->GetNumResults())));
+    return;
+  }
+  DistributedContext& context = GetDistributedContext(frame->host());
+  absl::StatusOr<dist::ClusterClient*> cluster = context.GetClusterClient();
+  if (!cluster.ok()) {
+    frame->ReportError(cluster.status());
+    return;
+  }
+  absl::StatusOr<dist::TaskClient*> task =
+      (*cluster)->GetTask(function.task_name);
+  if (!task.ok()) {
+    frame->ReportError(task.status());
+    return;
+  }
+
+  dist::CallOptions options;
+  // deadline_ms is the op's only attribute (the verifier allows no other).
+  if (frame->GetNumAttributes() > 0) {
+    options.deadline =
+        absl::Milliseconds(Attribute<int64_t>(frame->GetAttributeAt(0)).get());
+  }
+  std::vector<RCReference<AsyncValue>> results =
+      (*task)->Call(function, arguments.values(),
+                    frame->exec_ctx().request_context(), options);
+  if (results.empty()) return;
+
+  // The results of one call resolve together, from one answer, so waiting
+  // for all of them delays none.
+  AsyncValueRef<Chain> done = context.BeginOperation();
+  AsyncKernelFrame async(frame);
+  std::vector<AsyncValue*> pending;
+  pending.reserve(results.size());
+  for (const RCReference<AsyncValue>& result : results) {
+    pending.push_back(result.get());
+  }
+  RunWhenReady(pending, [frame = async, results = std::move(results),
+                         done = std::move(done)]() mutable {
+    std::optional<absl::Status> local_failure;
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i]->IsError() && IsLocalFailure(results[i]->GetError())) {
+        if (!local_failure) local_failure = results[i]->GetError();
+        continue;
+      }
+      frame.SetResultAt(i, std::move(results[i]));
+    }
+    // Fails the results not set above with this kernel's context.
+    if (local_failure) frame.ReportError(*std::move(local_failure));
+    done.emplace();
+  });
+}
+
+}  // namespace
+}  // namespace dist_kernels
+
+void RegisterDistKernels(KernelRegistry* registry) {
+  registry->AddKernel("tfrt_dist.get_task_handle",
+                      SLUICE_KERNEL(dist_kernels::GetTaskHandle));
+  registry->AddKernel("tfrt_dist.register_function",
+                      SLUICE_KERNEL(dist_kernels::RegisterFunction));
+  registry->AddKernel("tfrt_dist.call", SLUICE_KERNEL(dist_kernels::Call));
+}
+
+}  // namespace sluice

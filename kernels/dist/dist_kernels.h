@@ -1,0 +1,28 @@
+// The kernels of the `tfrt_dist` dialect (docs/tfrt_dist.md): finding a task
+// of the cluster, registering a function of the running program on it, and
+// calling that function remotely.
+#ifndef SLUICE_KERNELS_DIST_DIST_KERNELS_H_
+#define SLUICE_KERNELS_DIST_DIST_KERNELS_H_
+
+#include "sluice/distributed/remote_client.h"
+#include "sluice/kernel/kernel_registry.h"
+
+namespace sluice {
+
+// The payload of !tfrt_dist.task_handle: a task that answered the status RPC
+// as serving. The client belongs to the host's DistributedContext
+// (kernels/dist/distributed_context.h), which lives as long as the host.
+struct TaskHandle {
+  dist::TaskClient* client = nullptr;
+};
+
+// The payload of !tfrt_dist.remote_function is dist::RemoteFunction.
+
+// Registers tfrt_dist.get_task_handle, tfrt_dist.register_function and
+// tfrt_dist.call. They find their cluster through the host's
+// DistributedContext.
+void RegisterDistKernels(KernelRegistry* registry);
+
+}  // namespace sluice
+
+#endif  // SLUICE_KERNELS_DIST_DIST_KERNELS_H_

@@ -1,0 +1,104 @@
+#include "kernels/dist/distributed_context.h"
+
+#include <utility>
+#include <vector>
+
+namespace sluice {
+
+DistributedContext::DistributedContext(HostContext* host) : host_(host) {}
+
+DistributedContext::~DistributedContext() {
+  // The client cancels what is still in flight and waits for it; answers
+  // that came just before are queued on the host (which still runs: the
+  // host destroys shared objects before its queue). They end operations,
+  // which needs the map still alive and the mutex free, so they run here.
+  std::unique_ptr<dist::ClusterClient> client;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    client = std::move(client_);
+  }
+  client.reset();
+  host_->Quiesce();
+}
+
+absl::Status DistributedContext::Configure(dist::ClusterSpec spec,
+                                           dist::RpcOptions options) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (client_ != nullptr) {
+    return absl::FailedPreconditionError(
+        "the cluster of the tfrt_dist kernels is already in use and cannot "
+        "be configured again");
+  }
+  client_ =
+      std::make_unique<dist::ClusterClient>(std::move(spec), options, host_);
+  environment_error_.reset();
+  return absl::OkStatus();
+}
+
+void DistributedContext::SetDefaultDeadline(absl::Duration deadline) {
+  std::lock_guard<std::mutex> lock(mu_);
+  default_deadline_ = deadline;
+}
+
+absl::StatusOr<dist::ClusterClient*> DistributedContext::GetClusterClient() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (client_ != nullptr) return client_.get();
+  if (environment_error_) return *environment_error_;
+  absl::StatusOr<dist::ClusterSpec> spec =
+      dist::ClusterSpec::FromFlagOrEnvironment("");
+  if (!spec.ok()) {
+    environment_error_ = spec.status();
+    return spec.status();
+  }
+  absl::StatusOr<dist::FailFastPolicy> policy =
+      dist::FailFastPolicyFromEnvironment();
+  if (!policy.ok()) {
+    environment_error_ = policy.status();
+    return policy.status();
+  }
+  dist::RpcOptions options;
+  options.fail_fast = *policy;
+  options.deadline = default_deadline_;
+  client_ =
+      std::make_unique<dist::ClusterClient>(*std::move(spec), options, host_);
+  return client_.get();
+}
+
+AsyncValueRef<Chain> DistributedContext::BeginOperation() {
+  AsyncValueRef<Chain> done = MakeUnconstructedAsyncValueRef<Chain>();
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    id = next_operation_++;
+    operations_.emplace(id, done.CopyRef());
+  }
+  done.AndThen([this, id] {
+    AsyncValueRef<Chain> finished;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = operations_.find(id);
+    if (it == operations_.end()) return;
+    // Dropped after the lock, by `finished`'s destructor.
+    finished = std::move(it->second);
+    operations_.erase(it);
+  });
+  return done;
+}
+
+void DistributedContext::AwaitIdle() {
+  // An answer may start more RPCs (a call waiting on a registration), so
+  // wait until a round finds nothing in flight.
+  while (true) {
+    std::vector<RCReference<AsyncValue>> pending;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [id, operation] : operations_) {
+        pending.push_back(operation.CopyRCRef());
+      }
+    }
+    if (pending.empty()) return;
+    host_->Await(pending);
+    host_->Quiesce();
+  }
+}
+
+}  // namespace sluice
