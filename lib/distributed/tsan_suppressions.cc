@@ -20,6 +20,7 @@ extern "C" const char* __tsan_default_suppressions() {
          "called_from_lib:libabsl_synchronization.so\n"
          "called_from_lib:libabsl_graphcycles_internal.so\n"
          "called_from_lib:libabsl_time_zone.so\n"
+         "called_from_lib:libabsl_random_internal_pool_urbg.so\n"
          "race:grpc::*\n"
          "race:grpc_core::*\n"
          "race:grpc_event_engine::*\n"

@@ -1,0 +1,60 @@
+#include "test/integration/worker_fixture.h"
+
+#include <utility>
+
+namespace sluice::dist::testing {
+
+void WorkerFixture::StartCluster(int num_tasks, RpcOptions options,
+                                 bool start_workers,
+                                 std::vector<std::string> worker_flags) {
+  worker_flags_ = std::move(worker_flags);
+  std::vector<std::string> addresses;
+  for (int i = 0; i < num_tasks; ++i) {
+    absl::StatusOr<PortReservation> port = PortReservation::Reserve();
+    ASSERT_TRUE(port.ok()) << port.status();
+    addresses.push_back(port->address());
+    ports_.push_back(*std::move(port));
+  }
+  workers_.resize(num_tasks);
+  if (start_workers) {
+    for (int i = 0; i < num_tasks; ++i) {
+      ASSERT_NO_FATAL_FAILURE(StartWorker(i));
+    }
+  }
+  host_ = MakeClientHost();
+  client_ = std::make_unique<ClusterClient>(WorkerCluster(addresses), options,
+                                            host_.get());
+  for (int i = 0; i < num_tasks; ++i) {
+    absl::StatusOr<TaskClient*> task = client_->GetTask(Name(i));
+    ASSERT_TRUE(task.ok()) << task.status();
+    tasks_.push_back(*task);
+  }
+  if (start_workers) {
+    // A session starts with the status RPC (docs: the fail-fast policy),
+    // which waits for the connection; execution RPCs then find it ready.
+    AsyncValueRef<std::vector<TaskStatus>> all = client_->CheckAllTasks();
+    ASSERT_TRUE(AwaitFor(all.CopyRCRef()));
+    ASSERT_FALSE(all.IsError()) << all.GetError();
+  }
+}
+
+void WorkerFixture::StartWorker(int index) {
+  workers_[index].reset();
+  WorkerProcessOptions options;
+  options.task_name = Name(index);
+  options.port = ports_[index].port();
+  options.flags = worker_flags_;
+  absl::StatusOr<std::unique_ptr<WorkerProcess>> worker =
+      WorkerProcess::Start(std::move(options));
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  workers_[index] = *std::move(worker);
+}
+
+void WorkerFixture::TearDown() {
+  // The client first: it cancels what is still in flight and waits for it.
+  client_.reset();
+  host_.reset();
+  workers_.clear();
+}
+
+}  // namespace sluice::dist::testing
