@@ -99,8 +99,9 @@ class TaskChannel {
     arguments.SetMaxSendMessageSize(options.max_message_bytes);
     // A task that comes up late is found within ~0.5 s, not gRPC's
     // default backoff of up to two minutes.
+    // (Not GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: gRPC takes it as the connect
+    // timeout too, and would fail a handshake slower than that.)
     arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
     channel_ = grpc::CreateCustomChannel(
         address, grpc::InsecureChannelCredentials(), arguments);
@@ -147,8 +148,29 @@ class TaskChannel {
   bool closing_ = false;
 };
 
+// The programs registered on one task, and which process of the task they
+// were registered with.
+struct ProgramCache {
+  std::mutex mu;
+  uint64_t incarnation = 0;  // 0 until a status answer tells
+  std::map<uint64_t, AsyncValueRef<RemoteProgram>> programs;
+
+  // A status answer came from process `incarnation` of the task.
+  void Saw(uint64_t new_incarnation) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (incarnation != 0 && new_incarnation != incarnation) programs.clear();
+    incarnation = new_incarnation;
+  }
+  // The task has no program `id` (it restarted since it was registered).
+  void Forget(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mu);
+    programs.erase(id);
+  }
+};
+
 struct CallOutputs {
   std::vector<RCReference<IndirectAsyncValue>> results;
+  std::shared_ptr<ProgramCache> programs;
   // Tells a cancelled call from a failed one when the answer comes.
   RCReference<RequestContext> request;
   std::string what;  // "remote call of 'f'"
@@ -204,7 +226,8 @@ TaskClient::TaskClient(std::string task_name, std::string address,
       address_(std::move(address)),
       options_(options),
       host_(host),
-      channel_(std::make_unique<TaskChannel>(address_, options_)) {}
+      channel_(std::make_unique<TaskChannel>(address_, options_)),
+      programs_(std::make_shared<internal::ProgramCache>()) {}
 
 TaskClient::~TaskClient() { channel_.reset(); }
 
@@ -221,7 +244,7 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
       channel_.get(), host_, call,
       WaitsForReady(options_.fail_fast, RpcKind::kSessionStart),
       [](auto* stub, auto&&... args) { stub->GetStatus(args...); },
-      [](Call& call, const grpc::Status& status) {
+      [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
           call.outputs.SetError(RpcFailure(status, call.task_name,
                                            "status request", call.timeout));
@@ -235,6 +258,8 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
         task_status.active_executions = response.active_executions();
         task_status.cancelled_executions = response.cancelled_executions();
         task_status.registered_programs = response.registered_programs();
+        task_status.incarnation = response.incarnation();
+        programs->Saw(response.incarnation());
         call.outputs.emplace(std::move(task_status));
       });
   return result;
@@ -243,15 +268,17 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
 AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
     absl::Span<const uint8_t> program) {
   const uint64_t fingerprint = ProgramFingerprint(program);
-  std::lock_guard<std::mutex> lock(mu_);
-  auto cached = programs_.find(fingerprint);
-  // A failed registration (the task was down) is tried again.
-  if (cached != programs_.end() && !cached->second.IsError()) {
-    return cached->second.CopyRef();
+  AsyncValueRef<RemoteProgram> result;
+  {
+    std::lock_guard<std::mutex> lock(programs_->mu);
+    auto cached = programs_->programs.find(fingerprint);
+    // A failed registration (the task was down) is tried again.
+    if (cached != programs_->programs.end() && !cached->second.IsError()) {
+      return cached->second.CopyRef();
+    }
+    result = MakeUnconstructedAsyncValueRef<RemoteProgram>();
+    programs_->programs[fingerprint] = result.CopyRef();
   }
-  AsyncValueRef<RemoteProgram> result =
-      MakeUnconstructedAsyncValueRef<RemoteProgram>();
-  programs_[fingerprint] = result.CopyRef();
 
   using Call =
       PendingRpc<proto::RegisterProgramRequest, proto::RegisterProgramResponse,
@@ -308,6 +335,9 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
       SetAll(outputs.results,
              outputs.request->GetCancelAsyncValue()->GetError());
     } else {
+      if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+        outputs.programs->Forget(call.request.program_id());
+      }
       SetAll(outputs.results,
              RpcFailure(status, call.task_name, outputs.what, call.timeout));
     }
@@ -340,6 +370,7 @@ std::vector<RCReference<AsyncValue>> TaskClient::Call(
     results.push_back(call->outputs.results.back().CopyRef());
   }
   if (request != nullptr) call->outputs.request = FormRef(request);
+  call->outputs.programs = programs_;
   call->outputs.what = absl::StrCat("remote call of '", function.name, "'");
   call->task_name = task_name_;
   call->timeout = options.deadline.value_or(options_.deadline);

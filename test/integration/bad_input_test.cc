@@ -106,7 +106,7 @@ TEST_F(BadInputTest, UnknownFunctionsAndProgramsAreNotFound) {
   RemoteFunction stale = add_;
   stale.program_id ^= 1;
   results = CallNow(task(0), stale, Args(I32(1), I32(2)));
-  ExpectCallError(results[0], absl::StatusCode::kNotFound,
+  ExpectCallError(results[0], absl::StatusCode::kFailedPrecondition,
                   "register the program first");
   ExpectStillServing();
 }

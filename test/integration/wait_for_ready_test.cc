@@ -83,24 +83,34 @@ TEST_F(WaitForReadyTest, ACallWaitsForARestartedWorker) {
   ASSERT_TRUE(AwaitFor(during));
   ASSERT_TRUE(during[0]->IsError());
   const absl::Status& error = during[0]->GetError();
-  EXPECT_EQ(error.code(), absl::StatusCode::kNotFound) << error;
+  EXPECT_EQ(error.code(), absl::StatusCode::kFailedPrecondition) << error;
   EXPECT_THAT(error.message(), HasSubstr("register the program first"));
   EXPECT_THAT(error.message(),
               HasSubstr("remote call of 'add' on task /job:worker/task:0"));
+
+  // That answer made the client forget the registration: registering again
+  // reaches the new process, and calls work.
+  absl::StatusOr<RemoteFunction> again = RegisterTestFunction(task(0), "add");
+  ASSERT_TRUE(again.ok()) << again.status();
+  auto after = CallNow(task(0), *again, Args(I32(5), I32(6)));
+  ASSERT_FALSE(after[0]->IsError()) << after[0]->GetError();
+  EXPECT_EQ(after[0]->get<int32_t>(), 11);
 }
 
-// The client remembers which programs it registered on a task, also across
-// a restart of the task's process, so registering again sends nothing and
-// the restarted worker never learns the program. Disabled until
-// TaskClient::RegisterProgram notices that the task restarted (see the
-// integration tests' report).
-TEST_F(WaitForReadyTest, DISABLED_ARestartedWorkerCanBeRegisteredAgain) {
+// A new session with a restarted task (its status RPC answers from a new
+// process) makes the client forget what it registered on the old one.
+TEST_F(WaitForReadyTest, ARestartedWorkerCanBeRegisteredAgain) {
   ASSERT_NO_FATAL_FAILURE(StartCluster(1, options_));
   absl::StatusOr<RemoteFunction> add = RegisterTestFunction(task(0), "add");
   ASSERT_TRUE(add.ok()) << add.status();
+  absl::StatusOr<TaskStatus> first = GetStatusNow(task(0));
+  ASSERT_TRUE(first.ok()) << first.status();
   absl::StatusOr<int> exit_code = worker(0).Terminate();
   ASSERT_TRUE(exit_code.ok()) << exit_code.status();
   ASSERT_NO_FATAL_FAILURE(StartWorker(0));
+  absl::StatusOr<TaskStatus> second = GetStatusNow(task(0));
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_NE(second->incarnation, first->incarnation);
 
   add = RegisterTestFunction(task(0), "add");
   ASSERT_TRUE(add.ok()) << add.status();

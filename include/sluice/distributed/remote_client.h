@@ -33,6 +33,7 @@
 namespace sluice::dist {
 namespace internal {
 struct ExecuteCall;
+struct ProgramCache;
 class TaskChannel;
 }  // namespace internal
 
@@ -43,6 +44,8 @@ struct TaskStatus {
   int64_t active_executions = 0;
   int64_t cancelled_executions = 0;
   int64_t registered_programs = 0;
+  // Changes when another process starts serving the task.
+  uint64_t incarnation = 0;
 };
 
 // A function of a program registered on a task: what a remote call names.
@@ -86,7 +89,9 @@ class TaskClient {
       std::optional<absl::Duration> deadline = std::nullopt);
 
   // Registers an SBF program on the task. Bytes already registered through
-  // this client are not sent again.
+  // this client are not sent again, unless the task has restarted since: a
+  // status answer from a new process, or a call that names a program the
+  // task does not have (FAILED_PRECONDITION), makes the client forget.
   AsyncValueRef<RemoteProgram> RegisterProgram(
       absl::Span<const uint8_t> program);
 
@@ -113,9 +118,9 @@ class TaskClient {
   HostContext* const host_;
   std::unique_ptr<internal::TaskChannel> channel_;
 
-  std::mutex mu_;
-  // Registrations by program fingerprint, so each program is sent once.
-  std::map<uint64_t, AsyncValueRef<RemoteProgram>> programs_;
+  // Registrations by program fingerprint, so each program is sent once per
+  // worker process; shared with the RPCs that learn of a restart.
+  std::shared_ptr<internal::ProgramCache> programs_;
 };
 
 class ClusterClient {
