@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -59,7 +60,10 @@ class WorkerService final : public proto::Worker::CallbackService {
                              ? proto::GetStatusResponse::SHUTTING_DOWN
                              : proto::GetStatusResponse::SERVING);
     response->set_incarnation(incarnation_);
-    response->set_active_executions(active_executions_.load());
+    {
+      std::lock_guard<std::mutex> lock(executions_mu_);
+      response->set_active_executions(active_executions_);
+    }
     response->set_cancelled_executions(cancelled_executions_.load());
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -92,6 +96,14 @@ class WorkerService final : public proto::Worker::CallbackService {
 
   void BeginShutdown() { shutting_down_.store(true); }
 
+  // Waits until every execution has answered. gRPC's Server::Wait() says as
+  // much, but only through gRPC's own (for ThreadSanitizer, invisible)
+  // synchronization; this wait is on a mutex every answer takes.
+  void AwaitAnswered() {
+    std::unique_lock<std::mutex> lock(executions_mu_);
+    answered_.wait(lock, [this] { return active_executions_ == 0; });
+  }
+
  private:
   class Execution;
 
@@ -100,6 +112,10 @@ class WorkerService final : public proto::Worker::CallbackService {
   absl::StatusOr<std::shared_ptr<const LoadedProgram>> Find(uint64_t id);
   absl::Status CheckArguments(const proto::FunctionSignature& signature,
                               const proto::ExecuteRequest& request) const;
+  void EndExecution() {
+    std::lock_guard<std::mutex> lock(executions_mu_);
+    if (--active_executions_ == 0) answered_.notify_all();
+  }
   // Writes the results, each a value or an error that names this task.
   grpc::Status EncodeResults(absl::Span<const RCReference<AsyncValue>> results,
                              proto::ExecuteResponse* response) const;
@@ -108,7 +124,9 @@ class WorkerService final : public proto::Worker::CallbackService {
   const std::string task_name_;
   const uint64_t incarnation_;
   std::atomic<bool> shutting_down_{false};
-  std::atomic<int64_t> active_executions_{0};
+  std::mutex executions_mu_;
+  std::condition_variable answered_;
+  int64_t active_executions_ = 0;  // guarded by executions_mu_
   std::atomic<int64_t> cancelled_executions_{0};
   std::mutex mu_;
   std::unordered_map<uint64_t, std::shared_ptr<const LoadedProgram>> programs_;
@@ -251,7 +269,7 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
     // OnDone().
     results_.clear();
     program_.reset();
-    service_->active_executions_.fetch_sub(1);
+    service_->EndExecution();
     Finish(status);
   }
 
@@ -308,7 +326,10 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
     pointers.push_back(arguments.back().get());
   }
   RCReference<RequestContext> request_context = RequestContext::Create(host_);
-  active_executions_.fetch_add(1);
+  {
+    std::lock_guard<std::mutex> lock(executions_mu_);
+    ++active_executions_;
+  }
   std::vector<RCReference<AsyncValue>> results =
       CallFunction(*(*program)->program->GetFunction(request->function()),
                    ExecutionContext(request_context.CopyRef()), pointers);
@@ -316,7 +337,7 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
   if (std::all_of(results.begin(), results.end(),
                   [](const auto& result) { return result->IsAvailable(); })) {
     grpc::Status status = EncodeResults(results, response);
-    active_executions_.fetch_sub(1);
+    EndExecution();
     return finish(status);
   }
   auto* execution = new Execution(this, response, std::move(request_context),
@@ -377,6 +398,7 @@ void WorkerServer::Shutdown(absl::Duration grace) {
         std::chrono::system_clock::now() +
         std::chrono::microseconds(absl::ToInt64Microseconds(grace)));
     impl_->server_->Wait();
+    impl_->service_.AwaitAnswered();
   });
 }
 
