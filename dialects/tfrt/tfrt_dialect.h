@@ -48,6 +48,14 @@ mlir::LogicalResult VerifyRegionSignature(mlir::Operation* op,
                                           mlir::TypeRange arg_types,
                                           mlir::TypeRange result_types);
 
+// Checks one function-typed symbol an op calls: it must name a function whose
+// signature is `arg_types` -> `result_types`.
+mlir::LogicalResult VerifyCallee(mlir::Operation* op,
+                                 mlir::SymbolTableCollection& symbol_table,
+                                 mlir::FlatSymbolRefAttr callee,
+                                 mlir::TypeRange arg_types,
+                                 mlir::TypeRange result_types);
+
 }  // namespace tfrt
 }  // namespace sluice
 

@@ -99,34 +99,6 @@ mlir::LogicalResult VerifyRegionSignature(mlir::Operation* op,
 
 namespace {
 
-// Checks one function-typed symbol an op calls: it must name a function whose
-// signature is `arg_types` -> `result_types`.
-mlir::LogicalResult VerifyCallee(mlir::Operation* op,
-                                 mlir::SymbolTableCollection& symbol_table,
-                                 mlir::FlatSymbolRefAttr callee,
-                                 mlir::TypeRange arg_types,
-                                 mlir::TypeRange result_types) {
-  auto function =
-      symbol_table.lookupNearestSymbolFrom<mlir::FunctionOpInterface>(op,
-                                                                      callee);
-  if (!function) {
-    return op->emitOpError() << "'" << callee.getValue()
-                             << "' does not reference a valid function";
-  }
-  if (!SameTypes(function.getArgumentTypes(), arg_types)) {
-    return op->emitOpError()
-           << "passes " << TypeList(arg_types) << " to '" << callee.getValue()
-           << "', which takes " << TypeList(function.getArgumentTypes());
-  }
-  if (!SameTypes(function.getResultTypes(), result_types)) {
-    return op->emitOpError()
-           << "expects " << TypeList(result_types) << " from '"
-           << callee.getValue() << "', which returns "
-           << TypeList(function.getResultTypes());
-  }
-  return mlir::success();
-}
-
 // The names a parsed operand list gives a region: all but the first `skip`.
 llvm::ArrayRef<mlir::OpAsmParser::UnresolvedOperand> DropFront(
     llvm::ArrayRef<mlir::OpAsmParser::UnresolvedOperand> operands,
@@ -158,6 +130,32 @@ void printParenTypeList(mlir::OpAsmPrinter& printer, mlir::Operation* op,
 }
 
 }  // namespace
+
+mlir::LogicalResult VerifyCallee(mlir::Operation* op,
+                                 mlir::SymbolTableCollection& symbol_table,
+                                 mlir::FlatSymbolRefAttr callee,
+                                 mlir::TypeRange arg_types,
+                                 mlir::TypeRange result_types) {
+  auto function =
+      symbol_table.lookupNearestSymbolFrom<mlir::FunctionOpInterface>(op,
+                                                                      callee);
+  if (!function) {
+    return op->emitOpError() << "'" << callee.getValue()
+                             << "' does not reference a valid function";
+  }
+  if (!SameTypes(function.getArgumentTypes(), arg_types)) {
+    return op->emitOpError()
+           << "passes " << TypeList(arg_types) << " to '" << callee.getValue()
+           << "', which takes " << TypeList(function.getArgumentTypes());
+  }
+  if (!SameTypes(function.getResultTypes(), result_types)) {
+    return op->emitOpError()
+           << "expects " << TypeList(result_types) << " from '"
+           << callee.getValue() << "', which returns "
+           << TypeList(function.getResultTypes());
+  }
+  return mlir::success();
+}
 
 //===----------------------------------------------------------------------===//
 // tfrt.merge.chains

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "dialects/tfrt/inline_anywhere.h"
+#include "dialects/tfrt/tfrt_dialect.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -58,15 +59,6 @@ mlir::LogicalResult VerifyOnlyAttributes(
     return error;
   }
   return mlir::success();
-}
-
-std::string TypeList(mlir::TypeRange types) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << '(';
-  llvm::interleaveComma(types, os);
-  os << ')';
-  return text;
 }
 
 // Checks that every one of `types` can cross the wire; `what` says whose
@@ -180,19 +172,8 @@ mlir::LogicalResult CallOp::verifySymbolUses(
       registration, registration.getCalleeAttr());
   // register_function reports a missing callee itself.
   if (!callee) return mlir::success();
-  if (!llvm::equal(callee.getArgumentTypes(), getArgs().getTypes())) {
-    return emitOpError() << "passes " << TypeList(getArgs().getTypes())
-                         << " to '" << registration.getCallee()
-                         << "', which takes "
-                         << TypeList(callee.getArgumentTypes());
-  }
-  if (!llvm::equal(callee.getResultTypes(), getResultTypes())) {
-    return emitOpError() << "expects " << TypeList(getResultTypes())
-                         << " from '" << registration.getCallee()
-                         << "', which returns "
-                         << TypeList(callee.getResultTypes());
-  }
-  return mlir::success();
+  return tfrt::VerifyCallee(*this, symbol_table, registration.getCalleeAttr(),
+                            getArgs().getTypes(), getResultTypes());
 }
 
 }  // namespace tfrt_dist

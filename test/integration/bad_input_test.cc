@@ -44,13 +44,7 @@ class BadInputTest : public WorkerFixture {
 
   static void ExpectCallError(const RCReference<AsyncValue>& result,
                               absl::StatusCode code, std::string_view what) {
-    ASSERT_TRUE(result->IsError());
-    const absl::Status& error = result->GetError();
-    EXPECT_EQ(error.code(), code) << error;
-    EXPECT_THAT(error.message(), HasSubstr(std::string(what))) << error;
-    EXPECT_THAT(error.message(), HasSubstr("on task /job:worker/task:0"))
-        << error;
-    EXPECT_EQ(GetErrorContext(error).task, Name(0)) << error;
+    ExpectTaskError(result, code, what, Name(0));
   }
 
   RemoteProgram program_;

@@ -43,12 +43,8 @@ TEST_F(KilledWorkerTest, ACallInFlightFailsAtOnceNamingTaskAndFunction) {
   const absl::Duration took = absl::Now() - killed;
   EXPECT_LT(took, kMargin) << "the call failed only after " << took;
 
-  ASSERT_TRUE(results[0]->IsError());
-  const absl::Status& error = results[0]->GetError();
-  EXPECT_EQ(error.code(), absl::StatusCode::kUnavailable) << error;
-  EXPECT_THAT(error.message(),
-              HasSubstr("remote call of 'spin' on task /job:worker/task:0"));
-  EXPECT_EQ(GetErrorContext(error).task, Name(0));
+  ExpectTaskError(results[0], absl::StatusCode::kUnavailable,
+                  "remote call of 'spin'", Name(0));
 }
 
 TEST_F(KilledWorkerTest, LaterRequestsToTheDeadTaskFail) {

@@ -2,6 +2,10 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "sluice/support/error_util.h"
+
 namespace sluice::dist::testing {
 
 void WorkerFixture::StartCluster(int num_tasks, RpcOptions options,
@@ -55,6 +59,20 @@ void WorkerFixture::TearDown() {
   client_.reset();
   host_.reset();
   workers_.clear();
+}
+
+void ExpectTaskError(const RCReference<AsyncValue>& result,
+                     absl::StatusCode code, std::string_view what,
+                     std::string_view task) {
+  ASSERT_TRUE(result->IsError());
+  const absl::Status& error = result->GetError();
+  EXPECT_EQ(error.code(), code) << error;
+  EXPECT_THAT(error.message(), ::testing::HasSubstr(std::string(what)))
+      << error;
+  EXPECT_THAT(error.message(),
+              ::testing::HasSubstr(absl::StrCat("on task ", std::string(task))))
+      << error;
+  EXPECT_EQ(GetErrorContext(error).task, task) << error;
 }
 
 }  // namespace sluice::dist::testing

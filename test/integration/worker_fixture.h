@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -43,6 +44,13 @@ class WorkerFixture : public ::testing::Test {
   std::unique_ptr<ClusterClient> client_;
   std::vector<TaskClient*> tasks_;
 };
+
+// Checks that `result` failed with `code`, that its message contains `what`
+// ("remote call of 'add'") and names `task`, and that its ErrorContext
+// records `task`.
+void ExpectTaskError(const RCReference<AsyncValue>& result,
+                     absl::StatusCode code, std::string_view what,
+                     std::string_view task);
 
 }  // namespace sluice::dist::testing
 
