@@ -25,7 +25,6 @@
 #include "sluice/host_context/request_context.h"
 #include "sluice/host_context/run_when_ready.h"
 #include "sluice/kernel/kernel_registry.h"
-#include "sluice/support/logging.h"
 
 namespace sluice::dist {
 namespace {
@@ -107,8 +106,9 @@ class WorkerService final : public proto::Worker::CallbackService {
  private:
   class Execution;
 
+  // `text` holds the SBF bytes (protobuf's `bytes` is a std::string).
   absl::StatusOr<std::shared_ptr<const LoadedProgram>> Register(
-      const std::string& bytes);
+      const std::string& text);
   absl::StatusOr<std::shared_ptr<const LoadedProgram>> Find(uint64_t id);
   absl::Status CheckArguments(const proto::FunctionSignature& signature,
                               const proto::ExecuteRequest& request) const;
@@ -133,26 +133,23 @@ class WorkerService final : public proto::Worker::CallbackService {
 };
 
 absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Register(
-    const std::string& bytes) {
-  const uint64_t id = ProgramFingerprint(absl::MakeConstSpan(
-      reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    const std::string& text) {
+  const absl::Span<const uint8_t> bytes = absl::MakeConstSpan(
+      reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  const uint64_t id = ProgramFingerprint(bytes);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = programs_.find(id);
     if (it != programs_.end()) {
-      if (it->second->program->bytes() !=
-          absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes.data()),
-                              bytes.size())) {
+      if (it->second->program->bytes() != bytes) {
         return absl::AlreadyExistsError(absl::StrCat(
             "task ", task_name_, ": another program has fingerprint ", id));
       }
       return it->second;
     }
   }
-  absl::StatusOr<std::unique_ptr<Program>> program = Program::Load(
-      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes.data()),
-                          bytes.size()),
-      GetKernelRegistry(host_));
+  absl::StatusOr<std::unique_ptr<Program>> program =
+      Program::Load(bytes, GetKernelRegistry(host_));
   if (!program.ok()) {
     return absl::Status(
         program.status().code(),
