@@ -134,10 +134,6 @@ class TaskChannel {
     }
     if (in_flight_.empty()) idle_.notify_all();
   }
-  bool closing() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return closing_;
-  }
 
  private:
   std::shared_ptr<grpc::Channel> channel_;
@@ -179,18 +175,6 @@ struct CallOutputs {
 struct ExecuteCall
     : PendingRpc<proto::ExecuteRequest, proto::ExecuteResponse, CallOutputs> {};
 
-// Runs `resolve` on the host's work queue, so that the kernels waiting for
-// an answer run there and not on gRPC's threads; inline once the client is
-// closing, when the queue may no longer run anything.
-template <typename F>
-void ResolveOnHost(HostContext* host, bool closing, F resolve) {
-  if (closing) {
-    resolve();
-  } else {
-    host->EnqueueWork(std::move(resolve));
-  }
-}
-
 // Starts `call` with `start(stub, context, request, response, callback)`
 // and has `resolve(call, status)` run on `host` when it completes.
 template <typename Call, typename Start, typename Resolve>
@@ -204,12 +188,16 @@ void Launch(TaskChannel* channel, HostContext* host,
                                 "the client is shutting down"));
     return;
   }
-  start(channel->async(), call->context.get(), &call->request, &call->response,
-        [channel, host, call, resolve](grpc::Status status) {
-          ResolveOnHost(host, channel->closing(),
-                        [call, status, resolve] { resolve(*call, status); });
-          channel->End(call.get());
-        });
+  start(
+      channel->async(), call->context.get(), &call->request, &call->response,
+      [channel, host, call, resolve](grpc::Status status) {
+        // Resolved on the host's queue, so that the kernels waiting for
+        // the answer run there and not on gRPC's threads. The queue
+        // outlives the client: a client is destroyed before its host,
+        // or, as a shared object, before the host's queue.
+        host->EnqueueWork([call, status, resolve] { resolve(*call, status); });
+        channel->End(call.get());
+      });
 }
 
 }  // namespace internal
