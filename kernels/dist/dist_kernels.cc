@@ -76,23 +76,31 @@ bool IsSameTask(std::string_view expected, std::string_view reported) {
   return a.ok() && b.ok() && *a == *b;
 }
 
-// --- tfrt_dist.get_task_handle -----------------------------------------------
-
-void GetTaskHandle(StringAttribute task_name, KernelFrame* frame) {
-  DistributedContext& context = GetDistributedContext(frame->host());
-  absl::StatusOr<dist::ClusterClient*> cluster = context.GetClusterClient();
+// The client of `task_name` in the host's cluster, or nullptr after
+// reporting why there is none (no cluster, an unknown task).
+dist::TaskClient* FindTask(KernelFrame* frame, std::string_view task_name) {
+  absl::StatusOr<dist::ClusterClient*> cluster =
+      GetDistributedContext(frame->host()).GetClusterClient();
   if (!cluster.ok()) {
     frame->ReportError(cluster.status());
-    return;
+    return nullptr;
   }
   absl::StatusOr<dist::TaskClient*> task = (*cluster)->GetTask(task_name);
   if (!task.ok()) {
     frame->ReportError(task.status());
-    return;
+    return nullptr;
   }
-  dist::TaskClient* client = *task;
+  return *task;
+}
+
+// --- tfrt_dist.get_task_handle -----------------------------------------------
+
+void GetTaskHandle(StringAttribute task_name, KernelFrame* frame) {
+  dist::TaskClient* client = FindTask(frame, task_name);
+  if (client == nullptr) return;
   AsyncValueRef<dist::TaskStatus> status = client->GetStatus();
-  AsyncValueRef<Chain> done = context.BeginOperation();
+  AsyncValueRef<Chain> done =
+      GetDistributedContext(frame->host()).BeginOperation();
   AsyncKernelFrame async(frame);
   status.AndThen([frame = async, status = status.CopyRef(), client,
                   done = std::move(done)]() mutable {
@@ -175,18 +183,8 @@ void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
         frame->GetNumResults())));
     return;
   }
-  DistributedContext& context = GetDistributedContext(frame->host());
-  absl::StatusOr<dist::ClusterClient*> cluster = context.GetClusterClient();
-  if (!cluster.ok()) {
-    frame->ReportError(cluster.status());
-    return;
-  }
-  absl::StatusOr<dist::TaskClient*> task =
-      (*cluster)->GetTask(function.task_name);
-  if (!task.ok()) {
-    frame->ReportError(task.status());
-    return;
-  }
+  dist::TaskClient* task = FindTask(frame, function.task_name);
+  if (task == nullptr) return;
 
   dist::CallOptions options;
   // deadline_ms is the op's only attribute (the verifier allows no other).
@@ -195,13 +193,14 @@ void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
         absl::Milliseconds(Attribute<int64_t>(frame->GetAttributeAt(0)).get());
   }
   std::vector<RCReference<AsyncValue>> results =
-      (*task)->Call(function, arguments.values(),
-                    frame->exec_ctx().request_context(), options);
+      task->Call(function, arguments.values(),
+                 frame->exec_ctx().request_context(), options);
   if (results.empty()) return;
 
   // The results of one call resolve together, from one answer, so waiting
   // for all of them delays none.
-  AsyncValueRef<Chain> done = context.BeginOperation();
+  AsyncValueRef<Chain> done =
+      GetDistributedContext(frame->host()).BeginOperation();
   AsyncKernelFrame async(frame);
   std::vector<AsyncValue*> pending;
   pending.reserve(results.size());

@@ -21,14 +21,15 @@ namespace test_kernels {
 namespace {
 
 // The compiler checks operand and result counts; a hand-built frame can
-// still get them wrong, and an error value is kinder than a crash.
-absl::Status CheckCounts(const KernelFrame& frame, size_t num_operands,
-                         size_t num_results) {
-  if (num_operands == num_results) return absl::OkStatus();
+// still get them wrong, and an error value is kinder than a crash. Reports
+// the mismatch and returns false.
+bool CountsMatch(KernelFrame& frame, size_t num_operands, size_t num_results) {
+  if (num_operands == num_results) return true;
   const std::string_view name = frame.debug_info().name;
-  return absl::InvalidArgumentError(
-      absl::StrCat(absl::string_view(name.data(), name.size()), " forwards ",
-                   num_operands, " operand(s) to ", num_results, " result(s)"));
+  frame.ReportError(absl::InvalidArgumentError(absl::StrCat(
+      absl::string_view(name.data(), name.size()), " forwards ", num_operands,
+      " operand(s) to ", num_results, " result(s)")));
+  return false;
 }
 
 // Strict, so every operand is available; their payloads do not matter.
@@ -37,12 +38,7 @@ Chain AsChain(RemainingArguments) { return Chain(); }
 // Result i is operand i, for every operand.
 void Forward(RemainingArguments operands, RemainingResults results,
              KernelFrame* frame) {
-  if (absl::Status status =
-          CheckCounts(*frame, operands.size(), results.size());
-      !status.ok()) {
-    frame->ReportError(std::move(status));
-    return;
-  }
+  if (!CountsMatch(*frame, operands.size(), results.size())) return;
   for (size_t i = 0; i < operands.size(); ++i) {
     results.SetAt(i, FormRef(operands[i]));
   }
@@ -72,12 +68,7 @@ void ShareToTwo(RemainingArguments operands, RemainingResults results,
 // kernels read the payload through one level of indirection.
 void MakeIndirect(RemainingArguments operands, RemainingResults results,
                   KernelFrame* frame) {
-  if (absl::Status status =
-          CheckCounts(*frame, operands.size(), results.size());
-      !status.ok()) {
-    frame->ReportError(std::move(status));
-    return;
-  }
+  if (!CountsMatch(*frame, operands.size(), results.size())) return;
   for (size_t i = 0; i < operands.size(); ++i) {
     results.AllocateIndirectAt(i)->ForwardTo(FormRef(operands[i]));
   }
@@ -87,12 +78,7 @@ void MakeIndirect(RemainingArguments operands, RemainingResults results,
 // operand slot is then its only user.
 void GetUniqueness(RemainingArguments operands, RemainingResults results,
                    KernelFrame* frame) {
-  if (absl::Status status =
-          CheckCounts(*frame, operands.size(), results.size());
-      !status.ok()) {
-    frame->ReportError(std::move(status));
-    return;
-  }
+  if (!CountsMatch(*frame, operands.size(), results.size())) return;
   for (size_t i = 0; i < operands.size(); ++i) {
     results.EmplaceAt<bool>(i, operands[i]->IsUnique());
   }
