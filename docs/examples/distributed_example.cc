@@ -24,9 +24,9 @@ namespace sluice::dist {
 namespace {
 
 std::unique_ptr<HostContext> MakeHost() {
-  auto host = std::make_unique<HostContext>(
-      [](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
-      *CreateWorkQueue("mstd:2"));
+  auto host = std::make_unique<HostContext>([](const DecodedDiagnostic&) {},
+                                            CreateMallocAllocator(),
+                                            *CreateWorkQueue("mstd:2"));
   RegisterBasicKernels(&GetKernelRegistry(host.get()));
   return host;
 }
@@ -41,8 +41,8 @@ TEST(DistributedExample, CallsAFunctionOnAWorker) {
       WorkerServer::Start(worker_host.get(), worker_options);
   // [END worker]
   ASSERT_TRUE(worker.ok()) << worker.status();
-  const std::string cluster_json = absl::StrCat(
-      R"({"worker": ["127.0.0.1:)", (*worker)->port(), R"("]})");
+  const std::string cluster_json =
+      absl::StrCat(R"({"worker": ["127.0.0.1:)", (*worker)->port(), R"("]})");
 
   std::unique_ptr<HostContext> host = MakeHost();
   absl::StatusOr<std::vector<uint8_t>> program = CompileProgram(R"mlir(
