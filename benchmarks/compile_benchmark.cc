@@ -10,6 +10,7 @@
 #include "kernels/basic/basic_kernels.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/executor/program.h"
+#include "sluice/support/logging.h"
 
 namespace sluice {
 namespace {
@@ -39,7 +40,7 @@ std::string GenerateProgram(int num_ops) {
 void BM_CompileAndLoad(benchmark::State& state) {
   const std::string text = GenerateProgram(static_cast<int>(state.range(0)));
   KernelRegistry registry;
-  RegisterBasicKernels(&registry);
+  SLUICE_CHECK(RegisterBasicKernels(&registry).ok());
   for (auto _ : state) {
     absl::StatusOr<std::vector<uint8_t>> sbf = CompileProgram(text, "gen.mlir");
     if (!sbf.ok()) {

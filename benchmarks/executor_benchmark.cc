@@ -14,6 +14,7 @@
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_binding.h"
+#include "sluice/support/logging.h"
 
 namespace sluice {
 namespace {
@@ -80,9 +81,11 @@ void RunProgram(benchmark::State& state, const char* queue, bool chain) {
   HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
                    *CreateWorkQueue(queue));
   KernelRegistry& registry = GetKernelRegistry(&host);
-  registry.AddKernel("test.constant.i32", SLUICE_KERNEL(Constant));
-  registry.AddKernel("tfrt.add.i32", SLUICE_KERNEL(Add));
-  registry.AddKernel("tfrt.merge.chains", SLUICE_KERNEL(Merge));
+  SLUICE_CHECK(registry
+                   .AddKernels({{"test.constant.i32", SLUICE_KERNEL(Constant)},
+                                {"tfrt.add.i32", SLUICE_KERNEL(Add)},
+                                {"tfrt.merge.chains", SLUICE_KERNEL(Merge)}})
+                   .ok());
   std::unique_ptr<Program> program =
       *Program::Load(BuildProgram(n, chain), registry);
   const Function& main = *program->GetFunction("main");
@@ -172,7 +175,7 @@ void BM_Fib(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
                    CreateSingleThreadedWorkQueue());
-  RegisterBasicKernels(&GetKernelRegistry(&host));
+  SLUICE_CHECK(RegisterBasicKernels(&GetKernelRegistry(&host)).ok());
   std::unique_ptr<Program> program =
       *Program::Load(BuildFib(), GetKernelRegistry(&host));
   const Function& fib = *program->GetFunction("fib");

@@ -22,9 +22,9 @@ llvm::Expected<int32_t> CheckedAdd(int32_t a, int32_t b) {
   return a + b;
 }
 
-// Two available arguments, one result made and dropped per call.
-template <KernelImplementation kernel>
-void BM_SyncKernel(benchmark::State& state) {
+// Two available arguments, one result made and dropped per call, through a
+// function pointer as the executor calls kernels.
+void BM_SyncKernel(benchmark::State& state, KernelImplementation kernel) {
   HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
                    CreateSingleThreadedWorkQueue());
   ExecutionContext context(RequestContext::Create(&host));
@@ -41,10 +41,9 @@ void BM_SyncKernel(benchmark::State& state) {
     results[0].reset();
   }
 }
-BENCHMARK_TEMPLATE(BM_SyncKernel, SLUICE_KERNEL(AddI32))
-    ->Name("BM_SyncKernel/plain");
-BENCHMARK_TEMPLATE(BM_SyncKernel, SLUICE_KERNEL(CheckedAdd))
-    ->Name("BM_SyncKernel/expected");
+BENCHMARK_CAPTURE(BM_SyncKernel, plain, SLUICE_KERNEL(AddI32).implementation());
+BENCHMARK_CAPTURE(BM_SyncKernel, expected,
+                  SLUICE_KERNEL(CheckedAdd).implementation());
 
 }  // namespace
 }  // namespace sluice

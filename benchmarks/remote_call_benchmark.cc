@@ -37,6 +37,7 @@
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
+#include "sluice/support/logging.h"
 
 namespace sluice::dist {
 namespace {
@@ -180,7 +181,8 @@ class CpuPerCall {
 Setup* MakeSetup() {
   auto* setup = new Setup;
   setup->worker_host = MakeHost("SLUICE_BENCH_WORKER_QUEUE");
-  RegisterBasicKernels(&GetKernelRegistry(setup->worker_host.get()));
+  SLUICE_CHECK(
+      RegisterBasicKernels(&GetKernelRegistry(setup->worker_host.get())).ok());
   WorkerOptions worker_options;
   worker_options.task_name = "/job:worker/task:0";
   worker_options.address = "127.0.0.1:0";

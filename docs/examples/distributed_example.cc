@@ -27,7 +27,7 @@ std::unique_ptr<HostContext> MakeHost() {
   auto host = std::make_unique<HostContext>([](const DecodedDiagnostic&) {},
                                             CreateMallocAllocator(),
                                             *CreateWorkQueue("mstd:2"));
-  RegisterBasicKernels(&GetKernelRegistry(host.get()));
+  EXPECT_TRUE(RegisterBasicKernels(&GetKernelRegistry(host.get())).ok());
   return host;
 }
 

@@ -212,22 +212,24 @@ AsyncValueRef<int32_t> ValueOrI32(Argument<int32_t> value,
 // [END non_strict]
 
 // [START register]
-void RegisterMyKernels(KernelRegistry* registry) {
-  registry->AddKernel("my.add.i32", SLUICE_KERNEL(AddI32));
-  registry->AddKernel("my.parse.i64", SLUICE_KERNEL(ParseI64));
-  registry->AddKernel("my.sqrt.f64", SLUICE_KERNEL(SqrtF64));
-  registry->AddKernel("my.scale.i32", SLUICE_KERNEL(ScaleI32));
-  registry->AddKernel("my.join.i32", SLUICE_KERNEL(JoinI32));
-  registry->AddKernel("my.min_max.i32", SLUICE_KERNEL(MinMaxI32));
-  registry->AddKernel("my.check_in_range", SLUICE_KERNEL(CheckInRange));
-  registry->AddKernel("my.count_primes", SLUICE_KERNEL(CountPrimes));
-  registry->AddKernel("my.mean.f64", SLUICE_KERNEL(MeanF64));
-  registry->AddKernel("my.look_up_role", SLUICE_KERNEL(LookUpRole));
-  registry->AddKernel("my.split_pair", SLUICE_KERNEL(SplitPair));
-  registry->AddKernel("my.sum_to", SLUICE_KERNEL(SumTo));
-  registry->AddKernel("my.count_calls", SLUICE_KERNEL(CountCalls));
-  registry->AddKernel("my.value_or.i32", SLUICE_KERNEL(ValueOrI32),
-                      Strictness::kNonStrict);
+absl::Status RegisterMyKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"my.add.i32", SLUICE_KERNEL(AddI32)},
+      {"my.parse.i64", SLUICE_KERNEL(ParseI64)},
+      {"my.sqrt.f64", SLUICE_KERNEL(SqrtF64)},
+      {"my.scale.i32", SLUICE_KERNEL(ScaleI32)},
+      {"my.join.i32", SLUICE_KERNEL(JoinI32)},
+      {"my.min_max.i32", SLUICE_KERNEL(MinMaxI32)},
+      {"my.check_in_range",
+       SLUICE_KERNEL(CheckInRange).WithAttributeNames({"low", "high"})},
+      {"my.count_primes", SLUICE_KERNEL(CountPrimes)},
+      {"my.mean.f64", SLUICE_KERNEL(MeanF64)},
+      {"my.look_up_role", SLUICE_KERNEL(LookUpRole)},
+      {"my.split_pair", SLUICE_KERNEL(SplitPair)},
+      {"my.sum_to", SLUICE_KERNEL(SumTo)},
+      {"my.count_calls", SLUICE_KERNEL(CountCalls)},
+      {"my.value_or.i32", SLUICE_KERNEL(ValueOrI32), Strictness::kNonStrict},
+  });
 }
 // [END register]
 
@@ -241,7 +243,7 @@ TEST(KernelsExample, CallAKernelByHand) {
         diagnostics.push_back(diagnostic.ToString());
       },
       CreateMallocAllocator(), CreateSingleThreadedWorkQueue());
-  RegisterMyKernels(&GetKernelRegistry(&host));
+  EXPECT_TRUE(RegisterMyKernels(&GetKernelRegistry(&host)).ok());
   RCReference<RequestContext> request = RequestContext::Create(&host);
 
   KernelFrameBuilder frame(ExecutionContext(request.CopyRef()),
@@ -286,7 +288,7 @@ class KernelsExampleTest : public ::testing::Test {
             },
             CreateMallocAllocator(), *CreateWorkQueue("mstd:2,2")),
         request_(RequestContext::Create(&host_)) {
-    RegisterMyKernels(&GetKernelRegistry(&host_));
+    EXPECT_TRUE(RegisterMyKernels(&GetKernelRegistry(&host_)).ok());
   }
 
   // A frame for the registered kernel `name`, located at prog.mlir:1:1.

@@ -156,8 +156,14 @@ int Run() {
 
   // [START register]
   sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
-  sluice::RegisterBasicKernels(&registry);
-  registry.AddKernel("embed.scale.i32", SLUICE_KERNEL(ScaleI32));
+  absl::Status registered = sluice::RegisterBasicKernels(&registry);
+  if (registered.ok()) {
+    registered = registry.AddKernel("embed.scale.i32", SLUICE_KERNEL(ScaleI32));
+  }
+  if (!registered.ok()) {
+    std::fprintf(stderr, "embed: %s\n", registered.ToString().c_str());
+    return 1;
+  }
   // [END register]
 
   // [START compile]

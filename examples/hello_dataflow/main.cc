@@ -67,10 +67,12 @@ llvm::Expected<int64_t> DivI64(int64_t dividend, int64_t divisor) {
   return dividend / divisor;
 }
 
-void RegisterHelloKernels(sluice::KernelRegistry* registry) {
-  registry->AddKernel("hello.square.i64", SLUICE_KERNEL(SquareI64));
-  registry->AddKernel("hello.sum.i64", SLUICE_KERNEL(SumI64));
-  registry->AddKernel("hello.div.i64", SLUICE_KERNEL(DivI64));
+absl::Status RegisterHelloKernels(sluice::KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"hello.square.i64", SLUICE_KERNEL(SquareI64)},
+      {"hello.sum.i64", SLUICE_KERNEL(SumI64)},
+      {"hello.div.i64", SLUICE_KERNEL(DivI64)},
+  });
 }
 
 // --- A miniature executor
@@ -155,7 +157,12 @@ int Run() {
                      diagnostic.ToString().c_str());
       },
       std::move(allocator), *std::move(work_queue));
-  RegisterHelloKernels(&sluice::GetKernelRegistry(&host));
+  if (absl::Status registered =
+          RegisterHelloKernels(&sluice::GetKernelRegistry(&host));
+      !registered.ok()) {
+    std::fprintf(stderr, "hello_dataflow: %s\n", registered.ToString().c_str());
+    return 1;
+  }
   ExecutionContext context(sluice::RequestContext::Create(&host));
 
   constexpr int64_t kCount = 8;

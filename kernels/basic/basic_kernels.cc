@@ -4,11 +4,14 @@
 
 namespace sluice {
 
-void RegisterBasicKernels(KernelRegistry* registry) {
-  basic_kernels::RegisterValueKernels(registry);
-  basic_kernels::RegisterPrintKernels(registry);
-  basic_kernels::RegisterControlFlowKernels(registry);
-  basic_kernels::RegisterParallelKernels(registry);
+absl::Status RegisterBasicKernels(KernelRegistry* registry) {
+  for (auto* group : {&basic_kernels::RegisterValueKernels,
+                      &basic_kernels::RegisterPrintKernels,
+                      &basic_kernels::RegisterControlFlowKernels,
+                      &basic_kernels::RegisterParallelKernels}) {
+    if (absl::Status status = group(registry); !status.ok()) return status;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace sluice

@@ -7,7 +7,7 @@
 namespace sluice {
 
 // Registers every `tfrt.*` kernel.
-void RegisterBasicKernels(KernelRegistry* registry);
+absl::Status RegisterBasicKernels(KernelRegistry* registry);
 
 }  // namespace sluice
 

@@ -7,12 +7,12 @@
 namespace sluice {
 namespace basic_kernels {
 
-void RegisterValueKernels(
+absl::Status RegisterValueKernels(
     KernelRegistry* registry);  // constants, arithmetic, chains, casts
-void RegisterPrintKernels(KernelRegistry* registry);  // tfrt.print.*
-void RegisterControlFlowKernels(
+absl::Status RegisterPrintKernels(KernelRegistry* registry);  // tfrt.print.*
+absl::Status RegisterControlFlowKernels(
     KernelRegistry* registry);  // call, if, cond, case, while, once, repeat
-void RegisterParallelKernels(
+absl::Status RegisterParallelKernels(
     KernelRegistry* registry);  // parallel_for, parallel_call
 
 }  // namespace basic_kernels

@@ -497,14 +497,16 @@ void Once(KernelFrame* frame) {
 
 }  // namespace
 
-void RegisterControlFlowKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt.call", &Call, Strictness::kNonStrict);
-  registry->AddKernel("tfrt.if", &If, Strictness::kNonStrict);
-  registry->AddKernel("tfrt.cond", &If, Strictness::kNonStrict);
-  registry->AddKernel("tfrt.case", &Case, Strictness::kNonStrict);
-  registry->AddKernel("tfrt.while", &While, Strictness::kNonStrict);
-  registry->AddKernel("tfrt.repeat.i32", &RepeatI32, Strictness::kNonStrict);
-  registry->AddKernel("tfrt.once", &Once, Strictness::kNonStrict);
+absl::Status RegisterControlFlowKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt.call", &Call, Strictness::kNonStrict},
+      {"tfrt.if", &If, Strictness::kNonStrict},
+      {"tfrt.cond", &If, Strictness::kNonStrict},
+      {"tfrt.case", &Case, Strictness::kNonStrict},
+      {"tfrt.while", &While, Strictness::kNonStrict},
+      {"tfrt.repeat.i32", &RepeatI32, Strictness::kNonStrict},
+      {"tfrt.once", &Once, Strictness::kNonStrict},
+  });
 }
 
 }  // namespace basic_kernels

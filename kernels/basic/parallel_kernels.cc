@@ -201,11 +201,11 @@ void ParallelForI32(KernelFrame* frame) {
 
 }  // namespace
 
-void RegisterParallelKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt.parallel_for.i32", &ParallelForI32,
-                      Strictness::kNonStrict);
-  registry->AddKernel("tfrt.parallel_call.i32", &ParallelForI32,
-                      Strictness::kNonStrict);
+absl::Status RegisterParallelKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt.parallel_for.i32", &ParallelForI32, Strictness::kNonStrict},
+      {"tfrt.parallel_call.i32", &ParallelForI32, Strictness::kNonStrict},
+  });
 }
 
 }  // namespace basic_kernels

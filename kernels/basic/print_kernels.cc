@@ -48,12 +48,14 @@ Chain PrintF64(double value) {
 
 }  // namespace
 
-void RegisterPrintKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt.print.i1", SLUICE_KERNEL(PrintI1));
-  registry->AddKernel("tfrt.print.i32", SLUICE_KERNEL(PrintI32));
-  registry->AddKernel("tfrt.print.i64", SLUICE_KERNEL(PrintI64));
-  registry->AddKernel("tfrt.print.f32", SLUICE_KERNEL(PrintF32));
-  registry->AddKernel("tfrt.print.f64", SLUICE_KERNEL(PrintF64));
+absl::Status RegisterPrintKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt.print.i1", SLUICE_KERNEL(PrintI1)},
+      {"tfrt.print.i32", SLUICE_KERNEL(PrintI32)},
+      {"tfrt.print.i64", SLUICE_KERNEL(PrintI64)},
+      {"tfrt.print.f32", SLUICE_KERNEL(PrintF32)},
+      {"tfrt.print.f64", SLUICE_KERNEL(PrintF64)},
+  });
 }
 
 }  // namespace basic_kernels

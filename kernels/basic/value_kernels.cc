@@ -50,20 +50,18 @@ T Constant(Attribute<T> value) {
 // The executable stores bool attributes as one byte, 0 or 1.
 bool ConstantI1(Attribute<uint8_t> value) { return *value != 0; }
 
-// Two layouts reach this kernel: the op's two scalar attributes `imaginary`
-// and `real` (sorted by name, so in that order), or a single complex
-// attribute holding real then imaginary. Accepting both keeps the kernel
-// independent of which one the compiler emits.
+// Two forms reach this kernel: the op's two scalar attributes `real` and
+// `imaginary`, or a single complex attribute `value`. Accepting both keeps
+// the kernel independent of which one the compiler emits.
 template <typename T>
-std::complex<T> ConstantComplex(KernelFrame* frame) {
-  if (frame->GetNumAttributes() == 1) {
-    T parts[2];
-    std::memcpy(parts, frame->GetAttributeAt(0), sizeof(parts));
-    return {parts[0], parts[1]};
-  }
-  const T imaginary = *Attribute<T>(frame->GetAttributeAt(0));
-  const T real = *Attribute<T>(frame->GetAttributeAt(1));
-  return {real, imaginary};
+absl::StatusOr<std::complex<T>> ConstantComplex(
+    OptionalAttribute<std::complex<T>> value, OptionalAttribute<T> real,
+    OptionalAttribute<T> imaginary) {
+  if (value && !real && !imaginary) return *value;
+  if (!value && real && imaginary) return std::complex<T>(*real, *imaginary);
+  return absl::InvalidArgumentError(
+      "a complex constant needs either 'real' and 'imaginary' or a complex "
+      "'value'");
 }
 
 // --- Arithmetic --------------------------------------------------------------
@@ -160,52 +158,60 @@ int64_t FloatToI64(F value) {
 
 }  // namespace
 
-void RegisterValueKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt.new.chain", SLUICE_KERNEL(NewChain));
-  registry->AddKernel("tfrt.merge.chains", SLUICE_KERNEL(MergeChains));
-
-  registry->AddKernel("tfrt.constant.i1", SLUICE_KERNEL(ConstantI1));
-  registry->AddKernel("tfrt.constant.i32", SLUICE_KERNEL(Constant<int32_t>));
-  registry->AddKernel("tfrt.constant.i64", SLUICE_KERNEL(Constant<int64_t>));
-  registry->AddKernel("tfrt.constant.ui32", SLUICE_KERNEL(Constant<uint32_t>));
-  registry->AddKernel("tfrt.constant.ui64", SLUICE_KERNEL(Constant<uint64_t>));
-  registry->AddKernel("tfrt.constant.f16", SLUICE_KERNEL(Constant<uint16_t>));
-  registry->AddKernel("tfrt.constant.bf16", SLUICE_KERNEL(Constant<uint16_t>));
-  registry->AddKernel("tfrt.constant.f32", SLUICE_KERNEL(Constant<float>));
-  registry->AddKernel("tfrt.constant.f64", SLUICE_KERNEL(Constant<double>));
-  registry->AddKernel("tfrt.constant.complex64",
-                      SLUICE_KERNEL(ConstantComplex<float>));
-  registry->AddKernel("tfrt.constant.complex128",
-                      SLUICE_KERNEL(ConstantComplex<double>));
-
-  registry->AddKernel("tfrt.add.i32", SLUICE_KERNEL(Add<int32_t>));
-  registry->AddKernel("tfrt.add.i64", SLUICE_KERNEL(Add<int64_t>));
-  registry->AddKernel("tfrt.add.f32", SLUICE_KERNEL(Add<float>));
-  registry->AddKernel("tfrt.add.f64", SLUICE_KERNEL(Add<double>));
-  registry->AddKernel("tfrt.mul.i32", SLUICE_KERNEL(Multiply<int32_t>));
-  registry->AddKernel("tfrt.mul.i64", SLUICE_KERNEL(Multiply<int64_t>));
-  registry->AddKernel("tfrt.multiply.f32", SLUICE_KERNEL(Multiply<float>));
-  registry->AddKernel("tfrt.multiply.f64", SLUICE_KERNEL(Multiply<double>));
-  registry->AddKernel("tfrt.minus.i32", SLUICE_KERNEL(Subtract<int32_t>));
-  registry->AddKernel("tfrt.minus.i64", SLUICE_KERNEL(Subtract<int64_t>));
-  registry->AddKernel("tfrt.div.i32", SLUICE_KERNEL(DivideInteger<int32_t>));
-  registry->AddKernel("tfrt.div.i64", SLUICE_KERNEL(DivideInteger<int64_t>));
-  registry->AddKernel("tfrt.div.f32", SLUICE_KERNEL(DivideFloat<float>));
-  registry->AddKernel("tfrt.div.f64", SLUICE_KERNEL(DivideFloat<double>));
-  registry->AddKernel("tfrt.minimum.f32", SLUICE_KERNEL(Minimum<float>));
-  registry->AddKernel("tfrt.minimum.f64", SLUICE_KERNEL(Minimum<double>));
-
-  registry->AddKernel("tfrt.equal.i32", SLUICE_KERNEL(Equal<int32_t>));
-  registry->AddKernel("tfrt.equal.i64", SLUICE_KERNEL(Equal<int64_t>));
-  registry->AddKernel("tfrt.lessequal.i32", SLUICE_KERNEL(LessEqual<int32_t>));
-  registry->AddKernel("tfrt.lessequal.i64", SLUICE_KERNEL(LessEqual<int64_t>));
-  registry->AddKernel("tfrt.and.i1", SLUICE_KERNEL(AndI1));
-
-  registry->AddKernel("tfrt.cast.i64_to_f32", SLUICE_KERNEL(I64ToF32));
-  registry->AddKernel("tfrt.cast.i64_to_f64", SLUICE_KERNEL(I64ToF64));
-  registry->AddKernel("tfrt.cast.f32_to_i64", SLUICE_KERNEL(FloatToI64<float>));
-  registry->AddKernel("tfrt.cast.f64_to_i64",
-                      SLUICE_KERNEL(FloatToI64<double>));
+absl::Status RegisterValueKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt.new.chain", SLUICE_KERNEL(NewChain)},
+      {"tfrt.merge.chains", SLUICE_KERNEL(MergeChains)},
+      {"tfrt.constant.i1",
+       SLUICE_KERNEL(ConstantI1).WithAttributeNames({"value"})},
+      {"tfrt.constant.i32",
+       SLUICE_KERNEL(Constant<int32_t>).WithAttributeNames({"value"})},
+      {"tfrt.constant.i64",
+       SLUICE_KERNEL(Constant<int64_t>).WithAttributeNames({"value"})},
+      {"tfrt.constant.ui32",
+       SLUICE_KERNEL(Constant<uint32_t>).WithAttributeNames({"value"})},
+      {"tfrt.constant.ui64",
+       SLUICE_KERNEL(Constant<uint64_t>).WithAttributeNames({"value"})},
+      {"tfrt.constant.f16",
+       SLUICE_KERNEL(Constant<uint16_t>).WithAttributeNames({"value"})},
+      {"tfrt.constant.bf16",
+       SLUICE_KERNEL(Constant<uint16_t>).WithAttributeNames({"value"})},
+      {"tfrt.constant.f32",
+       SLUICE_KERNEL(Constant<float>).WithAttributeNames({"value"})},
+      {"tfrt.constant.f64",
+       SLUICE_KERNEL(Constant<double>).WithAttributeNames({"value"})},
+      {"tfrt.constant.complex64",
+       SLUICE_KERNEL(ConstantComplex<float>)
+           .WithAttributeNames({"value", "real", "imaginary"})},
+      {"tfrt.constant.complex128",
+       SLUICE_KERNEL(ConstantComplex<double>)
+           .WithAttributeNames({"value", "real", "imaginary"})},
+      {"tfrt.add.i32", SLUICE_KERNEL(Add<int32_t>)},
+      {"tfrt.add.i64", SLUICE_KERNEL(Add<int64_t>)},
+      {"tfrt.add.f32", SLUICE_KERNEL(Add<float>)},
+      {"tfrt.add.f64", SLUICE_KERNEL(Add<double>)},
+      {"tfrt.mul.i32", SLUICE_KERNEL(Multiply<int32_t>)},
+      {"tfrt.mul.i64", SLUICE_KERNEL(Multiply<int64_t>)},
+      {"tfrt.multiply.f32", SLUICE_KERNEL(Multiply<float>)},
+      {"tfrt.multiply.f64", SLUICE_KERNEL(Multiply<double>)},
+      {"tfrt.minus.i32", SLUICE_KERNEL(Subtract<int32_t>)},
+      {"tfrt.minus.i64", SLUICE_KERNEL(Subtract<int64_t>)},
+      {"tfrt.div.i32", SLUICE_KERNEL(DivideInteger<int32_t>)},
+      {"tfrt.div.i64", SLUICE_KERNEL(DivideInteger<int64_t>)},
+      {"tfrt.div.f32", SLUICE_KERNEL(DivideFloat<float>)},
+      {"tfrt.div.f64", SLUICE_KERNEL(DivideFloat<double>)},
+      {"tfrt.minimum.f32", SLUICE_KERNEL(Minimum<float>)},
+      {"tfrt.minimum.f64", SLUICE_KERNEL(Minimum<double>)},
+      {"tfrt.equal.i32", SLUICE_KERNEL(Equal<int32_t>)},
+      {"tfrt.equal.i64", SLUICE_KERNEL(Equal<int64_t>)},
+      {"tfrt.lessequal.i32", SLUICE_KERNEL(LessEqual<int32_t>)},
+      {"tfrt.lessequal.i64", SLUICE_KERNEL(LessEqual<int64_t>)},
+      {"tfrt.and.i1", SLUICE_KERNEL(AndI1)},
+      {"tfrt.cast.i64_to_f32", SLUICE_KERNEL(I64ToF32)},
+      {"tfrt.cast.i64_to_f64", SLUICE_KERNEL(I64ToF64)},
+      {"tfrt.cast.f32_to_i64", SLUICE_KERNEL(FloatToI64<float>)},
+      {"tfrt.cast.f64_to_i64", SLUICE_KERNEL(FloatToI64<double>)},
+  });
 }
 
 }  // namespace basic_kernels

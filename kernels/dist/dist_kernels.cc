@@ -165,7 +165,7 @@ void RegisterFunction(const TaskHandle& task, RemainingFunctions functions,
 // --- tfrt_dist.call ----------------------------------------------------------
 
 void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
-          KernelFrame* frame) {
+          OptionalAttribute<int64_t> deadline_ms, KernelFrame* frame) {
   // The compiler checks these only when it can see the registration; a
   // function passed in from elsewhere is checked here, before anything is
   // sent.
@@ -187,11 +187,7 @@ void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
   if (task == nullptr) return;
 
   dist::CallOptions options;
-  // deadline_ms is the op's only attribute (the verifier allows no other).
-  if (frame->GetNumAttributes() > 0) {
-    options.deadline =
-        absl::Milliseconds(Attribute<int64_t>(frame->GetAttributeAt(0)).get());
-  }
+  if (deadline_ms) options.deadline = absl::Milliseconds(*deadline_ms);
   std::vector<RCReference<AsyncValue>> results =
       task->Call(function, arguments.values(),
                  frame->exec_ctx().request_context(), options);
@@ -226,12 +222,15 @@ void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
 }  // namespace
 }  // namespace dist_kernels
 
-void RegisterDistKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_dist.get_task_handle",
-                      SLUICE_KERNEL(dist_kernels::GetTaskHandle));
-  registry->AddKernel("tfrt_dist.register_function",
-                      SLUICE_KERNEL(dist_kernels::RegisterFunction));
-  registry->AddKernel("tfrt_dist.call", SLUICE_KERNEL(dist_kernels::Call));
+absl::Status RegisterDistKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_dist.get_task_handle", SLUICE_KERNEL(dist_kernels::GetTaskHandle)
+                                        .WithAttributeNames({"task_name"})},
+      {"tfrt_dist.register_function",
+       SLUICE_KERNEL(dist_kernels::RegisterFunction)},
+      {"tfrt_dist.call",
+       SLUICE_KERNEL(dist_kernels::Call).WithAttributeNames({"deadline_ms"})},
+  });
 }
 
 }  // namespace sluice

@@ -21,7 +21,7 @@ struct TaskHandle {
 // Registers tfrt_dist.get_task_handle, tfrt_dist.register_function and
 // tfrt_dist.call. They find their cluster through the host's
 // DistributedContext.
-void RegisterDistKernels(KernelRegistry* registry);
+absl::Status RegisterDistKernels(KernelRegistry* registry);
 
 }  // namespace sluice
 

@@ -102,22 +102,20 @@ AsyncValueRef<Chain> BlockingUsleep(int32_t microseconds, HostContext* host) {
 
 }  // namespace
 
-void RegisterAsyncKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_test.copy.with_delay.i32",
-                      SLUICE_KERNEL(CopyWithDelay<int32_t>));
-  registry->AddKernel("tfrt_test.copy.with_delay.i64",
-                      SLUICE_KERNEL(CopyWithDelay<int64_t>));
-  registry->AddKernel("tfrt_test.async_add.i32", SLUICE_KERNEL(AsyncAddI32));
-  registry->AddKernel("tfrt_test.async_copy.i32", SLUICE_KERNEL(AsyncCopyI32));
-  registry->AddKernel("tfrt_test.async_copy.with_delay.i32",
-                      SLUICE_KERNEL(AsyncCopyWithDelayI32));
-  registry->AddKernel("tfrt_test.async_copy_2.i32",
-                      SLUICE_KERNEL(AsyncCopy2I32));
-  registry->AddKernel("tfrt_test.async_constant.i32",
-                      SLUICE_KERNEL(AsyncConstantI32));
-  registry->AddKernel("tfrt_test.usleep", SLUICE_KERNEL(Usleep));
-  registry->AddKernel("tfrt_test.blocking.usleep",
-                      SLUICE_KERNEL(BlockingUsleep));
+absl::Status RegisterAsyncKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_test.copy.with_delay.i32", SLUICE_KERNEL(CopyWithDelay<int32_t>)},
+      {"tfrt_test.copy.with_delay.i64", SLUICE_KERNEL(CopyWithDelay<int64_t>)},
+      {"tfrt_test.async_add.i32", SLUICE_KERNEL(AsyncAddI32)},
+      {"tfrt_test.async_copy.i32", SLUICE_KERNEL(AsyncCopyI32)},
+      {"tfrt_test.async_copy.with_delay.i32",
+       SLUICE_KERNEL(AsyncCopyWithDelayI32)},
+      {"tfrt_test.async_copy_2.i32", SLUICE_KERNEL(AsyncCopy2I32)},
+      {"tfrt_test.async_constant.i32",
+       SLUICE_KERNEL(AsyncConstantI32).WithAttributeNames({"value"})},
+      {"tfrt_test.usleep", SLUICE_KERNEL(Usleep)},
+      {"tfrt_test.blocking.usleep", SLUICE_KERNEL(BlockingUsleep)},
+  });
 }
 
 }  // namespace test_kernels

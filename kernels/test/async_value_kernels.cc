@@ -109,11 +109,11 @@ std::string AsyncValueRefTest() {
 
 }  // namespace
 
-void RegisterAsyncValueKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_test.async_value_get",
-                      SLUICE_KERNEL(AsyncValueGet));
-  registry->AddKernel("tfrt_test.async_value_ref",
-                      SLUICE_KERNEL(AsyncValueRefTest));
+absl::Status RegisterAsyncValueKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_test.async_value_get", SLUICE_KERNEL(AsyncValueGet)},
+      {"tfrt_test.async_value_ref", SLUICE_KERNEL(AsyncValueRefTest)},
+  });
 }
 
 }  // namespace test_kernels

@@ -73,13 +73,7 @@ size_t CountLeaves(const AggregateAttribute& array) {
 }
 
 // `value` is an array attribute: its leaves become the results, in order.
-absl::Status Flat(KernelFrame* frame) {
-  if (frame->GetNumAttributes() != 1) {
-    return absl::InvalidArgumentError(
-        "tfrt_test.flat needs one array attribute 'value'");
-  }
-  const AggregateAttribute value(frame->GetAttributeAt(0),
-                                 frame->attribute_section());
+absl::Status Flat(AggregateAttribute value, KernelFrame* frame) {
   // Checked before any result is set, so a mismatch fails them all alike.
   if (const size_t leaves = CountLeaves(value);
       leaves != frame->GetNumResults()) {
@@ -113,9 +107,12 @@ absl::StatusOr<Chain> UniqueLoc(StringAttribute name, KernelFrame* frame) {
 
 }  // namespace
 
-void RegisterAttributeKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_test.flat", SLUICE_KERNEL(Flat));
-  registry->AddKernel("tfrt_test.unique_loc", SLUICE_KERNEL(UniqueLoc));
+absl::Status RegisterAttributeKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_test.flat", SLUICE_KERNEL(Flat).WithAttributeNames({"value"})},
+      {"tfrt_test.unique_loc",
+       SLUICE_KERNEL(UniqueLoc).WithAttributeNames({"name"})},
+  });
 }
 
 }  // namespace test_kernels

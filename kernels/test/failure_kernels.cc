@@ -90,16 +90,17 @@ std::tuple<int32_t, RCReference<AsyncValue>> Cancel(
 
 }  // namespace
 
-void RegisterFailureKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_test.fail", SLUICE_KERNEL(Fail));
-  registry->AddKernel("tfrt_test.partial_fail", SLUICE_KERNEL(PartialFail));
-  registry->AddKernel("tfrt_test.report_error_async",
-                      SLUICE_KERNEL(ReportErrorAsync));
-  registry->AddKernel("tfrt_test.report_error_concrete_async",
-                      SLUICE_KERNEL(ReportErrorConcreteAsync));
-  registry->AddKernel("tfrt_test.report_error_indirect_async",
-                      SLUICE_KERNEL(ReportErrorIndirectAsync));
-  registry->AddKernel("tfrt_test.cancel", SLUICE_KERNEL(Cancel));
+absl::Status RegisterFailureKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_test.fail", SLUICE_KERNEL(Fail)},
+      {"tfrt_test.partial_fail", SLUICE_KERNEL(PartialFail)},
+      {"tfrt_test.report_error_async", SLUICE_KERNEL(ReportErrorAsync)},
+      {"tfrt_test.report_error_concrete_async",
+       SLUICE_KERNEL(ReportErrorConcreteAsync)},
+      {"tfrt_test.report_error_indirect_async",
+       SLUICE_KERNEL(ReportErrorIndirectAsync)},
+      {"tfrt_test.cancel", SLUICE_KERNEL(Cancel)},
+  });
 }
 
 }  // namespace test_kernels

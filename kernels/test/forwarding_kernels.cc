@@ -86,13 +86,15 @@ void GetUniqueness(RemainingArguments operands, RemainingResults results,
 
 }  // namespace
 
-void RegisterForwardingKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_test.as_chain", SLUICE_KERNEL(AsChain));
-  registry->AddKernel("tfrt_test.identity", SLUICE_KERNEL(Identity));
-  registry->AddKernel("tfrt_test.multi_arg_result", SLUICE_KERNEL(Forward));
-  registry->AddKernel("tfrt_test.share_to_two", SLUICE_KERNEL(ShareToTwo));
-  registry->AddKernel("tfrt_test.make_indirect", SLUICE_KERNEL(MakeIndirect));
-  registry->AddKernel("tfrt_test.get_uniqueness", SLUICE_KERNEL(GetUniqueness));
+absl::Status RegisterForwardingKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_test.as_chain", SLUICE_KERNEL(AsChain)},
+      {"tfrt_test.identity", SLUICE_KERNEL(Identity)},
+      {"tfrt_test.multi_arg_result", SLUICE_KERNEL(Forward)},
+      {"tfrt_test.share_to_two", SLUICE_KERNEL(ShareToTwo)},
+      {"tfrt_test.make_indirect", SLUICE_KERNEL(MakeIndirect)},
+      {"tfrt_test.get_uniqueness", SLUICE_KERNEL(GetUniqueness)},
+  });
 }
 
 }  // namespace test_kernels

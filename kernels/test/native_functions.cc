@@ -144,12 +144,21 @@ void NativeAsyncSink(const ExecutionContext& context, Arguments arguments,
 
 }  // namespace
 
-void RegisterNativeFunctions(KernelRegistry* registry) {
-  registry->AddNativeFunction("native_add", NativeAdd);
-  registry->AddNativeFunction("native_async_add", NativeAsyncAdd);
-  registry->AddNativeFunction("native_error", NativeError);
-  registry->AddNativeFunction("native_sink", NativeSink);
-  registry->AddNativeFunction("native_async_sink", NativeAsyncSink);
+absl::Status RegisterNativeFunctions(KernelRegistry* registry) {
+  const std::pair<const char*, NativeFunction> functions[] = {
+      {"native_add", NativeAdd},
+      {"native_async_add", NativeAsyncAdd},
+      {"native_error", NativeError},
+      {"native_sink", NativeSink},
+      {"native_async_sink", NativeAsyncSink},
+  };
+  for (const auto& [name, function] : functions) {
+    if (absl::Status status = registry->AddNativeFunction(name, function);
+        !status.ok()) {
+      return status;
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace test_kernels

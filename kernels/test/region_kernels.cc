@@ -135,12 +135,6 @@ int64_t CpuNowNanos() {
 // Both are stored little-endian, so the first 4 bytes hold the value of
 // either width whenever it fits in 32 bits, and reading only those stays
 // inside the attribute whatever its width.
-int32_t ReadInt32OrInt64Attribute(const void* data) {
-  int32_t value;
-  std::memcpy(&value, data, sizeof(value));
-  return value;
-}
-
 struct BenchmarkOptions {
   std::string name;
   absl::Duration duration;
@@ -313,33 +307,21 @@ class Benchmark {
   std::vector<int64_t> cpu_nanos_;
 };
 
-// Attributes, sorted by name: duration_secs, max_count, name and the
-// optional num_warmup_runs (default 1). The body's results only tell when a
-// run has finished.
-void BenchmarkKernel(Result<Chain> done, KernelFrame* frame) {
+// The body's results only tell when a run has finished.
+void BenchmarkKernel(Result<Chain> done, StringAttribute name,
+                     Attribute<int32_t> duration_secs,
+                     Attribute<int32_t> max_count,
+                     OptionalAttribute<int32_t> num_warmup_runs,
+                     KernelFrame* frame) {
   if (absl::Status status = CheckBody(*frame); !status.ok()) {
     frame->ReportError(std::move(status));
     return;
   }
-  const size_t num_attributes = frame->GetNumAttributes();
-  if (num_attributes != 3 && num_attributes != 4) {
-    frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
-        KernelName(*frame),
-        " takes the attributes duration_secs, max_count, name and optionally "
-        "num_warmup_runs, got ",
-        num_attributes)));
-    return;
-  }
   BenchmarkOptions options;
-  options.duration =
-      absl::Seconds(ReadInt32OrInt64Attribute(frame->GetAttributeAt(0)));
-  options.max_count = ReadInt32OrInt64Attribute(frame->GetAttributeAt(1));
-  options.name = StringAttribute(frame->GetAttributeAt(2)).str();
-  if (num_attributes == 4) {
-    options.num_warmup_runs =
-        ReadInt32OrInt64Attribute(frame->GetAttributeAt(3));
-  }
-  options.num_warmup_runs = std::max(options.num_warmup_runs, 0);
+  options.duration = absl::Seconds(*duration_secs);
+  options.max_count = *max_count;
+  options.name = name.str();
+  options.num_warmup_runs = std::max(num_warmup_runs.value_or(1), 0);
 
   // The kernel returns at once; the runs go on as tasks and waiters.
   auto* benchmark =
@@ -350,9 +332,14 @@ void BenchmarkKernel(Result<Chain> done, KernelFrame* frame) {
 
 }  // namespace
 
-void RegisterRegionKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_test.do.async", SLUICE_KERNEL(DoAsync));
-  registry->AddKernel("tfrt_test.benchmark", SLUICE_KERNEL(BenchmarkKernel));
+absl::Status RegisterRegionKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_test.do.async", SLUICE_KERNEL(DoAsync)},
+      {"tfrt_test.benchmark",
+       SLUICE_KERNEL(BenchmarkKernel)
+           .WithAttributeNames(
+               {"name", "duration_secs", "max_count", "num_warmup_runs"})},
+  });
 }
 
 }  // namespace test_kernels

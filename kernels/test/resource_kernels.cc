@@ -110,18 +110,17 @@ std::tuple<int32_t, Chain> AtomicGetI32(AtomicI32& counter,
 
 }  // namespace
 
-void RegisterResourceKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_test.allocate_resource",
-                      SLUICE_KERNEL(AllocateResource));
-  registry->AddKernel("tfrt_test.deallocate_resource",
-                      SLUICE_KERNEL(DeallocateResource));
-  registry->AddKernel("tfrt_test.use_sample_shared_context",
-                      SLUICE_KERNEL(UseSampleSharedContext));
-  registry->AddKernel("tfrt_test.atomic.create.i32",
-                      SLUICE_KERNEL(AtomicCreateI32));
-  registry->AddKernel("tfrt_test.atomic.inc.i32", SLUICE_KERNEL(AtomicIncI32));
-  registry->AddKernel("tfrt_test.atomic.add.i32", SLUICE_KERNEL(AtomicAddI32));
-  registry->AddKernel("tfrt_test.atomic.get.i32", SLUICE_KERNEL(AtomicGetI32));
+absl::Status RegisterResourceKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_test.allocate_resource", SLUICE_KERNEL(AllocateResource)},
+      {"tfrt_test.deallocate_resource", SLUICE_KERNEL(DeallocateResource)},
+      {"tfrt_test.use_sample_shared_context",
+       SLUICE_KERNEL(UseSampleSharedContext)},
+      {"tfrt_test.atomic.create.i32", SLUICE_KERNEL(AtomicCreateI32)},
+      {"tfrt_test.atomic.inc.i32", SLUICE_KERNEL(AtomicIncI32)},
+      {"tfrt_test.atomic.add.i32", SLUICE_KERNEL(AtomicAddI32)},
+      {"tfrt_test.atomic.get.i32", SLUICE_KERNEL(AtomicGetI32)},
+  });
 }
 
 }  // namespace test_kernels

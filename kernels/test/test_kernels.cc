@@ -5,18 +5,21 @@
 
 namespace sluice {
 
-void RegisterTestKernels(KernelRegistry* registry) {
-  test_kernels::RegisterFailureKernels(registry);
-  test_kernels::RegisterAsyncKernels(registry);
-  test_kernels::RegisterValueKernels(registry);
-  test_kernels::RegisterForwardingKernels(registry);
-  test_kernels::RegisterAsyncValueKernels(registry);
-  test_kernels::RegisterResourceKernels(registry);
-  test_kernels::RegisterRegionKernels(registry);
-  test_kernels::RegisterVtKernels(registry);
-  test_kernels::RegisterTutorialKernels(registry);
-  test_kernels::RegisterNativeFunctions(registry);
-  test_kernels::RegisterAttributeKernels(registry);
+absl::Status RegisterTestKernels(KernelRegistry* registry) {
+  for (auto* group :
+       {&test_kernels::RegisterFailureKernels,
+        &test_kernels::RegisterAsyncKernels,
+        &test_kernels::RegisterValueKernels,
+        &test_kernels::RegisterForwardingKernels,
+        &test_kernels::RegisterAsyncValueKernels,
+        &test_kernels::RegisterResourceKernels,
+        &test_kernels::RegisterRegionKernels, &test_kernels::RegisterVtKernels,
+        &test_kernels::RegisterTutorialKernels,
+        &test_kernels::RegisterNativeFunctions,
+        &test_kernels::RegisterAttributeKernels}) {
+    if (absl::Status status = group(registry); !status.ok()) return status;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace sluice

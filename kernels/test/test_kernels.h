@@ -11,7 +11,7 @@ namespace sluice {
 // Registers every `tfrt_test.*`, `vt.*` and `tfrt_tutorial.*` kernel, and the
 // native functions native_add, native_async_add, native_error, native_sink
 // and native_async_sink.
-void RegisterTestKernels(KernelRegistry* registry);
+absl::Status RegisterTestKernels(KernelRegistry* registry);
 
 }  // namespace sluice
 

@@ -13,28 +13,28 @@ namespace sluice {
 namespace test_kernels {
 
 // fail, partial_fail, report_error_*async, cancel.
-void RegisterFailureKernels(KernelRegistry* registry);
+absl::Status RegisterFailureKernels(KernelRegistry* registry);
 // async_*, copy.with_delay.*, usleep, blocking.usleep.
-void RegisterAsyncKernels(KernelRegistry* registry);
+absl::Status RegisterAsyncKernels(KernelRegistry* registry);
 // Strings, prints, count3, test_cost, logging, debug info, thread ids, leaks.
-void RegisterValueKernels(KernelRegistry* registry);
+absl::Status RegisterValueKernels(KernelRegistry* registry);
 // as_chain, identity, multi_arg_result, share_to_two, make_indirect,
 // get_uniqueness.
-void RegisterForwardingKernels(KernelRegistry* registry);
+absl::Status RegisterForwardingKernels(KernelRegistry* registry);
 // async_value_get, async_value_ref.
-void RegisterAsyncValueKernels(KernelRegistry* registry);
+absl::Status RegisterAsyncValueKernels(KernelRegistry* registry);
 // allocate/deallocate_resource, use_sample_shared_context, atomic.*.
-void RegisterResourceKernels(KernelRegistry* registry);
+absl::Status RegisterResourceKernels(KernelRegistry* registry);
 // do.async, benchmark.
-void RegisterRegionKernels(KernelRegistry* registry);
+absl::Status RegisterRegionKernels(KernelRegistry* registry);
 // vt.*.
-void RegisterVtKernels(KernelRegistry* registry);
+absl::Status RegisterVtKernels(KernelRegistry* registry);
 // tfrt_tutorial.*.
-void RegisterTutorialKernels(KernelRegistry* registry);
+absl::Status RegisterTutorialKernels(KernelRegistry* registry);
 // native_add, native_async_add, native_error, native_sink, native_async_sink.
-void RegisterNativeFunctions(KernelRegistry* registry);
+absl::Status RegisterNativeFunctions(KernelRegistry* registry);
 // tfrt_test.flat, tfrt_test.unique_loc.
-void RegisterAttributeKernels(KernelRegistry* registry);
+absl::Status RegisterAttributeKernels(KernelRegistry* registry);
 
 // The payload of `!vt.value`: announces every construction, copy, move and
 // destruction, so a program's output shows exactly when the runtime creates,

@@ -29,11 +29,11 @@ Chain PrintCoordinate(const Coordinate& coordinate, const Chain&) {
 
 }  // namespace
 
-void RegisterTutorialKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_tutorial.create_coordinate",
-                      SLUICE_KERNEL(CreateCoordinate));
-  registry->AddKernel("tfrt_tutorial.print_coordinate",
-                      SLUICE_KERNEL(PrintCoordinate));
+absl::Status RegisterTutorialKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_tutorial.create_coordinate", SLUICE_KERNEL(CreateCoordinate)},
+      {"tfrt_tutorial.print_coordinate", SLUICE_KERNEL(PrintCoordinate)},
+  });
 }
 
 }  // namespace test_kernels

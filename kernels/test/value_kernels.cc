@@ -64,8 +64,8 @@ std::tuple<int32_t, int32_t, int32_t> Count3I32(int32_t x) {
   return {AddWrapping(x, 1), AddWrapping(x, 2), AddWrapping(x, 3)};
 }
 
-// `_tfrt_cost` is a compiler hint and never reaches the kernel, so `id` is
-// its only attribute. The operand only orders the kernel.
+// `_tfrt_cost` is a compiler hint and never reaches the kernel. The operand
+// only orders the kernel.
 int32_t TestCost(RemainingArguments, Attribute<int64_t> id) {
   PrintLine(absl::StrCat("id: ", *id));
   return 0;
@@ -118,24 +118,26 @@ void MemoryLeakOneInt32(HostContext* host) {
 
 }  // namespace
 
-void RegisterValueKernels(KernelRegistry* registry) {
-  registry->AddKernel("tfrt_test.print_hello", SLUICE_KERNEL(PrintHello));
-  registry->AddKernel("tfrt_test.print_bool", SLUICE_KERNEL(PrintBool));
-  registry->AddKernel("tfrt_test.get_string", SLUICE_KERNEL(GetString));
-  registry->AddKernel("tfrt_test.print_string", SLUICE_KERNEL(PrintString));
-  registry->AddKernel("tfrt_test.append_string", SLUICE_KERNEL(AppendString));
-  registry->AddKernel("tfrt_test.count3.i32", SLUICE_KERNEL(Count3I32));
-  registry->AddKernel("tfrt_test.test_cost", SLUICE_KERNEL(TestCost));
-  registry->AddKernel("tfrt_test.logging", SLUICE_KERNEL(Logging));
-  registry->AddKernel("tfrt_test.print_debug_info",
-                      SLUICE_KERNEL(PrintDebugInfo));
-  registry->AddKernel("tfrt_test.get_thread_id", SLUICE_KERNEL(GetThreadId));
+absl::Status RegisterValueKernels(KernelRegistry* registry) {
   // The thread that registers the kernels is the embedder's main thread (the
   // runner's): it takes its id now, so that it is 0 even when a worker asks
   // first (a get_thread_id in the first function's tfrt_test.do.async).
   (void)ThisThreadId();
-  registry->AddKernel("tfrt_test.memory_leak_one_int32",
-                      SLUICE_KERNEL(MemoryLeakOneInt32));
+  return registry->AddKernels({
+      {"tfrt_test.print_hello", SLUICE_KERNEL(PrintHello)},
+      {"tfrt_test.print_bool", SLUICE_KERNEL(PrintBool)},
+      {"tfrt_test.get_string",
+       SLUICE_KERNEL(GetString).WithAttributeNames({"value"})},
+      {"tfrt_test.print_string", SLUICE_KERNEL(PrintString)},
+      {"tfrt_test.append_string", SLUICE_KERNEL(AppendString)},
+      {"tfrt_test.count3.i32", SLUICE_KERNEL(Count3I32)},
+      {"tfrt_test.test_cost",
+       SLUICE_KERNEL(TestCost).WithAttributeNames({"id"})},
+      {"tfrt_test.logging", SLUICE_KERNEL(Logging)},
+      {"tfrt_test.print_debug_info", SLUICE_KERNEL(PrintDebugInfo)},
+      {"tfrt_test.get_thread_id", SLUICE_KERNEL(GetThreadId)},
+      {"tfrt_test.memory_leak_one_int32", SLUICE_KERNEL(MemoryLeakOneInt32)},
+  });
 }
 
 }  // namespace test_kernels

@@ -36,10 +36,12 @@ Chain VtPrint(const VtValue& value, const Chain&) {
 
 }  // namespace
 
-void RegisterVtKernels(KernelRegistry* registry) {
-  registry->AddKernel("vt.constant", SLUICE_KERNEL(VtConstant));
-  registry->AddKernel("vt.add", SLUICE_KERNEL(VtAdd));
-  registry->AddKernel("vt.print", SLUICE_KERNEL(VtPrint));
+absl::Status RegisterVtKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"vt.constant", SLUICE_KERNEL(VtConstant).WithAttributeNames({"value"})},
+      {"vt.add", SLUICE_KERNEL(VtAdd)},
+      {"vt.print", SLUICE_KERNEL(VtPrint)},
+  });
 }
 
 }  // namespace test_kernels

@@ -316,6 +316,10 @@ void RunWorklist(size_t base) {
   worklist.resize(base);
 }
 
+// Calls (tfrt.call, regions of control flow) that run synchronously nest on
+// the native stack; this counts how deep on this thread.
+thread_local int call_depth = 0;
+
 }  // namespace
 
 void ExecutableFunction::Execute(
@@ -323,12 +327,23 @@ void ExecutableFunction::Execute(
     absl::Span<RCReference<AsyncValue>> results) const {
   assert(arguments.size() == num_arguments());
   assert(results.size() == num_results());
+  if (call_depth >= kMaxCallDepth) {
+    const absl::Status error = absl::ResourceExhaustedError(
+        absl::StrCat("calls nested deeper than ", kMaxCallDepth,
+                     " at a call of '", name(), "': unbounded recursion?"));
+    for (RCReference<AsyncValue>& result : results) {
+      result = MakeErrorAsyncValueRef(error);
+    }
+    return;
+  }
+  ++call_depth;
   CallFrame* frame = CallFrame::Create(this, context);
   const size_t base = worklist.size();
   frame->Start(arguments);
   RunWorklist(base);
   frame->Return(results);
   frame->DropRef();
+  --call_depth;
 }
 
 }  // namespace executor_internal

@@ -40,6 +40,13 @@ struct LoadedKernel {
 // notifying users touches 4 bytes per user, not a whole kernel.
 inline constexpr uint32_t kStrictBit = 0x80000000u;
 
+// How deep calls that run synchronously may nest on one thread before a call
+// fails instead of running: each level takes native stack, and a program
+// that recurses without end must get an error value, not a stack overflow.
+// Worker threads have 8 MiB of stack; a level takes under 2 KiB (more
+// under sanitizers).
+inline constexpr int kMaxCallDepth = 1000;
+
 class ExecutableFunction final : public Function {
  public:
   ExecutableFunction(std::string name, size_t num_arguments, size_t num_results)

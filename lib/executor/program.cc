@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/executor/executable_function.h"
+#include "lib/executor/kernel_contract.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/support/error_util.h"
 
@@ -41,6 +42,29 @@ DecodedLocation ToDecodedLocation(const bef::SbfLocation& location) {
                          static_cast<int>(location.column)};
 }
 
+// One way an op of the program does not fit its kernel.
+struct LoadProblem {
+  absl::StatusCode code;
+  std::string message;
+  std::string kernel;
+  std::string location;  // "file:line:col", or empty
+};
+
+// Every problem in one status: the first one's code, kernel and location as
+// error context, the others as "location: error: message" lines after it,
+// the way compilers list them.
+absl::Status CombineProblems(const std::vector<LoadProblem>& problems) {
+  const LoadProblem& first = problems.front();
+  std::string message = first.message;
+  for (size_t i = 1; i < problems.size(); ++i) {
+    absl::StrAppend(&message, "\n", problems[i].location,
+                    problems[i].location.empty() ? "" : ": ",
+                    "error: ", problems[i].message);
+  }
+  return AddErrorContext(absl::Status(first.code, message),
+                         {first.kernel, first.location, ""});
+}
+
 }  // namespace
 
 class Program::Impl {
@@ -58,18 +82,20 @@ class Program::Impl {
   std::vector<std::vector<const void*>> attribute_storage;
   std::vector<std::vector<const Function*>> function_storage;
 
-  absl::Status LoadBody(const bef::SbfFunction& source,
-                        ExecutableFunction& target,
-                        const KernelRegistry& registry);
+  // Appends every op that does not fit its kernel to `problems`.
+  void LoadBody(const bef::SbfFunction& source, ExecutableFunction& target,
+                const KernelRegistry& registry,
+                std::vector<LoadProblem>& problems);
   // The SBF entry of one of `functions`, or nullptr.
   const bef::SbfFunction* Find(const Function& function) const;
   std::vector<std::string_view> TypeNames(
       const std::vector<uint32_t>& types) const;
 };
 
-absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
-                                     ExecutableFunction& target,
-                                     const KernelRegistry& registry) {
+void Program::Impl::LoadBody(const bef::SbfFunction& source,
+                             ExecutableFunction& target,
+                             const KernelRegistry& registry,
+                             std::vector<LoadProblem>& problems) {
   target.num_registers = source.num_registers;
   target.attribute_section = sbf.attributes_section;
   target.argument_registers = source.argument_registers;
@@ -112,13 +138,25 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
     const bef::SbfKernel& kernel = source.kernels[k];
     const std::string_view name = sbf.kernel_names[kernel.name_index];
     const bef::SbfLocation& location = sbf.locations[kernel.location_index];
+    const std::string where = location.file.empty()
+                                  ? ""
+                                  : locations[kernel.location_index].ToString();
     const RegisteredKernel* registered = registry.GetKernel(name);
     if (registered == nullptr) {
-      return AddErrorContext(
-          absl::NotFoundError(
-              absl::StrCat("unknown kernel name '", std::string(name), "'")),
-          {std::string(name), locations[kernel.location_index].ToString(), ""});
+      problems.push_back(
+          {absl::StatusCode::kNotFound,
+           absl::StrCat("unknown kernel name '", std::string(name), "'"),
+           std::string(name), where});
+      continue;
     }
+    std::vector<std::string> misfits;
+    std::vector<const void*> bound =
+        executor_internal::BindKernel(name, *registered, kernel, sbf, misfits);
+    for (std::string& misfit : misfits) {
+      problems.push_back({absl::StatusCode::kInvalidArgument, std::move(misfit),
+                          std::string(name), where});
+    }
+    if (!misfits.empty()) continue;
     LoadedKernel loaded;
     loaded.implementation = registered->implementation;
     loaded.strict = registered->strictness == Strictness::kStrict;
@@ -139,11 +177,7 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
     }
     loaded.num_drops = static_cast<uint32_t>(indices.size()) - loaded.drops;
 
-    std::vector<const void*>& attributes = attribute_storage.emplace_back();
-    for (uint32_t reference : kernel.attributes) {
-      attributes.push_back(sbf.AttributeData(reference));
-    }
-    loaded.attributes = attributes;
+    loaded.attributes = attribute_storage.emplace_back(std::move(bound));
     std::vector<const Function*>& callees = function_storage.emplace_back();
     for (uint32_t f : kernel.functions) callees.push_back(functions[f].get());
     loaded.functions = callees;
@@ -164,7 +198,6 @@ absl::Status Program::Impl::LoadBody(const bef::SbfFunction& source,
         (loaded.strict ? executor_internal::kStrictBit : 0));
     target.kernels.push_back(loaded);
   }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Program>> Program::Load(
@@ -214,13 +247,14 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Load(
   impl->attribute_storage.reserve(num_kernels);
   impl->function_storage.reserve(num_kernels);
 
+  std::vector<LoadProblem> problems;
   for (size_t f = 0; f < impl->sbf.functions.size(); ++f) {
     const bef::SbfFunction& function = impl->sbf.functions[f];
     if (function.kind == bef::FunctionKind::kNative) continue;
     auto& target = static_cast<ExecutableFunction&>(*impl->functions[f]);
-    absl::Status status = impl->LoadBody(function, target, registry);
-    if (!status.ok()) return status;
+    impl->LoadBody(function, target, registry, problems);
   }
+  if (!problems.empty()) return CombineProblems(problems);
   return std::unique_ptr<Program>(new Program(std::move(impl)));
 }
 

@@ -1,20 +1,79 @@
 #include "sluice/kernel/kernel_registry.h"
 
 #include <algorithm>
+#include <unordered_set>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "sluice/host_context/host_context.h"
-#include "sluice/support/logging.h"
 
 namespace sluice {
 
-void KernelRegistry::AddKernel(std::string_view name,
-                               KernelImplementation implementation,
-                               Strictness strictness) {
-  bool inserted = kernels_
-                      .emplace(std::string(name),
-                               RegisteredKernel{implementation, strictness})
-                      .second;
-  SLUICE_CHECK(inserted) << "kernel '" << name << "' is registered twice";
+absl::Status KernelRegistry::CheckEntry(const KernelEntry& entry) const {
+  if (kernels_.count(std::string(entry.name)) != 0) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "kernel '", std::string(entry.name), "' is already registered"));
+  }
+  const KernelSignature* signature = entry.kernel.signature();
+  const size_t num_names = entry.kernel.attribute_names().size();
+  if (num_names == 0) return absl::OkStatus();
+  if (signature == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel '", std::string(entry.name),
+                     "' names its attributes but has no signature to bind "
+                     "them to (register it with SLUICE_KERNEL)"));
+  }
+  if (num_names != signature->attributes.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel '", std::string(entry.name), "' names ", num_names,
+        " attributes but its function takes ", signature->attributes.size()));
+  }
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& name : entry.kernel.attribute_names()) {
+    if (!seen.insert(name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel '", std::string(entry.name),
+                       "' names attribute '", name, "' twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KernelRegistry::AddKernel(std::string_view name,
+                                       KernelDefinition kernel,
+                                       Strictness strictness) {
+  return AddKernels({KernelEntry{name, std::move(kernel), strictness}});
+}
+
+absl::Status KernelRegistry::AddKernels(
+    std::initializer_list<KernelEntry> entries) {
+  std::vector<absl::Status> problems;
+  std::unordered_set<std::string_view> names;
+  for (const KernelEntry& entry : entries) {
+    absl::Status status = CheckEntry(entry);
+    if (status.ok() && !names.insert(entry.name).second) {
+      status = absl::AlreadyExistsError(absl::StrCat(
+          "kernel '", std::string(entry.name), "' is registered twice"));
+    }
+    if (!status.ok()) problems.push_back(std::move(status));
+  }
+  if (problems.size() == 1) return problems.front();
+  if (!problems.empty()) {
+    // The first problem's code, every problem's message.
+    return absl::Status(
+        problems.front().code(),
+        absl::StrJoin(problems, "; ", [](std::string* out, const auto& s) {
+          absl::StrAppend(out, s.message());
+        }));
+  }
+  for (const KernelEntry& entry : entries) {
+    kernels_.emplace(
+        std::string(entry.name),
+        RegisteredKernel{entry.kernel.implementation(), entry.strictness,
+                         entry.kernel.signature(),
+                         entry.kernel.attribute_names()});
+  }
+  return absl::OkStatus();
 }
 
 const RegisteredKernel* KernelRegistry::GetKernel(std::string_view name) const {
@@ -30,11 +89,13 @@ std::vector<std::string> KernelRegistry::KernelNames() const {
   return names;
 }
 
-void KernelRegistry::AddNativeFunction(std::string_view name,
-                                       NativeFunction function) {
-  bool inserted = native_functions_.emplace(std::string(name), function).second;
-  SLUICE_CHECK(inserted) << "native function '" << name
-                         << "' is registered twice";
+absl::Status KernelRegistry::AddNativeFunction(std::string_view name,
+                                               NativeFunction function) {
+  if (!native_functions_.emplace(std::string(name), function).second) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "native function '", std::string(name), "' is already registered"));
+  }
+  return absl::OkStatus();
 }
 
 NativeFunction KernelRegistry::GetNativeFunction(std::string_view name) const {

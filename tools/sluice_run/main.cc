@@ -226,9 +226,12 @@ int main(int argc, char** argv) {
         on_diagnostic, std::make_unique<BorrowedAllocator>(allocator.get()),
         *std::move(work_queue));
     sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
-    sluice::RegisterBasicKernels(&registry);
-    sluice::RegisterTestKernels(&registry);
-    sluice::RegisterDistKernels(&registry);
+    for (auto* group :
+         {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
+          &sluice::RegisterDistKernels}) {
+      absl::Status registered = group(&registry);
+      if (!registered.ok()) return Fail(std::string(registered.message()));
+    }
     auto& distributed =
         host.GetOrCreateSharedContext<sluice::DistributedContext>();
     distributed.SetDefaultDeadline(rpc_options.deadline);

@@ -105,9 +105,16 @@ int main(int argc, char** argv) {
       },
       sluice::CreateMallocAllocator(), *std::move(work_queue));
   sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
-  sluice::RegisterBasicKernels(&registry);
-  sluice::RegisterTestKernels(&registry);
-  sluice::RegisterDistKernels(&registry);
+  for (auto* group :
+       {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
+        &sluice::RegisterDistKernels}) {
+    absl::Status registered = group(&registry);
+    if (!registered.ok()) {
+      std::fprintf(stderr, "sluice_worker: %s\n",
+                   std::string(registered.message()).c_str());
+      return 1;
+    }
+  }
 
   sluice::dist::WorkerOptions options;
   options.task_name = name;

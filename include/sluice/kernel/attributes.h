@@ -42,6 +42,21 @@ class Attribute {
   const T* data_;
 };
 
+// A scalar attribute of type `T` that the op may leave out (null `data`).
+template <typename T>
+class OptionalAttribute {
+ public:
+  explicit OptionalAttribute(const void* data)
+      : data_(static_cast<const T*>(data)) {}
+  bool has_value() const { return data_ != nullptr; }
+  explicit operator bool() const { return has_value(); }
+  const T& operator*() const { return *data_; }
+  T value_or(T fallback) const { return data_ ? *data_ : fallback; }
+
+ private:
+  const T* data_;
+};
+
 // A string attribute (not NUL-terminated).
 class StringAttribute {
  public:

@@ -7,8 +7,9 @@
 //   T, const T&, T&        the next argument's payload
 //   Argument<T>            the next argument (payload and AsyncValue)
 //   RemainingArguments     every argument not yet taken
-//   Attribute<T>, StringAttribute, ArrayAttribute<T>
-//                          the next attribute
+//   Attribute<T>, OptionalAttribute<T>, StringAttribute, ArrayAttribute<T>,
+//   AggregateAttribute     the next attribute, or the one named at
+//                          registration (KernelDefinition::WithAttributeNames)
 //   Result<T>              the next result slot
 //   RemainingResults       every result slot not yet taken
 //   RemainingFunctions     the functions the kernel runs (regions, callees)
@@ -24,9 +25,12 @@
 //                          no result; an error is reported (ReportError)
 //   absl::StatusOr<X>, llvm::Expected<X>
 //                          X as above, or the error reported
+// The parameters and the return type make the kernel's signature
+// (kernel_signature.h), which loading checks every op against.
 #ifndef SLUICE_KERNEL_KERNEL_BINDING_H_
 #define SLUICE_KERNEL_KERNEL_BINDING_H_
 
+#include <array>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -40,6 +44,8 @@
 #include "sluice/kernel/async_kernel_frame.h"
 #include "sluice/kernel/attributes.h"
 #include "sluice/kernel/kernel_frame.h"
+#include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernel/kernel_signature.h"
 #include "sluice/support/error_util.h"
 
 namespace sluice {
@@ -176,6 +182,32 @@ struct ReturnCount<absl::StatusOr<T>> : ReturnCount<T> {};
 template <typename T>
 struct ReturnCount<llvm::Expected<T>> : ReturnCount<T> {};
 
+// What a parameter takes from the op, for the kernel's signature. Binders
+// derive from it and override what they take.
+struct TakesNothing {
+  static constexpr bool kPayload = false;
+  static constexpr uint32_t kOperands = 0;
+  static constexpr uint32_t kResults = 0;
+  static constexpr bool kVariadicOperands = false;
+  static constexpr bool kVariadicResults = false;
+  static constexpr bool kFunctions = false;
+  static constexpr bool kReadsFrame = false;
+  static constexpr bool kIsAttribute = false;
+  static constexpr AttributeRequirement kAttribute{};
+};
+
+struct TakesOperand : TakesNothing {
+  static constexpr uint32_t kOperands = 1;
+};
+
+struct TakesResult : TakesNothing {
+  static constexpr uint32_t kResults = 1;
+};
+
+struct ReadsFrame : TakesNothing {
+  static constexpr bool kReadsFrame = true;
+};
+
 // How a parameter of (decayed) type D is bound: Make() builds a holder from
 // the frame, Pass() turns the holder into what the function takes. The
 // primary template marks the types that are not special: payloads.
@@ -186,7 +218,7 @@ struct ParamBinder {
 
 // A payload parameter (T, const T&, T&): the next argument's payload.
 template <typename P>
-struct PayloadBinder {
+struct PayloadBinder : TakesOperand {
   using Holder = Argument<std::remove_cv_t<std::remove_reference_t<P>>>;
   static Holder Make(BindCursor& c) {
     return Holder(c.frame->GetArgAt(c.argument++));
@@ -195,8 +227,7 @@ struct PayloadBinder {
 };
 
 template <typename T>
-struct ParamBinder<Argument<T>> {
-  static constexpr bool kPayload = false;
+struct ParamBinder<Argument<T>> : TakesOperand {
   using Holder = Argument<T>;
   static Holder Make(BindCursor& c) {
     return Holder(c.frame->GetArgAt(c.argument++));
@@ -205,17 +236,18 @@ struct ParamBinder<Argument<T>> {
 };
 
 template <typename T>
-struct ParamBinder<Result<T>> {
-  static constexpr bool kPayload = false;
+struct ParamBinder<Result<T>> : TakesResult {
   using Holder = Result<T>;
   static Holder Make(BindCursor& c) { return Holder(c.frame, c.result++); }
   static Holder Pass(Holder& h) { return h; }
 };
 
 // Attribute views take the next attribute.
-template <typename View>
-struct AttributeBinder {
-  static constexpr bool kPayload = false;
+template <typename View, AttributeShape shape,
+          AttributeElement element = AttributeElement::kNone>
+struct AttributeBinder : TakesNothing {
+  static constexpr bool kIsAttribute = true;
+  static constexpr AttributeRequirement kAttribute{shape, element, false};
   using Holder = View;
   static Holder Make(BindCursor& c) {
     return Holder(c.frame->GetAttributeAt(c.attribute++));
@@ -224,17 +256,52 @@ struct AttributeBinder {
 };
 
 template <typename T>
-struct ParamBinder<Attribute<T>> : AttributeBinder<Attribute<T>> {};
+struct ParamBinder<Attribute<T>>
+    : AttributeBinder<Attribute<T>, AttributeShape::kScalar,
+                      AttributeElementOf<T>::value> {};
 
 template <>
-struct ParamBinder<StringAttribute> : AttributeBinder<StringAttribute> {};
+struct ParamBinder<StringAttribute>
+    : AttributeBinder<StringAttribute, AttributeShape::kString> {};
 
 template <typename T>
-struct ParamBinder<ArrayAttribute<T>> : AttributeBinder<ArrayAttribute<T>> {};
+struct ParamBinder<ArrayAttribute<T>>
+    : AttributeBinder<ArrayAttribute<T>, AttributeShape::kDense,
+                      AttributeElementOf<T>::value> {};
+
+// Loading puts a null attribute where the op leaves an optional one out; a
+// frame built by hand may simply have fewer attributes.
+template <typename T>
+struct ParamBinder<OptionalAttribute<T>> : TakesNothing {
+  static constexpr bool kIsAttribute = true;
+  static constexpr AttributeRequirement kAttribute{
+      AttributeShape::kScalar, AttributeElementOf<T>::value, true};
+  using Holder = OptionalAttribute<T>;
+  static Holder Make(BindCursor& c) {
+    const size_t index = c.attribute++;
+    return Holder(index < c.frame->GetNumAttributes()
+                      ? c.frame->GetAttributeAt(index)
+                      : nullptr);
+  }
+  static Holder Pass(Holder& h) { return h; }
+};
 
 template <>
-struct ParamBinder<RemainingArguments> {
-  static constexpr bool kPayload = false;
+struct ParamBinder<AggregateAttribute> : TakesNothing {
+  static constexpr bool kIsAttribute = true;
+  static constexpr AttributeRequirement kAttribute{
+      AttributeShape::kAggregate, AttributeElement::kNone, false};
+  using Holder = AggregateAttribute;
+  static Holder Make(BindCursor& c) {
+    return Holder(c.frame->GetAttributeAt(c.attribute++),
+                  c.frame->attribute_section());
+  }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <>
+struct ParamBinder<RemainingArguments> : TakesNothing {
+  static constexpr bool kVariadicOperands = true;
   using Holder = RemainingArguments;
   static Holder Make(BindCursor& c) {
     absl::Span<AsyncValue* const> rest =
@@ -246,8 +313,8 @@ struct ParamBinder<RemainingArguments> {
 };
 
 template <>
-struct ParamBinder<RemainingResults> {
-  static constexpr bool kPayload = false;
+struct ParamBinder<RemainingResults> : TakesNothing {
+  static constexpr bool kVariadicResults = true;
   using Holder = RemainingResults;
   static Holder Make(BindCursor& c) {
     const size_t end = c.frame->GetNumResults() - c.returned;
@@ -259,40 +326,36 @@ struct ParamBinder<RemainingResults> {
 };
 
 template <>
-struct ParamBinder<RemainingFunctions> {
-  static constexpr bool kPayload = false;
+struct ParamBinder<RemainingFunctions> : TakesNothing {
+  static constexpr bool kFunctions = true;
   using Holder = RemainingFunctions;
   static Holder Make(BindCursor& c) { return Holder(c.frame); }
   static Holder Pass(Holder& h) { return h; }
 };
 
 template <>
-struct ParamBinder<ExecutionContext> {
-  static constexpr bool kPayload = false;
+struct ParamBinder<ExecutionContext> : TakesNothing {
   using Holder = const ExecutionContext*;
   static Holder Make(BindCursor& c) { return &c.frame->exec_ctx(); }
   static const ExecutionContext& Pass(Holder& h) { return *h; }
 };
 
 template <>
-struct ParamBinder<HostContext*> {
-  static constexpr bool kPayload = false;
+struct ParamBinder<HostContext*> : TakesNothing {
   using Holder = HostContext*;
   static Holder Make(BindCursor& c) { return c.frame->host(); }
   static Holder Pass(Holder& h) { return h; }
 };
 
 template <>
-struct ParamBinder<KernelFrame*> {
-  static constexpr bool kPayload = false;
+struct ParamBinder<KernelFrame*> : ReadsFrame {
   using Holder = KernelFrame*;
   static Holder Make(BindCursor& c) { return c.frame; }
   static Holder Pass(Holder& h) { return h; }
 };
 
 template <>
-struct ParamBinder<AsyncKernelFrame*> {
-  static constexpr bool kPayload = false;
+struct ParamBinder<AsyncKernelFrame*> : ReadsFrame {
   using Holder = AsyncKernelFrame;
   static Holder Make(BindCursor& c) { return AsyncKernelFrame(c.frame); }
   static AsyncKernelFrame* Pass(Holder& h) { return &h; }
@@ -389,8 +452,34 @@ using BinderFor = std::conditional_t<
 template <typename F, F function>
 struct KernelInvoker;
 
+// The attribute requirements of `Params`, in order.
+template <typename... Params>
+constexpr auto AttributeRequirementsOf() {
+  constexpr size_t kCount = (size_t{0} + ... + BinderFor<Params>::kIsAttribute);
+  std::array<AttributeRequirement, kCount> requirements{};
+  size_t next = 0;
+  ((BinderFor<Params>::kIsAttribute
+        ? (void)(requirements[next++] = BinderFor<Params>::kAttribute)
+        : (void)0),
+   ...);
+  (void)next;
+  return requirements;
+}
+
 template <typename R, typename... Params, R (*function)(Params...)>
 struct KernelInvoker<R (*)(Params...), function> {
+  static constexpr auto kAttributes = AttributeRequirementsOf<Params...>();
+  static constexpr KernelSignature kSignature{
+      (uint32_t{0} + ... + BinderFor<Params>::kOperands),
+      (false || ... || BinderFor<Params>::kVariadicOperands),
+      static_cast<uint32_t>(ReturnCount<R>::value +
+                            (size_t{0} + ... + BinderFor<Params>::kResults)),
+      (false || ... || BinderFor<Params>::kVariadicResults),
+      (false || ... || BinderFor<Params>::kFunctions),
+      (false || ... || BinderFor<Params>::kReadsFrame),
+      absl::Span<const AttributeRequirement>(kAttributes.data(),
+                                             kAttributes.size())};
+
   static void Invoke(KernelFrame* frame) {
     constexpr size_t kReturned = ReturnCount<R>::value;
     assert(frame->GetNumResults() >= kReturned &&
@@ -423,8 +512,11 @@ struct KernelInvoker<R (*)(Params...), function> {
 }  // namespace internal
 }  // namespace sluice
 
-// The kernel implementation for the function `fn` (see the top of this file).
-#define SLUICE_KERNEL(fn) \
-  (&::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::Invoke)
+// The kernel for the function `fn`, with its signature (see the top of this
+// file): what KernelRegistry::AddKernel takes.
+#define SLUICE_KERNEL(fn)                                                 \
+  (::sluice::KernelDefinition(                                            \
+      &::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::Invoke, \
+      &::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::kSignature))
 
 #endif  // SLUICE_KERNEL_KERNEL_BINDING_H_

@@ -1,17 +1,21 @@
-// The kernel registry: kernel name → implementation. Kernel libraries add
-// their kernels through an explicit `RegisterXxxKernels(KernelRegistry*)`
-// function; nothing relies on static initializers being linked in.
-// Registration is not synchronized: finish it before programs are loaded.
+// The kernel registry: kernel name → implementation and signature. Kernel
+// libraries add their kernels through an explicit
+// `RegisterXxxKernels(KernelRegistry*)` function; nothing relies on static
+// initializers being linked in. Registration is not synchronized: finish it
+// before programs are loaded.
 #ifndef SLUICE_KERNEL_KERNEL_REGISTRY_H_
 #define SLUICE_KERNEL_KERNEL_REGISTRY_H_
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "sluice/kernel/kernel_signature.h"
 #include "sluice/support/ref_count.h"
 
 namespace sluice {
@@ -36,8 +40,52 @@ using NativeFunction = void (*)(const ExecutionContext& context,
 // or in error and look at them themselves.
 enum class Strictness : uint8_t { kStrict, kNonStrict };
 
+// What AddKernel takes: SLUICE_KERNEL(fn) gives the implementation with the
+// signature of `fn`. A bare `void(KernelFrame*)` converts too; it has no
+// signature, so loading checks none of its ops and the kernel must check
+// its frame itself.
+class KernelDefinition {
+ public:
+  KernelDefinition(KernelImplementation implementation,  // NOLINT: implicit
+                   const KernelSignature* signature = nullptr)
+      : implementation_(implementation), signature_(signature) {}
+
+  // Binds the kernel's attribute parameters by name: the i-th attribute
+  // parameter (Attribute<T>, StringAttribute, ...) takes the op's attribute
+  // called names[i], wherever it sits among the op's attributes. Without
+  // names, attribute parameters take the op's attributes in the order the
+  // program lists them (sorted by name, as TFRT does).
+  KernelDefinition WithAttributeNames(
+      std::initializer_list<std::string_view> names) && {
+    attribute_names_.assign(names.begin(), names.end());
+    return std::move(*this);
+  }
+
+  KernelImplementation implementation() const { return implementation_; }
+  const KernelSignature* signature() const { return signature_; }
+  const std::vector<std::string>& attribute_names() const {
+    return attribute_names_;
+  }
+
+ private:
+  KernelImplementation implementation_;
+  const KernelSignature* signature_;
+  std::vector<std::string> attribute_names_;
+};
+
 struct RegisteredKernel {
   KernelImplementation implementation = nullptr;
+  Strictness strictness = Strictness::kStrict;
+  // Null for kernels registered without one (see KernelDefinition).
+  const KernelSignature* signature = nullptr;
+  // Empty unless the kernel binds its attributes by name.
+  std::vector<std::string> attribute_names;
+};
+
+// One row of AddKernels.
+struct KernelEntry {
+  std::string_view name;
+  KernelDefinition kernel;
   Strictness strictness = Strictness::kStrict;
 };
 
@@ -47,10 +95,15 @@ class KernelRegistry {
   KernelRegistry(const KernelRegistry&) = delete;
   KernelRegistry& operator=(const KernelRegistry&) = delete;
 
-  // Registering a name twice is a programming error: the process aborts
-  // with a message naming the kernel.
-  void AddKernel(std::string_view name, KernelImplementation implementation,
-                 Strictness strictness = Strictness::kStrict);
+  // Errors: AlreadyExists when `name` is registered already (the first
+  // registration stays), InvalidArgument when the attribute names do not
+  // match the kernel's attribute parameters.
+  absl::Status AddKernel(std::string_view name, KernelDefinition kernel,
+                         Strictness strictness = Strictness::kStrict);
+
+  // Registers every entry, or none of them when any would fail AddKernel
+  // (the error then names each failing entry).
+  absl::Status AddKernels(std::initializer_list<KernelEntry> entries);
 
   // The kernel called `name`, or nullptr.
   const RegisteredKernel* GetKernel(std::string_view name) const;
@@ -60,12 +113,15 @@ class KernelRegistry {
 
   size_t size() const { return kernels_.size(); }
 
-  // Native functions, by the name programs declare them with. Registering a
-  // name twice aborts, as for kernels.
-  void AddNativeFunction(std::string_view name, NativeFunction function);
+  // Native functions, by the name programs declare them with. AlreadyExists
+  // when the name is registered already.
+  absl::Status AddNativeFunction(std::string_view name,
+                                 NativeFunction function);
   NativeFunction GetNativeFunction(std::string_view name) const;
 
  private:
+  absl::Status CheckEntry(const KernelEntry& entry) const;
+
   std::unordered_map<std::string, RegisteredKernel> kernels_;
   std::unordered_map<std::string, NativeFunction> native_functions_;
 };

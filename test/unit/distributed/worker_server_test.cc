@@ -59,8 +59,8 @@ std::unique_ptr<HostContext> MakeHost(const char* queue) {
   auto host = std::make_unique<HostContext>([](const DecodedDiagnostic&) {},
                                             CreateMallocAllocator(),
                                             *CreateWorkQueue(queue));
-  RegisterBasicKernels(&GetKernelRegistry(host.get()));
-  RegisterTestKernels(&GetKernelRegistry(host.get()));
+  EXPECT_TRUE(RegisterBasicKernels(&GetKernelRegistry(host.get())).ok());
+  EXPECT_TRUE(RegisterTestKernels(&GetKernelRegistry(host.get())).ok());
   return host;
 }
 

@@ -51,14 +51,16 @@ void Call(RemainingArguments arguments, RemainingResults results,
   for (size_t i = 0; i < out.size(); ++i) results.SetAt(i, std::move(out[i]));
 }
 
-void RegisterTestKernels(KernelRegistry* registry) {
-  registry->AddKernel("test.constant.i32", SLUICE_KERNEL(Constant));
-  registry->AddKernel("test.add.i32", SLUICE_KERNEL(Add));
-  registry->AddKernel("test.record", SLUICE_KERNEL(Record));
-  registry->AddKernel("test.fail", SLUICE_KERNEL(Fail));
-  registry->AddKernel("test.async_increment", SLUICE_KERNEL(AsyncIncrement));
-  registry->AddKernel("test.cancel", SLUICE_KERNEL(CancelRequest));
-  registry->AddKernel("test.call", SLUICE_KERNEL(Call), Strictness::kNonStrict);
+absl::Status RegisterTestKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"test.constant.i32", SLUICE_KERNEL(Constant)},
+      {"test.add.i32", SLUICE_KERNEL(Add)},
+      {"test.record", SLUICE_KERNEL(Record)},
+      {"test.fail", SLUICE_KERNEL(Fail)},
+      {"test.async_increment", SLUICE_KERNEL(AsyncIncrement)},
+      {"test.cancel", SLUICE_KERNEL(CancelRequest)},
+      {"test.call", SLUICE_KERNEL(Call), Strictness::kNonStrict},
+  });
 }
 
 // --- Building programs
@@ -134,7 +136,7 @@ class ExecutorTest : public ::testing::TestWithParam<const char*> {
               diagnostics_.push_back(d.ToString());
             },
             CreateMallocAllocator(), *CreateWorkQueue(GetParam())) {
-    RegisterTestKernels(&GetKernelRegistry(&host_));
+    EXPECT_TRUE(RegisterTestKernels(&GetKernelRegistry(&host_)).ok());
     trace = &trace_;
   }
   ~ExecutorTest() override { trace = nullptr; }

@@ -384,12 +384,15 @@ TEST_F(KernelBindingTest, ReportErrorAfterEveryResultIsSetAbortsInDebug) {
 
 TEST(KernelRegistryTest, RegistersAndFindsKernels) {
   KernelRegistry registry;
-  registry.AddKernel("tfrt.add.i32", SLUICE_KERNEL(AddI32));
-  registry.AddKernel("test.split", SLUICE_KERNEL(Split),
-                     Strictness::kNonStrict);
+  ASSERT_TRUE(registry.AddKernel("tfrt.add.i32", SLUICE_KERNEL(AddI32)).ok());
+  ASSERT_TRUE(
+      registry
+          .AddKernel("test.split", SLUICE_KERNEL(Split), Strictness::kNonStrict)
+          .ok());
   const RegisteredKernel* add = registry.GetKernel("tfrt.add.i32");
   ASSERT_NE(add, nullptr);
-  EXPECT_EQ(add->implementation, SLUICE_KERNEL(AddI32));
+  EXPECT_EQ(add->implementation, SLUICE_KERNEL(AddI32).implementation());
+  EXPECT_EQ(add->signature, SLUICE_KERNEL(AddI32).signature());
   EXPECT_EQ(add->strictness, Strictness::kStrict);
   EXPECT_EQ(registry.GetKernel("test.split")->strictness,
             Strictness::kNonStrict);
@@ -398,17 +401,58 @@ TEST(KernelRegistryTest, RegistersAndFindsKernels) {
               ElementsAre("test.split", "tfrt.add.i32"));
 }
 
-TEST(KernelRegistryTest, DuplicateNameAborts) {
+TEST(KernelRegistryTest, DuplicateNameIsAnErrorAndKeepsTheFirst) {
   KernelRegistry registry;
-  registry.AddKernel("k", SLUICE_KERNEL(AddI32));
-  EXPECT_DEATH(registry.AddKernel("k", SLUICE_KERNEL(Split)),
-               "kernel 'k' is registered twice");
+  ASSERT_TRUE(registry.AddKernel("k", SLUICE_KERNEL(AddI32)).ok());
+  absl::Status again = registry.AddKernel("k", SLUICE_KERNEL(Split));
+  EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.message(), "kernel 'k' is already registered");
+  EXPECT_EQ(registry.GetKernel("k")->implementation,
+            SLUICE_KERNEL(AddI32).implementation());
+}
+
+TEST(KernelRegistryTest, AddKernelsRegistersNoneWhenOneFails) {
+  KernelRegistry registry;
+  ASSERT_TRUE(registry.AddKernel("taken", SLUICE_KERNEL(AddI32)).ok());
+  absl::Status status = registry.AddKernels({
+      {"fresh", SLUICE_KERNEL(AddI32)},
+      {"taken", SLUICE_KERNEL(Split)},
+      {"twice", SLUICE_KERNEL(AddI32)},
+      {"twice", SLUICE_KERNEL(AddI32)},
+  });
+  EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(status.message(),
+            "kernel 'taken' is already registered; kernel 'twice' is "
+            "registered twice");
+  EXPECT_EQ(registry.GetKernel("fresh"), nullptr);
+  EXPECT_EQ(registry.size(), 1u);
+}
+
+TEST(KernelRegistryTest, AttributeNamesMustMatchTheAttributeParameters) {
+  KernelRegistry registry;
+  absl::Status status = registry.AddKernel(
+      "k", SLUICE_KERNEL(AddI32).WithAttributeNames({"value"}));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "kernel 'k' names 1 attributes but its function takes 0");
+  EXPECT_EQ(registry.GetKernel("k"), nullptr);
+}
+
+TEST(KernelRegistryTest, DuplicateNativeFunctionIsAnError) {
+  KernelRegistry registry;
+  NativeFunction function = [](const ExecutionContext&,
+                               absl::Span<AsyncValue* const>,
+                               absl::Span<RCReference<AsyncValue>>) {};
+  ASSERT_TRUE(registry.AddNativeFunction("f", function).ok());
+  EXPECT_EQ(registry.AddNativeFunction("f", function).message(),
+            "native function 'f' is already registered");
 }
 
 TEST(KernelRegistryTest, OneRegistryPerHost) {
   HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
                    CreateSingleThreadedWorkQueue());
-  GetKernelRegistry(&host).AddKernel("k", SLUICE_KERNEL(AddI32));
+  ASSERT_TRUE(
+      GetKernelRegistry(&host).AddKernel("k", SLUICE_KERNEL(AddI32)).ok());
   EXPECT_EQ(&GetKernelRegistry(&host), &GetKernelRegistry(&host));
   EXPECT_NE(GetKernelRegistry(&host).GetKernel("k"), nullptr);
 }

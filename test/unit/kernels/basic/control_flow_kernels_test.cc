@@ -71,7 +71,8 @@ std::unique_ptr<LambdaFunction> AddConstant(std::string name, int32_t delta) {
 class ControlFlowKernelsTest : public ::testing::Test {
  protected:
   explicit ControlFlowKernelsTest(std::string_view spec = "s") : host_(spec) {
-    basic_kernels::RegisterControlFlowKernels(&host_.registry());
+    EXPECT_TRUE(
+        basic_kernels::RegisterControlFlowKernels(&host_.registry()).ok());
   }
 
   test_util::KernelTestHost host_;

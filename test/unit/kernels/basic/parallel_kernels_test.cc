@@ -52,7 +52,7 @@ void ExpectSameError(const RCReference<AsyncValue>& chain,
 class ParallelKernelsTest : public ::testing::TestWithParam<std::string> {
  protected:
   ParallelKernelsTest() : host_(GetParam()) {
-    basic_kernels::RegisterParallelKernels(&host_.registry());
+    EXPECT_TRUE(basic_kernels::RegisterParallelKernels(&host_.registry()).ok());
   }
 
   // Runs `kernel` on (start, end, block) and `extras` with `body`, waits for

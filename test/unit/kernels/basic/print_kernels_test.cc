@@ -23,9 +23,9 @@ using ::testing::IsEmpty;
 class PrintKernelsTest : public ::testing::Test {
  protected:
   PrintKernelsTest() {
-    basic_kernels::RegisterPrintKernels(&host_.registry());
+    EXPECT_TRUE(basic_kernels::RegisterPrintKernels(&host_.registry()).ok());
     // The spec's example computes its values with these.
-    basic_kernels::RegisterValueKernels(&host_.registry());
+    EXPECT_TRUE(basic_kernels::RegisterValueKernels(&host_.registry()).ok());
   }
 
   // Calls `kernel` with `operands` and the chain every print takes, plus

@@ -65,7 +65,7 @@ void ExpectDivideByZero(const KernelFrameBuilder& frame, size_t index,
 class ValueKernelsTest : public ::testing::Test {
  protected:
   ValueKernelsTest() : host_("s", DecodedLocation{"prog.mlir", 3, 8}) {
-    basic_kernels::RegisterValueKernels(&host_.registry());
+    EXPECT_TRUE(basic_kernels::RegisterValueKernels(&host_.registry()).ok());
   }
 
   std::unique_ptr<KernelFrameBuilder> NewFrame(std::string_view kernel) {
@@ -148,12 +148,14 @@ std::function<void(const KernelFrameBuilder&)> AreQuotientAndRemainder(
 }
 
 std::vector<KernelCase> AllKernelCases() {
-  // complex constants take `imaginary` then `real` (sorted by name).
+  // Complex constants bind `value`, `real` and `imaginary` by name; a frame
+  // built by hand passes them in that order, null where the op has none.
   auto complex_attributes = [](auto real, auto imaginary) {
     return [real, imaginary](KernelFrameBuilder& frame) {
       AttributeBuffer& buffer = frame.attribute_buffer();
-      frame.AddAttribute(buffer.AddScalar(imaginary))
-          .AddAttribute(buffer.AddScalar(real));
+      frame.AddAttribute(nullptr)
+          .AddAttribute(buffer.AddScalar(real))
+          .AddAttribute(buffer.AddScalar(imaginary));
     };
   };
   auto chains = [](KernelFrameBuilder& frame) {

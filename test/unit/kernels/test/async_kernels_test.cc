@@ -31,7 +31,7 @@ class AsyncKernelsTest : public ::testing::Test {
  protected:
   explicit AsyncKernelsTest(std::string_view spec = "s")
       : host_(spec, DecodedLocation{"prog.mlir", 1, 1}) {
-    RegisterTestKernels(&host_.registry());
+    EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok());
   }
 
   // Calls a kernel with one result whose value arrives from the work queue:

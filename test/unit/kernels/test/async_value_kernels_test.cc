@@ -17,7 +17,9 @@ namespace {
 
 class AsyncValueKernelsTest : public ::testing::Test {
  protected:
-  AsyncValueKernelsTest() { RegisterTestKernels(&host_.registry()); }
+  AsyncValueKernelsTest() {
+    EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok());
+  }
 
   // Runs the self-test `name`; returns what it printed and checks that it
   // returned the same text.

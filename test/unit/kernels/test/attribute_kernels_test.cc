@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 class AttributeKernelsTest : public ::testing::Test {
  protected:
   AttributeKernelsTest() : host_("s", DecodedLocation{"prog.mlir", 4, 2}) {
-    RegisterTestKernels(&host_.registry());
+    EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok());
   }
 
   // A program whose only content is `value`'s attribute entries; returns

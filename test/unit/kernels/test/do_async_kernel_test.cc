@@ -35,7 +35,7 @@ class DoAsyncTest : public ::testing::Test {
  protected:
   explicit DoAsyncTest(std::string_view spec = "s")
       : host_(spec, DecodedLocation{"prog.mlir", 5, 3}) {
-    RegisterTestKernels(&host_.registry());
+    EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok());
   }
 
   test_util::KernelTestHost host_;

@@ -31,7 +31,7 @@ class FailureKernelsTest : public ::testing::Test {
  protected:
   explicit FailureKernelsTest(std::string_view spec = "s")
       : host_(spec, DecodedLocation{"prog.mlir", 3, 8}) {
-    RegisterTestKernels(&host_.registry());
+    EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok());
   }
 
   test_util::KernelTestHost host_;

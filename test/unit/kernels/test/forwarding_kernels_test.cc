@@ -21,7 +21,7 @@ using ::testing::IsEmpty;
 class ForwardingKernelsTest : public ::testing::Test {
  protected:
   ForwardingKernelsTest() : host_("s", DecodedLocation{"prog.mlir", 2, 3}) {
-    RegisterTestKernels(&host_.registry());
+    EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok());
   }
 
   test_util::KernelTestHost host_;

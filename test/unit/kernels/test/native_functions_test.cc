@@ -23,7 +23,7 @@ using ::testing::IsEmpty;
 class NativeFunctionsTest : public ::testing::Test {
  protected:
   explicit NativeFunctionsTest(std::string_view spec = "s") : host_(spec) {
-    RegisterTestKernels(&host_.registry());
+    EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok());
   }
 
   // Calls the native function `name` with `arguments`; returns its

@@ -15,7 +15,7 @@ using ::testing::ElementsAreArray;
 
 TEST(RegistrationTest, RegistersEveryKernelStrict) {
   KernelRegistry registry;
-  RegisterTestKernels(&registry);
+  EXPECT_TRUE(RegisterTestKernels(&registry).ok());
   // Sorted, as KernelNames() lists them.
   const std::vector<std::string> expected = {
       "tfrt_test.allocate_resource",
@@ -80,7 +80,7 @@ TEST(RegistrationTest, RegistersEveryKernelStrict) {
 
 TEST(RegistrationTest, RegistersTheNativeFunctions) {
   KernelRegistry registry;
-  RegisterTestKernels(&registry);
+  EXPECT_TRUE(RegisterTestKernels(&registry).ok());
   for (const char* name : {"native_add", "native_async_add", "native_error",
                            "native_sink", "native_async_sink"}) {
     EXPECT_NE(registry.GetNativeFunction(name), nullptr) << name;

@@ -23,7 +23,7 @@ namespace {
 class ResourceKernelsTest : public ::testing::Test {
  protected:
   ResourceKernelsTest() : host_("s", DecodedLocation{"prog.mlir", 1, 1}) {
-    RegisterTestKernels(&host_.registry());
+    EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok());
   }
 
   // Allocates a resource and returns its value.
@@ -84,7 +84,7 @@ TEST_F(ResourceKernelsTest, UseSampleSharedContext) {
 // One shared object per host: a second host gets its own, also numbered 0.
 TEST_F(ResourceKernelsTest, UseSampleSharedContextOnAnotherHost) {
   test_util::KernelTestHost other;
-  RegisterTestKernels(&other.registry());
+  EXPECT_TRUE(RegisterTestKernels(&other.registry()).ok());
   std::unique_ptr<KernelFrameBuilder> frame =
       other.NewFrame("tfrt_test.use_sample_shared_context", std::nullopt);
   frame->AddAvailableArg<Chain>().SetNumResults(2);

@@ -40,7 +40,7 @@ using ::testing::StartsWith;
 class ValueKernelsTest : public ::testing::Test {
  protected:
   ValueKernelsTest() : host_("s", DecodedLocation{"prog.mlir", 1, 1}) {
-    RegisterTestKernels(&host_.registry());
+    EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok());
   }
 
   test_util::KernelTestHost host_;
@@ -274,7 +274,7 @@ TEST(MemoryLeakTest, LeaksOneInt32FromTheHostAllocator) {
   {
     HostContext host([](const DecodedDiagnostic&) {}, std::move(leak_check),
                      CreateSingleThreadedWorkQueue());
-    RegisterTestKernels(&GetKernelRegistry(&host));
+    EXPECT_TRUE(RegisterTestKernels(&GetKernelRegistry(&host)).ok());
     RCReference<RequestContext> request = RequestContext::Create(&host);
     KernelFrameBuilder frame(ExecutionContext(request.CopyRef()),
                              "tfrt_test.memory_leak_one_int32",

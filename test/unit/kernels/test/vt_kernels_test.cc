@@ -20,7 +20,7 @@ using test_kernels::VtValue;
 
 class VtKernelsTest : public ::testing::Test {
  protected:
-  VtKernelsTest() { RegisterTestKernels(&host_.registry()); }
+  VtKernelsTest() { EXPECT_TRUE(RegisterTestKernels(&host_.registry()).ok()); }
 
   // A vt.value made by vt.constant.
   RCReference<AsyncValue> Constant(int32_t value) {
