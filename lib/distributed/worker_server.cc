@@ -25,6 +25,7 @@
 #include "sluice/host_context/request_context.h"
 #include "sluice/host_context/run_when_ready.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/error_util.h"
 
 namespace sluice::dist {
 namespace {
@@ -151,10 +152,14 @@ absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Register(
   absl::StatusOr<std::unique_ptr<Program>> program =
       Program::Load(bytes, GetKernelRegistry(host_));
   if (!program.ok()) {
+    // The first bad op's location is context, not message: put it back in
+    // front, where the runner prints it too.
+    const std::string location = GetErrorContext(program.status()).location;
     return absl::Status(
         program.status().code(),
-        absl::StrCat("task ", task_name_,
-                     " cannot load the program: ", program.status().message()));
+        absl::StrCat("task ", task_name_, " cannot load the program: ",
+                     location, location.empty() ? "" : ": ",
+                     program.status().message()));
   }
   auto loaded = std::make_shared<LoadedProgram>();
   loaded->registration.set_program_id(id);
