@@ -108,5 +108,22 @@ func.func @forever(%x: i32) -> i32 {
   }
 }
 
+TEST_F(HostileProgramTest, OperandsOfTheWrongTypeAreAnErrorValue) {
+  absl::StatusOr<RemoteProgram> program = RegisterNow(task(0), Compile(R"mlir(
+func.func @confused(%x: i32) -> !tfrt.string {
+  %s = "tfrt_test.append_string"(%x, %x) : (i32, i32) -> !tfrt.string
+  tfrt.return %s : !tfrt.string
+})mlir"));
+  ASSERT_TRUE(program.ok()) << program.status();
+  absl::StatusOr<RemoteFunction> confused = program->GetFunction("confused");
+  ASSERT_TRUE(confused.ok()) << confused.status();
+  auto result = CallNow(task(0), *confused, Args(I32(1)));
+  ASSERT_TRUE(result[0]->IsError());
+  EXPECT_THAT(result[0]->GetError().message(),
+              HasSubstr("operand #0 does not hold a value of the type the "
+                        "kernel takes"));
+  ExpectStillServing();
+}
+
 }  // namespace
 }  // namespace sluice::dist::testing

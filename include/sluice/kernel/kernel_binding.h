@@ -38,6 +38,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "llvm/Support/Error.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/execution_context.h"
@@ -219,7 +220,12 @@ struct ParamBinder {
 // A payload parameter (T, const T&, T&): the next argument's payload.
 template <typename P>
 struct PayloadBinder : TakesOperand {
-  using Holder = Argument<std::remove_cv_t<std::remove_reference_t<P>>>;
+  using Payload = std::remove_cv_t<std::remove_reference_t<P>>;
+  using Holder = Argument<Payload>;
+  // The kernel reads the payload as a `Payload`: the argument must hold one.
+  static bool Fits(const AsyncValue* value) {
+    return value->IsType<Payload>();
+  }
   static Holder Make(BindCursor& c) {
     return Holder(c.frame->GetArgAt(c.argument++));
   }
@@ -228,6 +234,11 @@ struct PayloadBinder : TakesOperand {
 
 template <typename T>
 struct ParamBinder<Argument<T>> : TakesOperand {
+  // A non-strict kernel may get it unavailable or as an error; once it holds
+  // a payload, that must be a `T`.
+  static bool Fits(const AsyncValue* value) {
+    return !value->IsAvailable() || value->IsError() || value->IsType<T>();
+  }
   using Holder = Argument<T>;
   static Holder Make(BindCursor& c) {
     return Holder(c.frame->GetArgAt(c.argument++));
@@ -466,6 +477,28 @@ constexpr auto AttributeRequirementsOf() {
   return requirements;
 }
 
+// The index of the first argument that a payload or Argument<T> parameter
+// cannot read as its type, or -1. The executor checks counts at load time,
+// but not types: MLIR does not type-check the operands of ops it does not
+// know, and a worker runs programs its clients compiled.
+template <typename... Params>
+int FirstMisfitArgument(KernelFrame* frame) {
+  int argument = 0;
+  int misfit = -1;
+  auto check = [&](auto fits) {
+    if (misfit < 0 && !fits(frame->GetArgAt(argument))) misfit = argument;
+    ++argument;
+  };
+  (
+      [&] {
+        if constexpr (BinderFor<Params>::kOperands == 1) {
+          check([](const AsyncValue* v) { return BinderFor<Params>::Fits(v); });
+        }
+      }(),
+      ...);
+  return misfit;
+}
+
 template <typename R, typename... Params, R (*function)(Params...)>
 struct KernelInvoker<R (*)(Params...), function> {
   static constexpr auto kAttributes = AttributeRequirementsOf<Params...>();
@@ -484,6 +517,12 @@ struct KernelInvoker<R (*)(Params...), function> {
     constexpr size_t kReturned = ReturnCount<R>::value;
     assert(frame->GetNumResults() >= kReturned &&
            "the frame has fewer results than the kernel returns");
+    if (const int misfit = FirstMisfitArgument<Params...>(frame); misfit >= 0) {
+      frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "operand #", misfit,
+          " does not hold a value of the type the kernel takes")));
+      return;
+    }
     BindCursor cursor{frame, kReturned};
     // Braced initialization evaluates the Make() calls left to right, so
     // parameters take arguments, attributes and results in their order.

@@ -14,10 +14,13 @@
 // NOTHING-NOT: {{.}}
 
 // A function that calls itself forever returns an error value naming it
-// instead of overflowing the stack; the functions after it still run.
-// RUN: not %sluice_run %s 2>&1 | FileCheck %s --check-prefix=RECURSION
+// instead of overflowing the stack, an operand of the wrong type is an error
+// value too, and the functions after them still run.
+// RUN: not %sluice_run %s 2>/dev/null | FileCheck %s --check-prefix=RECURSION
 // RECURSION: --- Running 'forever':
 // RECURSION-NEXT: 'forever' returned <<error: calls nested deeper than 1000 at a call of 'recurse': unbounded recursion?>>
+// RECURSION-NEXT: --- Running 'confused':
+// RECURSION-NEXT: 'confused' returned <<error: operand #0 does not hold a value of the type the kernel takes>>
 // RECURSION-NEXT: --- Running 'after':
 // RECURSION-NEXT: 'after' returned 1
 
@@ -30,6 +33,14 @@ func.func @forever() -> i32 {
   %x = tfrt.constant.i32 1
   %y = tfrt.call @recurse(%x) : (i32) -> i32
   tfrt.return %y : i32
+}
+
+// MLIR does not check the operand types of ops it does not know: the kernel
+// finds an i32 where it reads a string, and fails instead of reading it.
+func.func @confused() -> !tfrt.string {
+  %x = tfrt.constant.i32 1
+  %s = "tfrt_test.append_string"(%x, %x) : (i32, i32) -> !tfrt.string
+  tfrt.return %s : !tfrt.string
 }
 
 func.func @after() -> i32 {
