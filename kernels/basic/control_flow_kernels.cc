@@ -123,15 +123,20 @@ void Call(KernelFrame* frame) {
 // --- tfrt.if, tfrt.cond, tfrt.case -------------------------------------------
 
 // Which branch an available, non-error selector picks. An index past the
-// last branch means "run nothing" (tfrt.if with its else region omitted).
+// last branch means "run nothing" (tfrt.if with its else region omitted);
+// kNotASelector, that the selector holds a value of another type (MLIR
+// checks its type, but a worker runs programs its clients compiled).
 using BranchSelector = size_t (*)(const AsyncValue& selector,
                                   size_t num_branches);
+constexpr size_t kNotASelector = ~size_t{0};
 
 size_t SelectByCondition(const AsyncValue& condition, size_t) {
+  if (!condition.IsType<bool>()) return kNotASelector;
   return condition.get<bool>() ? 0 : 1;
 }
 
 size_t SelectByIndex(const AsyncValue& index, size_t num_branches) {
+  if (!index.IsType<int32_t>()) return kNotASelector;
   const int32_t i = index.get<int32_t>();
   // Out of range, negative included, is the last branch: TFRT's default
   // branch convention.
@@ -148,6 +153,13 @@ void RunBranch(const ExecutionContext& context, AsyncValue* selector,
     return;
   }
   const size_t index = select(*selector, branches.size());
+  if (index == kNotASelector) {
+    RCReference<AsyncValue> error = MakeErrorAsyncValueRef(
+        absl::InvalidArgumentError("the branch selector (operand #0) is not "
+                                   "an i1 condition or i32 index"));
+    for (RCReference<AsyncValue>& result : results) result = error.CopyRef();
+    return;
+  }
   // Only an omitted else region gets here, and then there are no results.
   if (index >= branches.size()) return;
   const Function* branch = branches[index];
@@ -284,6 +296,17 @@ class Loop : public ReferenceCounted<Loop> {
       }
       if (control_->IsError()) {
         FinishWithError(control_.get());
+        return;
+      }
+      if (!(kind_ == Kind::kWhile ? control_->IsType<bool>()
+                                  : control_->IsType<int32_t>())) {
+        FinishWithError(
+            MakeErrorAsyncValueRef(
+                absl::InvalidArgumentError(
+                    kind_ == Kind::kWhile
+                        ? "the loop condition is not an i1"
+                        : "the iteration count (operand #0) is not an i32"))
+                .get());
         return;
       }
       if (kind_ == Kind::kWhile) {

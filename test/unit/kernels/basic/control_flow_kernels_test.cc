@@ -197,6 +197,18 @@ TEST_F(IfTest, RunsTheThenBranchOnTrue) {
   EXPECT_EQ(else_.calls(), 0);
 }
 
+// MLIR checks the selector's type; a program from elsewhere may not have.
+TEST_F(IfTest, ASelectorOfAnotherTypeFailsTheResults) {
+  KernelFrameBuilder frame(host_.Context(), "tfrt.if");
+  Build(frame, I32(1));
+  frame.Invoke(host_.Kernel("tfrt.if"));
+  ASSERT_TRUE(frame.result(0)->IsError());
+  EXPECT_EQ(frame.result(0)->GetError().message(),
+            "the branch selector (operand #0) is not an i1 condition or i32 "
+            "index");
+  EXPECT_EQ(then_.calls() + else_.calls(), 0);
+}
+
 TEST_F(IfTest, RunsTheElseBranchOnFalse) {
   KernelFrameBuilder frame(host_.Context(), "tfrt.if");
   Build(frame, Bool(false));
@@ -523,6 +535,21 @@ TEST_F(ControlFlowKernelsTest, RepeatRunsTheBodyCountTimes) {
   EXPECT_EQ(GetI32(frame.result(0)), 7);
   EXPECT_EQ(GetI32(frame.result(1)), 128);
   EXPECT_EQ(body.calls(), 7);
+}
+
+TEST_F(ControlFlowKernelsTest, LoopControlsOfAnotherTypeFailTheResults) {
+  LambdaFunction body("body", 1, 1,
+                      [](const ExecutionContext&, absl::Span<AsyncValue* const>,
+                         absl::Span<RCReference<AsyncValue>> results) {
+                        results[0] = I32(0);
+                      });
+  KernelFrameBuilder repeat(host_.Context(), "tfrt.repeat.i32");
+  repeat.AddArg(Bool(true)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
+  repeat.Invoke(host_.Kernel("tfrt.repeat.i32"));
+  ASSERT_TRUE(repeat.result(0)->IsError());
+  EXPECT_EQ(repeat.result(0)->GetError().message(),
+            "the iteration count (operand #0) is not an i32");
+  EXPECT_EQ(body.calls(), 0);
 }
 
 TEST_F(ControlFlowKernelsTest, RepeatWithoutLoopValues) {
