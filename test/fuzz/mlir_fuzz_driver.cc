@@ -271,7 +271,7 @@ std::vector<std::string> Chunks(std::string_view text) {
 }
 
 int Main(int argc, char** argv) {
-  long long runs = 2000;
+  long long runs = 20000;
   uint64_t seed = 0x4D4C;
   std::string corpus_out;
   std::string input_out;
