@@ -51,7 +51,8 @@ class StringTable {
 class AttributeTable {
  public:
   // Validates every entry. Type and symbol attributes are checked against
-  // the counts of Types and Functions.
+  // the counts of Types and Functions; arrays may nest at most
+  // kMaxArrayNesting deep.
   absl::Status Read(absl::Span<const uint8_t> file, const SectionRange& range,
                     uint32_t num_types, uint32_t num_functions);
 
@@ -63,8 +64,13 @@ class AttributeTable {
   absl::Status ReadEntry(ByteReader& reader, uint32_t section_offset,
                          uint32_t num_types, uint32_t num_functions);
 
+  // The array depth of an entry found by the walk (0 for anything but an
+  // array).
+  uint32_t DepthOf(uint32_t reference) const;
+
   uint32_t size_ = 0;
   std::vector<uint32_t> references_;  // ascending
+  std::vector<uint32_t> depths_;      // one per reference
 };
 
 // What the body decoder needs from the rest of the file.

@@ -63,6 +63,7 @@ absl::Status AttributeTable::Read(absl::Span<const uint8_t> file,
                                   uint32_t num_functions) {
   size_ = range.size;
   references_.clear();
+  depths_.clear();
   ByteReader reader(file, "Attributes", range.offset,
                     range.offset + range.size);
   while (reader.remaining() != 0) {
@@ -116,6 +117,9 @@ absl::Status AttributeTable::ReadEntry(ByteReader& reader,
       }
     }
   }
+  // Arrays refer backwards, so every element's depth is already known and
+  // one pass computes them all without recursing.
+  uint32_t depth = 0;
   if (type == AttributeType::kType || type == AttributeType::kSymbol ||
       type == AttributeType::kArray) {
     // The size check above covers the elements.
@@ -143,12 +147,28 @@ absl::Status AttributeTable::ReadEntry(ByteReader& reader,
                               i, value, reference);
         }
         SLUICE_BEF_RETURN_IF_ERROR(CheckReference(reader, at, value));
+        depth = std::max(depth, DepthOf(value));
       }
+    }
+  }
+  if (type == AttributeType::kArray) {
+    ++depth;
+    if (depth > kMaxArrayNesting) {
+      return reader.Error(entry_offset,
+                          "array attribute nests %d levels deep; sbf files "
+                          "allow at most %d levels of arrays",
+                          depth, kMaxArrayNesting);
     }
   }
   reader.Skip(static_cast<uint32_t>(padded_size));
   references_.push_back(reference);
+  depths_.push_back(depth);
   return absl::OkStatus();
+}
+
+uint32_t AttributeTable::DepthOf(uint32_t reference) const {
+  auto it = std::lower_bound(references_.begin(), references_.end(), reference);
+  return depths_[it - references_.begin()];
 }
 
 absl::Status AttributeTable::CheckReference(const ByteReader& reader,

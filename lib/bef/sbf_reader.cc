@@ -15,6 +15,7 @@
 #include "lib/bef/byte_reader.h"
 #include "lib/bef/format_internal.h"
 #include "lib/bef/reader_internal.h"
+#include "sluice/bef/checksum.h"
 #include "sluice/bef/format.h"
 #include "sluice/support/logging.h"
 
@@ -84,6 +85,17 @@ absl::Status ReadHeader(absl::Span<const uint8_t> file,
                      "unsupported version %d (this reader reads version %d)",
                      version, kVersion);
   }
+  // Before any other field is believed: a damaged file must be refused as
+  // damaged, not read as a different, still valid program.
+  const uint32_t stored = StoredSbfChecksum(file);
+  const uint32_t computed = ComputeSbfChecksum(file);
+  if (stored != computed) {
+    return SbfErrorF("Header", kChecksumOffset,
+                     "checksum mismatch (header says 0x%08x, contents give "
+                     "0x%08x): the file is corrupt or was changed after it "
+                     "was written",
+                     stored, computed);
+  }
   *section_count = LoadLe32(file.data() + 8);
   const uint64_t table_end =
       kHeaderSize + uint64_t{kSectionEntrySize} * *section_count;
@@ -92,11 +104,6 @@ absl::Status ReadHeader(absl::Span<const uint8_t> file,
                      "section table of %d entries needs %d bytes but the file "
                      "has %d",
                      *section_count, table_end, file.size());
-  }
-  const uint32_t reserved = LoadLe32(file.data() + 12);
-  if (reserved != 0) {
-    return SbfErrorF("Header", 12, "reserved field is %d, expected 0",
-                     reserved);
   }
   return absl::OkStatus();
 }

@@ -12,6 +12,7 @@
 
 #include "absl/types/span.h"
 #include "lib/bef/format_internal.h"
+#include "sluice/bef/checksum.h"
 #include "sluice/bef/format.h"
 #include "sluice/support/logging.h"
 
@@ -365,7 +366,7 @@ std::vector<uint8_t> SbfWriter::Finish(bool include_optional_sections) const {
   std::vector<uint8_t> file(kMagic, kMagic + 4);
   AppendLe32(&file, kVersion);
   AppendLe32(&file, static_cast<uint32_t>(sections.size()));
-  AppendLe32(&file, 0);
+  AppendLe32(&file, 0);  // the checksum, once the rest is in place
   uint64_t offset = AlignTo(kHeaderSize + kSectionEntrySize * sections.size(),
                             kSectionAlignment);
   for (const auto& [id, bytes] : sections) {
@@ -379,6 +380,7 @@ std::vector<uint8_t> SbfWriter::Finish(bool include_optional_sections) const {
     PadTo(&file, kSectionAlignment);
     file.insert(file.end(), bytes.begin(), bytes.end());
   }
+  UpdateSbfChecksum(absl::MakeSpan(file));
   return file;
 }
 

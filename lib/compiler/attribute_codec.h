@@ -25,6 +25,12 @@ namespace compiler_internal {
 // mlir::parseType reads back.
 std::string TypeSpelling(mlir::Type type);
 
+// How deeply `attribute` nests arrays (0 for anything but an array, 1 for
+// an array of non-arrays), counted without recursion. Past
+// bef::kMaxArrayNesting the walk stops and the result is only known to be
+// larger than that.
+uint32_t ArrayNesting(mlir::Attribute attribute);
+
 class AttributeEncoder {
  public:
   // `functions` maps function names to their indices; symbol references are

@@ -16,6 +16,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "sluice/compiler/sbf_emitter.h"
+#include "sluice/compiler/source_nesting.h"
 
 namespace sluice {
 namespace {
@@ -69,9 +70,12 @@ absl::StatusOr<std::vector<uint8_t>> CompileMlirToSbf(
         return mlir::failure();
       });
 
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(source_mgr,
-                                            mlir::ParserConfig(&context));
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (mlir::succeeded(CheckSourceNesting(source_mgr, source_mgr.getMainFileID(),
+                                         &context))) {
+    module = mlir::parseSourceFile<mlir::ModuleOp>(
+        source_mgr, mlir::ParserConfig(&context));
+  }
   if (module) {
     mlir::FailureOr<std::vector<uint8_t>> bytes =
         CompileModuleToSbf(*module, options.include_optional_sections);

@@ -318,6 +318,16 @@ mlir::LogicalResult ModuleEmitter::AddAttributes(
     if (mlir::failed(CheckNoNul(&op, "attribute name", name))) {
       return mlir::failure();
     }
+    // The encoder, the decompiler and kernels walk arrays recursively; the
+    // reader refuses what they could not walk, so the emitter must too.
+    if (compiler_internal::ArrayNesting(attribute.getValue()) >
+        bef::kMaxArrayNesting) {
+      return op.emitError()
+             << "attribute '" << name << "' nests arrays more than "
+             << bef::kMaxArrayNesting
+             << " levels deep; sbf files allow at most "
+             << bef::kMaxArrayNesting;
+    }
     mlir::FailureOr<uint32_t> reference =
         encoder_.Encode(attribute.getValue(), &op, name);
     if (mlir::failed(reference)) return mlir::failure();

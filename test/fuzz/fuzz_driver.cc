@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/types/span.h"
+#include "sluice/bef/checksum.h"
 #include "sluice/bef/format.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/bef/sbf_writer.h"
@@ -110,11 +112,12 @@ Bytes FullProgram(bool optional_sections) {
   return writer.Finish(optional_sections);
 }
 
-// Arrays nested deeply and sharing elements, as the walk must handle.
-Bytes NestedArrays() {
+// Arrays nested deeply and sharing elements, as the walk must handle; at
+// the format's limit, a mutation can push them past it.
+Bytes NestedArrays(uint32_t levels) {
   SbfWriter writer;
   uint32_t current = writer.AddScalar<int32_t>(AttributeType::kI32, 1);
-  for (int depth = 0; depth < 24; ++depth) {
+  for (uint32_t depth = 0; depth < levels; ++depth) {
     current = writer.AddArrayAttribute({current, current});
   }
   const uint32_t k = writer.AddKernelName("test.nested");
@@ -156,8 +159,12 @@ Bytes CallChain() {
 }
 
 std::vector<Bytes> Seeds() {
-  return {FullProgram(true), FullProgram(false), SbfWriter().Finish(),
-          NestedArrays(), CallChain()};
+  return {FullProgram(true),
+          FullProgram(false),
+          SbfWriter().Finish(),
+          NestedArrays(24),
+          NestedArrays(kMaxArrayNesting),
+          CallChain()};
 }
 
 // splitmix64: the same sequence on every platform, unlike <random>'s
@@ -243,7 +250,10 @@ void Mutate(Random& random, Bytes& bytes) {
   }
 }
 
-bool Accepted(const Bytes& bytes) {
+// Whether the reader takes `bytes` once their checksum is made right, as
+// the fuzz target's second read does.
+bool Accepted(Bytes bytes) {
+  UpdateSbfChecksum(absl::MakeSpan(bytes));
   // Vector storage comes from operator new, aligned well beyond 8 bytes.
   return ReadSbf(bytes).ok();
 }

@@ -1,6 +1,8 @@
 // Fuzz target for ReadSbf: any input either fails with an "invalid sbf
 // file" error or decodes into a program whose every index, string and
-// attribute lies inside the input.
+// attribute lies inside the input. Each input is read twice: as given, which
+// exercises the checksum check, and with its checksum recomputed, which lets
+// mutations reach the checks behind it.
 //
 // In the test suite, fuzz_driver.cc runs this target on seeds and
 // deterministic mutations (gcc has no libFuzzer). To fuzz for real with
@@ -9,7 +11,7 @@
 //
 // clang-format off
 //   bazel run //test/fuzz:sbf_reader_fuzz_test -- --runs=0 --corpus_out=/tmp/sbf_corpus
-//   clang++-14 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -I. -Iinclude test/fuzz/sbf_reader_fuzzer.cc lib/bef/*.cc lib/support/logging.cc /usr/lib/x86_64-linux-gnu/libabsl_*.so -o /tmp/sbf_reader_fuzzer
+//   clang++-14 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -I. -Iinclude -I/usr/lib/llvm-19/include test/fuzz/sbf_reader_fuzzer.cc lib/bef/*.cc lib/support/logging.cc /usr/lib/x86_64-linux-gnu/libabsl_*.so -L/usr/lib/llvm-19/lib -Wl,-rpath,/usr/lib/llvm-19/lib -lLLVM-19 -o /tmp/sbf_reader_fuzzer
 //   /tmp/sbf_reader_fuzzer -max_total_time=60 /tmp/sbf_corpus
 // clang-format on
 //
@@ -26,6 +28,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "sluice/bef/checksum.h"
 #include "sluice/bef/format.h"
 #include "sluice/bef/sbf_reader.h"
 
@@ -141,14 +144,8 @@ uint64_t WalkFunction(const SbfProgram& program, const SbfFunction& function,
   return sum;
 }
 
-void CheckOneInput(const uint8_t* data, size_t size) {
-  // new[] returns memory aligned for any scalar (at least the 8 bytes
-  // ReadSbf needs) and exactly `size` long, so AddressSanitizer flags any
-  // read past the end.
-  std::unique_ptr<uint8_t[]> buffer(new uint8_t[size]);
-  if (size != 0) std::memcpy(buffer.get(), data, size);
-  absl::StatusOr<SbfProgram> program =
-      ReadSbf(absl::Span<const uint8_t>(buffer.get(), size));
+void CheckBuffer(absl::Span<const uint8_t> bytes) {
+  absl::StatusOr<SbfProgram> program = ReadSbf(bytes);
   if (!program.ok()) {
     Require(program.status().code() == absl::StatusCode::kInvalidArgument);
     return;
@@ -164,6 +161,25 @@ void CheckOneInput(const uint8_t* data, size_t size) {
     sum += WalkFunction(*program, function, &visited);
   }
   sink = sink + sum;
+}
+
+void CheckOneInput(const uint8_t* data, size_t size) {
+  // new[] returns memory aligned for any scalar (at least the 8 bytes
+  // ReadSbf needs) and exactly `size` long, so AddressSanitizer flags any
+  // read past the end.
+  std::unique_ptr<uint8_t[]> buffer(new uint8_t[size]);
+  if (size != 0) std::memcpy(buffer.get(), data, size);
+  const absl::Span<uint8_t> bytes(buffer.get(), size);
+  // As given: a mutated file nearly always fails the checksum, which is
+  // the check this path fuzzes.
+  CheckBuffer(bytes);
+  // With the checksum made right, so that mutations reach every check
+  // behind it.
+  if (size >= kHeaderSize) {
+    const uint32_t stored = StoredSbfChecksum(bytes);
+    UpdateSbfChecksum(bytes);
+    if (StoredSbfChecksum(bytes) != stored) CheckBuffer(bytes);
+  }
 }
 
 }  // namespace

@@ -14,10 +14,12 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "sluice/compiler/sbf_decompiler.h"
 #include "sluice/compiler/sbf_emitter.h"
+#include "sluice/compiler/source_nesting.h"
 
 namespace {
 
@@ -27,20 +29,34 @@ llvm::cl::opt<bool> disable_optional_sections(
                    "(RegisterTypes)"),
     llvm::cl::init(false));
 
-mlir::LogicalResult MlirToSbf(mlir::Operation* op, llvm::raw_ostream& output) {
-  auto module = llvm::dyn_cast<mlir::ModuleOp>(op);
-  if (!module) {
-    return op->emitError("expected a builtin.module to compile");
+void RegisterDialects(mlir::DialectRegistry& registry) {
+  sluice::RegisterSluiceDialects(registry);
+}
+
+// Registered as a raw translation rather than through
+// TranslateFromMLIRRegistration, which parses before any code of ours runs:
+// the text must pass CheckSourceNesting before MLIR's recursive parser sees
+// it. Each -split-input-file chunk arrives here as its own buffer.
+mlir::LogicalResult MlirToSbf(
+    const std::shared_ptr<llvm::SourceMgr>& source_mgr,
+    llvm::raw_ostream& output, mlir::MLIRContext* context) {
+  mlir::DialectRegistry registry;
+  RegisterDialects(registry);
+  context->appendDialectRegistry(registry);
+  if (mlir::failed(sluice::CheckSourceNesting(
+          *source_mgr, source_mgr->getMainFileID(), context))) {
+    return mlir::failure();
   }
+  // Parsing verifies; top-level ops outside a module get one around them.
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(source_mgr,
+                                            mlir::ParserConfig(context));
+  if (!module) return mlir::failure();
   mlir::FailureOr<std::vector<uint8_t>> bytes =
-      sluice::CompileModuleToSbf(module, !disable_optional_sections);
+      sluice::CompileModuleToSbf(*module, !disable_optional_sections);
   if (mlir::failed(bytes)) return mlir::failure();
   output.write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
   return mlir::success();
-}
-
-void RegisterDialects(mlir::DialectRegistry& registry) {
-  sluice::RegisterSluiceDialects(registry);
 }
 
 // Prints the module itself rather than through TranslateToMLIRRegistration,
@@ -69,9 +85,8 @@ mlir::LogicalResult SbfToMlir(
 }  // namespace
 
 int main(int argc, char** argv) {
-  static mlir::TranslateFromMLIRRegistration to_sbf(
-      "mlir-to-sbf", "Compile an MLIR host program to an SBF file", MlirToSbf,
-      RegisterDialects);
+  static mlir::TranslateRegistration to_sbf(
+      "mlir-to-sbf", "Compile an MLIR host program to an SBF file", MlirToSbf);
   static mlir::TranslateRegistration from_sbf(
       "sbf-to-mlir", "Print an SBF file back as MLIR", SbfToMlir);
   return mlir::failed(

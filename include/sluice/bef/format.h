@@ -8,14 +8,23 @@ namespace sluice {
 namespace bef {
 
 inline constexpr uint8_t kMagic[4] = {0x53, 0x4C, 0x42, 0x46};  // "SLBF"
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 inline constexpr uint32_t kHeaderSize = 16;
+// The header's u32 at this offset holds the CRC-32 of the whole file, read
+// with the field itself as zero (see checksum.h).
+inline constexpr uint32_t kChecksumOffset = 12;
 inline constexpr uint32_t kSectionEntrySize = 12;
 inline constexpr uint32_t kSectionAlignment = 8;
 inline constexpr uint32_t kNone = 0xFFFFFFFF;
 // Section ids with this bit set may be skipped by readers that do not know
 // them.
 inline constexpr uint32_t kOptionalSectionBit = 0x80000000;
+
+// How deeply array attributes may nest: an array of scalars has depth 1, an
+// array holding it depth 2. Kernels and the decompiler walk arrays
+// recursively, so the reader refuses deeper ones before they can exhaust the
+// stack.
+inline constexpr uint32_t kMaxArrayNesting = 256;
 
 enum class SectionId : uint32_t {
   kStrings = 1,

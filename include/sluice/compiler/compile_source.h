@@ -27,10 +27,11 @@ struct CompileSourceOptions {
 };
 
 // Parses `source` (diagnostics name it `filename`) with the dialects of
-// `registry` plus `func`, verifies and compiles it. Every diagnostic is
-// printed as `file:line:col: error: message` with the source line; any error
-// makes the result an InvalidArgument status whose message is the first
-// error in that form.
+// `registry` plus `func`, verifies and compiles it. Text nested deeper than
+// kMaxSourceNesting (source_nesting.h) is refused before it is parsed. Every
+// diagnostic is printed as `file:line:col: error: message` with the source
+// line; any error makes the result an InvalidArgument status whose message is
+// the first error in that form.
 absl::StatusOr<std::vector<uint8_t>> CompileMlirToSbf(
     std::string_view source, std::string_view filename,
     mlir::DialectRegistry& registry, const CompileSourceOptions& options = {});

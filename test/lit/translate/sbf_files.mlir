@@ -34,7 +34,8 @@
 // LOCATION-NEXT: 'fails' returned <<error: something bad happened>>
 
 // Truncated at several points: in the header, in the section table, in a
-// section. Each is an `invalid sbf file` error naming what is wrong.
+// section. Each is an `invalid sbf file` error naming what is wrong: a file
+// with its header is refused by its checksum before anything else.
 // RUN: head -c 10 %t.sbf > %t.cut10.sbf
 // RUN: not sluice_translate --sbf-to-mlir %t.cut10.sbf 2>&1 | FileCheck %s --check-prefix=CUT10
 // RUN: not sluice_run %t.cut10.sbf 2>&1 | FileCheck %s --check-prefix=CUT10-SLUICE
@@ -44,12 +45,12 @@
 // RUN: head -c 40 %t.sbf > %t.cut40.sbf
 // RUN: not sluice_translate --sbf-to-mlir %t.cut40.sbf 2>&1 | FileCheck %s --check-prefix=CUT40
 // RUN: not sluice_run %t.cut40.sbf 2>&1 | FileCheck %s --check-prefix=CUT40
-// CUT40: error: invalid sbf file: Header at offset 8: section table of {{[0-9]+}} entries needs {{[0-9]+}} bytes but the file has 40
+// CUT40: error: invalid sbf file: Header at offset 12: checksum mismatch (header says 0x{{[0-9a-f]+}}, contents give 0x{{[0-9a-f]+}}): the file is corrupt or was changed after it was written
 // CUT40-NOT: Running
 // RUN: head -c 300 %t.sbf > %t.cut300.sbf
 // RUN: not sluice_translate --sbf-to-mlir %t.cut300.sbf 2>&1 | FileCheck %s --check-prefix=CUT300
 // RUN: not sluice_run %t.cut300.sbf 2>&1 | FileCheck %s --check-prefix=CUT300
-// CUT300: error: invalid sbf file: SectionTable at offset {{[0-9]+}}: section {{[A-Za-z]+}} (id 0x{{[0-9a-f]+}}) at [{{[0-9]+}}, {{[0-9]+}}) runs past the end of the 300-byte file
+// CUT300: error: invalid sbf file: Header at offset 12: checksum mismatch (header says 0x{{[0-9a-f]+}}, contents give 0x{{[0-9a-f]+}}): the file is corrupt or was changed after it was written
 // CUT300-NOT: Running
 // The same through standard input.
 // RUN: head -c 300 %t.sbf | not sluice_run - 2>&1 | FileCheck %s --check-prefix=CUT300

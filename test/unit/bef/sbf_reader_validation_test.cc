@@ -7,8 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sluice/bef/checksum.h"
 #include "sluice/bef/format.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/bef/sbf_writer.h"
@@ -198,9 +200,17 @@ class File {
     return SectionOffset(SectionId::kAttributes) + reference;
   }
 
+  // Reads the file as patched, with its checksum recomputed, so that the
+  // check under test, not the checksum, is what refuses it.
   absl::Status Read() const {
     // A copy of exactly the file's size, so that AddressSanitizer sees any
     // read past its end.
+    std::vector<uint8_t> copy(bytes_);
+    UpdateSbfChecksum(absl::MakeSpan(copy));
+    return ReadSbf(copy).status();
+  }
+  // Reads the file as patched, checksum and all.
+  absl::Status ReadAsIs() const {
     std::vector<uint8_t> copy(bytes_);
     return ReadSbf(copy).status();
   }
@@ -268,9 +278,10 @@ TEST(SbfReaderValidationTest, Header) {
               AllOf(StartsWith(At("Header", 0)), HasSubstr("bad magic")));
 
   file = File(BaseProgram());
-  file.Set(4, 2);
-  EXPECT_THAT(Message(file.Read()), AllOf(StartsWith(At("Header", 4)),
-                                          HasSubstr("unsupported version 2")));
+  file.Set(4, 3);
+  EXPECT_EQ(
+      Message(file.Read()),
+      At("Header", 4) + "unsupported version 3 (this reader reads version 2)");
 
   file = File(BaseProgram());
   file.Set(8, 0xFFFFFFFF);
@@ -278,10 +289,112 @@ TEST(SbfReaderValidationTest, Header) {
               AllOf(StartsWith(At("Header", 8)),
                     HasSubstr("section table of 4294967295 entries")));
 
+  // Version 1 had no checksum; its files are refused by their version.
   file = File(BaseProgram());
-  file.Set(12, 1);
+  file.Set(4, 1);
+  file.Set(12, 0);
+  EXPECT_EQ(
+      Message(file.ReadAsIs()),
+      At("Header", 4) + "unsupported version 1 (this reader reads version 2)");
+}
+
+TEST(SbfReaderValidationTest, ChecksumCoversTheFileButNotItself) {
+  const std::vector<uint8_t> bytes = BaseProgram();
+  const uint32_t stored = StoredSbfChecksum(bytes);
+  EXPECT_EQ(stored, ComputeSbfChecksum(bytes));
+  // The field reads as zero, so changing only it leaves the checksum alone.
+  File file(bytes);
+  file.Set(kChecksumOffset, stored ^ 0x00010000);
+  EXPECT_EQ(ComputeSbfChecksum(file.bytes()), stored);
+  EXPECT_EQ(Message(file.ReadAsIs()),
+            absl::StrFormat("invalid sbf file: Header at offset 12: checksum "
+                            "mismatch (header says 0x%08x, contents give "
+                            "0x%08x): the file is corrupt or was changed "
+                            "after it was written",
+                            stored ^ 0x00010000, stored));
+
+  // CRC-32 of the bytes as written, field zeroed: the value docs/format.md
+  // describes, computed here without the library's helper.
+  std::vector<uint8_t> zeroed = bytes;
+  for (int i = 0; i < 4; ++i) zeroed[kChecksumOffset + i] = 0;
+  uint32_t crc = 0xFFFFFFFF;
+  for (uint8_t byte : zeroed) {
+    crc ^= byte;
+    for (int bit = 0; bit < 8; ++bit) {
+      crc = (crc >> 1) ^ (0xEDB88320 & (0u - (crc & 1)));
+    }
+  }
+  EXPECT_EQ(stored, ~crc);
+}
+
+// Every single changed byte is caught: by the magic or version check for
+// the first 8 bytes, by the checksum for any other.
+TEST(SbfReaderValidationTest, EveryFlippedByteIsRefused) {
+  for (bool optional : {true, false}) {
+    const std::vector<uint8_t> bytes = BaseProgram(optional);
+    for (size_t at = 0; at < bytes.size(); ++at) {
+      for (uint8_t flip : {0x01, 0x80, 0xFF}) {
+        File file(bytes);
+        file.bytes()[at] ^= flip;
+        const std::string message = Message(file.ReadAsIs());
+        if (at >= 8) {
+          EXPECT_THAT(message, StartsWith(At("Header", 12) +
+                                          "checksum mismatch (header says "))
+              << "byte " << at;
+        } else {
+          EXPECT_THAT(message,
+                      StartsWith("invalid sbf file: Header at offset "))
+              << "byte " << at;
+        }
+      }
+    }
+  }
+}
+
+// The depth of an array counts arrays: an array of scalars is 1 deep.
+std::vector<uint8_t> NestedArrayProgram(uint32_t depth) {
+  SbfWriter writer;
+  uint32_t current = writer.AddScalar<int32_t>(AttributeType::kI32, 1);
+  // A second, shallower branch keeps the depth a maximum over elements.
+  const uint32_t shallow = writer.AddArrayAttribute({current});
+  for (uint32_t level = 0; level < depth; ++level) {
+    current = level == 0 ? writer.AddArrayAttribute({current})
+                         : writer.AddArrayAttribute({shallow, current});
+  }
+  const uint32_t kernel = writer.AddKernelName("test.nested");
+  const uint32_t loc = writer.AddLocation("n.mlir", 1, 1, std::nullopt);
+  const uint32_t f =
+      writer.DeclareFunction("nested", FunctionKind::kFunction, {}, {});
+  BodyDescription body;
+  body.kernels.push_back(
+      {kernel, loc, {}, {}, {current}, {writer.AddString("deep")}, {}});
+  writer.DefineFunction(f, body);
+  return writer.Finish();
+}
+
+TEST(SbfReaderValidationTest, ArrayNestingLimit) {
+  EXPECT_EQ(kMaxArrayNesting, 256u);
+  File file(NestedArrayProgram(kMaxArrayNesting));
+  EXPECT_TRUE(file.Read().ok()) << file.Read();
+
+  // One level more: refused at the entry of the array that is too deep,
+  // the last one, whose data ends the section.
+  file = File(NestedArrayProgram(kMaxArrayNesting + 1));
+  const uint32_t attributes_end = file.SectionOffset(SectionId::kAttributes) +
+                                  file.SectionSize(SectionId::kAttributes);
+  EXPECT_EQ(Message(file.Read()),
+            At("Attributes", attributes_end - 16) +
+                "array attribute nests 257 levels deep; sbf files allow at "
+                "most 256 levels of arrays");
+}
+
+TEST(SbfReaderValidationTest, DeepArrayChainIsRefusedWithoutRecursion) {
+  // Far deeper than any recursive walk could go: the reader computes depths
+  // in one pass and stops at the first array past the limit.
+  File file(NestedArrayProgram(200000));
   EXPECT_THAT(Message(file.Read()),
-              AllOf(StartsWith(At("Header", 12)), HasSubstr("reserved")));
+              AllOf(NamesSection("Attributes"),
+                    HasSubstr("array attribute nests 257 levels deep")));
 }
 
 TEST(SbfReaderValidationTest, SectionOutOfBounds) {
@@ -347,6 +460,7 @@ TEST(SbfReaderValidationTest, DuplicateAndUnknownIds) {
 
   // An unknown optional section is skipped...
   file.Set(register_types, 0x80000042);
+  UpdateSbfChecksum(absl::MakeSpan(file.bytes()));
   absl::StatusOr<SbfProgram> program = ReadSbf(file.bytes());
   ASSERT_TRUE(program.ok()) << program.status();
   EXPECT_FALSE(program->has_register_types);

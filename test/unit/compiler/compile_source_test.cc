@@ -13,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "sluice/bef/sbf_reader.h"
+#include "sluice/compiler/source_nesting.h"
 
 namespace sluice {
 namespace {
@@ -105,6 +106,97 @@ TEST(CompileSourceTest, UnregisteredDialectsCanBeRefused) {
               HasSubstr("strict.mlir:2:10: error: "));
   EXPECT_THAT(std::string(bytes.status().message()),
               HasSubstr("unregistered dialect"));
+}
+
+// `arrays` arrays nested in an attribute of an op in a function: the
+// function's body and the op's attribute dictionary add two levels.
+std::string NestedArrayProgram(int arrays) {
+  return "func.func @main() {\n  \"t.op\"() {deep = " +
+         std::string(arrays, '[') + std::string(arrays, ']') +
+         "} : () -> ()\n  \"tfrt.return\"() : () -> ()\n}\n";
+}
+
+TEST(CompileSourceTest, NestingAtTheLimitCompiles) {
+  mlir::DialectRegistry registry;
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  CompileSourceOptions options;
+  options.diagnostics = &os;
+  absl::StatusOr<std::vector<uint8_t>> bytes =
+      CompileMlirToSbf(NestedArrayProgram(kMaxSourceNesting - 2), "deep.mlir",
+                       registry, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(os.str(), "");
+  EXPECT_TRUE(bef::ReadSbf(*bytes).ok());
+}
+
+TEST(CompileSourceTest, NestingPastTheLimitIsRefusedBeforeParsing) {
+  mlir::DialectRegistry registry;
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  CompileSourceOptions options;
+  options.diagnostics = &os;
+  // The 255th `[` opens level 257: column 19 + 255 of line 2, where
+  // `  "t.op"() {deep = ` takes 19 columns.
+  absl::StatusOr<std::vector<uint8_t>> bytes =
+      CompileMlirToSbf(NestedArrayProgram(kMaxSourceNesting - 1), "deep.mlir",
+                       registry, options);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(bytes.status().message()),
+            "deep.mlir:2:274: error: nesting deeper than 256 levels; sluice "
+            "limits programs to 256 levels of brackets ((), [], {} and <>)");
+  EXPECT_THAT(os.str(), HasSubstr("deep.mlir:2:274: error: nesting deeper "
+                                  "than 256 levels"));
+
+  // Far past the limit, where MLIR's parser would run out of stack: the
+  // same error, at the same bracket.
+  bytes = CompileMlirToSbf(NestedArrayProgram(100000), "deeper.mlir", registry,
+                           options);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_THAT(std::string(bytes.status().message()),
+              HasSubstr("deeper.mlir:2:274: error: nesting deeper than 256"));
+}
+
+// A compiled program with one byte changed is never read as another
+// program: every position, flipped, is refused.
+TEST(CompileSourceTest, EveryFlippedByteOfACompiledProgramIsRefused) {
+  mlir::DialectRegistry registry;
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  CompileSourceOptions options;
+  options.diagnostics = &os;
+  absl::StatusOr<std::vector<uint8_t>> bytes = CompileMlirToSbf(
+      R"mlir(
+        func.func @add(%a: i32, %b: i32) -> i32 {
+          %sum = "tfrt.add.i32"(%a, %b) : (i32, i32) -> i32
+          "tfrt.return"(%sum) : (i32) -> ()
+        }
+        func.func @main() -> (i32, !t.string) {
+          %one = "tfrt.constant.i32"() {value = 1 : i32} : () -> i32
+          %two = "tfrt.call"(%one, %one) {callee = @add}
+              : (i32, i32) -> i32
+          %s = "t.get_string"() {value = "hello", shape = [1, [2, 3]],
+                                 f = 0.5 : f32} : () -> !t.string
+          "tfrt.return"(%two, %s) : (i32, !t.string) -> ()
+        }
+      )mlir",
+      "sample.mlir", registry, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_TRUE(bef::ReadSbf(*bytes).ok());
+  for (size_t at = 0; at < bytes->size(); ++at) {
+    std::vector<uint8_t> flipped = *bytes;
+    flipped[at] ^= 0x10;
+    absl::StatusOr<bef::SbfProgram> program = bef::ReadSbf(flipped);
+    ASSERT_FALSE(program.ok()) << "byte " << at << " flipped was accepted";
+    EXPECT_EQ(program.status().code(), absl::StatusCode::kInvalidArgument);
+    // Past the magic and version, the checksum is what catches it.
+    if (at >= 8) {
+      EXPECT_THAT(std::string(program.status().message()),
+                  HasSubstr("checksum mismatch"))
+          << "byte " << at;
+    }
+  }
 }
 
 }  // namespace

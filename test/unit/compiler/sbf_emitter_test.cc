@@ -2,11 +2,15 @@
 // registers, kernels, region and symbol functions, locations.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "compiler_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "sluice/bef/format.h"
 #include "sluice/bef/sbf_reader.h"
 
@@ -364,6 +368,59 @@ TEST(SbfEmitterTest, ModuleAndFunctionAttributesAreAccepted) {
   )mlir");
   ASSERT_NE(compiled, nullptr);
   EXPECT_EQ(compiled->program.functions.size(), 1u);
+}
+
+// An op whose attribute `deep` nests `depth` arrays, built in memory: text
+// that deep is refused before parsing, so only a module built by code can
+// reach the emitter with one.
+mlir::LogicalResult EmitNestedArrays(uint32_t depth, std::string* error) {
+  std::unique_ptr<mlir::MLIRContext> context = testing::MakeContext();
+  // The op's attribute shares its elements: printed with the error, it
+  // would spell out 2^depth leaves.
+  context->printOpOnDiagnostic(false);
+  mlir::OwningOpRef<mlir::ModuleOp> module = testing::Parse(
+      context.get(),
+      "func.func @main() {\n  \"t.op\"() : () -> ()\n  \"tfrt.return\"() : "
+      "() -> ()\n}\n");
+  mlir::Operation* op = nullptr;
+  module->walk([&](mlir::Operation* candidate) {
+    if (candidate->getName().getStringRef() == "t.op") op = candidate;
+  });
+  mlir::Builder builder(context.get());
+  mlir::Attribute attribute = builder.getI32IntegerAttr(7);
+  for (uint32_t level = 0; level < depth; ++level) {
+    // Shared elements: the check must not walk them once per path.
+    attribute = builder.getArrayAttr({attribute, attribute});
+  }
+  op->setAttr("deep", attribute);
+  mlir::ScopedDiagnosticHandler handler(
+      context.get(), [&](mlir::Diagnostic& diagnostic) {
+        auto position =
+            diagnostic.getLocation()->findInstanceOf<mlir::FileLineColLoc>();
+        *error = std::to_string(position.getLine()) + ":" +
+                 std::to_string(position.getColumn()) + ": " + diagnostic.str();
+        return mlir::success();
+      });
+  mlir::FailureOr<std::vector<uint8_t>> bytes = CompileModuleToSbf(*module);
+  if (mlir::failed(bytes)) return mlir::failure();
+  absl::StatusOr<bef::SbfProgram> program = bef::ReadSbf(*bytes);
+  EXPECT_TRUE(program.ok()) << program.status();
+  return mlir::success();
+}
+
+TEST(SbfEmitterTest, ArrayNestingLimit) {
+  std::string error;
+  EXPECT_TRUE(mlir::succeeded(EmitNestedArrays(bef::kMaxArrayNesting, &error)));
+  EXPECT_EQ(error, "");
+  EXPECT_TRUE(
+      mlir::failed(EmitNestedArrays(bef::kMaxArrayNesting + 1, &error)));
+  EXPECT_EQ(error,
+            "2:3: attribute 'deep' nests arrays more than 256 levels deep; "
+            "sbf files allow at most 256");
+  // Deep enough that a recursive walk would overflow the stack.
+  error.clear();
+  EXPECT_TRUE(mlir::failed(EmitNestedArrays(100000, &error)));
+  EXPECT_THAT(error, ::testing::HasSubstr("more than 256 levels deep"));
 }
 
 }  // namespace
