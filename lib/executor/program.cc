@@ -2,6 +2,7 @@
 // resolved against the registry, with attribute pointers into the bytes.
 #include "sluice/executor/program.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -50,16 +51,25 @@ struct LoadProblem {
   std::string location;  // "file:line:col", or empty
 };
 
+// A hostile program could have millions of bad ops; a message lists this
+// many and counts the rest.
+constexpr size_t kMaxListedProblems = 100;
+
 // Every problem in one status: the first one's code, kernel and location as
 // error context, the others as "location: error: message" lines after it,
 // the way compilers list them.
 absl::Status CombineProblems(const std::vector<LoadProblem>& problems) {
   const LoadProblem& first = problems.front();
   std::string message = first.message;
-  for (size_t i = 1; i < problems.size(); ++i) {
+  const size_t listed = std::min(problems.size(), kMaxListedProblems);
+  for (size_t i = 1; i < listed; ++i) {
     absl::StrAppend(&message, "\n", problems[i].location,
                     problems[i].location.empty() ? "" : ": ",
                     "error: ", problems[i].message);
+  }
+  if (listed < problems.size()) {
+    absl::StrAppend(&message, "\n(and ", problems.size() - listed,
+                    " more ops that do not fit their kernels)");
   }
   return AddErrorContext(absl::Status(first.code, message),
                          {first.kernel, first.location, ""});

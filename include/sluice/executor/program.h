@@ -22,9 +22,13 @@ namespace sluice {
 class Program {
  public:
   // Validates and loads `bytes` (copied). Errors: an invalid file (naming
-  // section and offset), an unknown kernel ("unknown kernel name 'x'",
-  // with the op's location as error context, see GetErrorContext), an
-  // unknown native function. The registry must outlive the program.
+  // section and offset), an unknown native function, and ops that have no
+  // kernel ("unknown kernel name 'x'") or do not fit their kernel's
+  // signature ("kernel 'x' needs attribute 'value' (i32); the op has
+  // none"). Every such op is reported: the first with its location as error
+  // context (see GetErrorContext), the others as
+  // "file:line:col: error: ..." lines after it, at most 100. The registry
+  // must outlive the program.
   static absl::StatusOr<std::unique_ptr<Program>> Load(
       absl::Span<const uint8_t> bytes, const KernelRegistry& registry);
 
