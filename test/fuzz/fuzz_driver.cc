@@ -8,13 +8,10 @@
 // FILEs (for example a crash input saved by libFuzzer) are run before the
 // seeds. --corpus_out writes the seeds to DIR (created if missing) as a
 // starting corpus for libFuzzer (see sbf_reader_fuzzer.cc).
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +22,7 @@
 #include "sluice/bef/format.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/bef/sbf_writer.h"
+#include "test/fuzz/deterministic_fuzzing.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -167,26 +165,8 @@ std::vector<Bytes> Seeds() {
           CallChain()};
 }
 
-// splitmix64: the same sequence on every platform, unlike <random>'s
-// distributions.
-class Random {
- public:
-  explicit Random(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform enough in [0, n) for n > 0.
-  size_t Below(size_t n) { return static_cast<size_t>(Next() % n); }
-
- private:
-  uint64_t state_;
-};
-
 // Values that tend to sit on the edges of the reader's checks.
-uint32_t InterestingWord(Random& random, size_t size) {
+uint32_t InterestingWord(fuzz::Random& random, size_t size) {
   const uint32_t values[] = {
       0,          1,          2,          3,
       4,          7,          8,          16,
@@ -195,58 +175,54 @@ uint32_t InterestingWord(Random& random, size_t size) {
   return values[random.Below(sizeof(values) / sizeof(values[0]))];
 }
 
-void Mutate(Random& random, Bytes& bytes) {
-  const int mutations = 1 + static_cast<int>(random.Below(4));
-  for (int m = 0; m < mutations; ++m) {
-    const size_t size = bytes.size();
-    switch (random.Below(8)) {
-      case 0:  // flip a bit
-        if (size != 0) bytes[random.Below(size)] ^= 1 << random.Below(8);
-        break;
-      case 1:  // set a byte
-        if (size != 0) {
-          bytes[random.Below(size)] = static_cast<uint8_t>(random.Next());
-        }
-        break;
-      case 2:    // set an aligned word: most fields are words
-      case 3: {  // (twice as likely as the rest)
-        if (size < 4) break;
-        const size_t at = random.Below(size / 4) * 4;
-        const uint32_t value = random.Below(2) == 0
-                                   ? InterestingWord(random, size)
-                                   : static_cast<uint32_t>(random.Next());
-        std::memcpy(&bytes[at], &value, 4);
-        break;
+void MutateOnce(fuzz::Random& random, Bytes& bytes) {
+  const size_t size = bytes.size();
+  switch (random.Below(8)) {
+    case 0:  // flip a bit
+      if (size != 0) bytes[random.Below(size)] ^= 1 << random.Below(8);
+      break;
+    case 1:  // set a byte
+      if (size != 0) {
+        bytes[random.Below(size)] = static_cast<uint8_t>(random.Next());
       }
-      case 4:  // nudge a word up or down
-        if (size >= 4) {
-          const size_t at = random.Below(size / 4) * 4;
-          uint32_t value;
-          std::memcpy(&value, &bytes[at], 4);
-          value += random.Below(2) == 0 ? 1 : static_cast<uint32_t>(-4);
-          std::memcpy(&bytes[at], &value, 4);
-        }
-        break;
-      case 5:  // truncate
-        bytes.resize(random.Below(size + 1));
-        break;
-      case 6: {  // insert bytes
-        const size_t at = random.Below(size + 1);
-        const size_t count = 1 + random.Below(8);
-        Bytes inserted(count);
-        for (uint8_t& byte : inserted)
-          byte = static_cast<uint8_t>(random.Next());
-        bytes.insert(bytes.begin() + at, inserted.begin(), inserted.end());
-        break;
-      }
-      case 7:  // erase bytes
-        if (size != 0) {
-          const size_t at = random.Below(size);
-          const size_t count = 1 + random.Below(std::min<size_t>(8, size - at));
-          bytes.erase(bytes.begin() + at, bytes.begin() + at + count);
-        }
-        break;
+      break;
+    case 2:    // set an aligned word: most fields are words
+    case 3: {  // (twice as likely as the rest)
+      if (size < 4) break;
+      const size_t at = random.Below(size / 4) * 4;
+      const uint32_t value = random.Below(2) == 0
+                                 ? InterestingWord(random, size)
+                                 : static_cast<uint32_t>(random.Next());
+      std::memcpy(&bytes[at], &value, 4);
+      break;
     }
+    case 4:  // nudge a word up or down
+      if (size >= 4) {
+        const size_t at = random.Below(size / 4) * 4;
+        uint32_t value;
+        std::memcpy(&value, &bytes[at], 4);
+        value += random.Below(2) == 0 ? 1 : static_cast<uint32_t>(-4);
+        std::memcpy(&bytes[at], &value, 4);
+      }
+      break;
+    case 5:  // truncate
+      bytes.resize(random.Below(size + 1));
+      break;
+    case 6: {  // insert bytes
+      const size_t at = random.Below(size + 1);
+      const size_t count = 1 + random.Below(8);
+      Bytes inserted(count);
+      for (uint8_t& byte : inserted) byte = static_cast<uint8_t>(random.Next());
+      bytes.insert(bytes.begin() + at, inserted.begin(), inserted.end());
+      break;
+    }
+    case 7:  // erase bytes
+      if (size != 0) {
+        const size_t at = random.Below(size);
+        const size_t count = 1 + random.Below(std::min<size_t>(8, size - at));
+        bytes.erase(bytes.begin() + at, bytes.begin() + at + count);
+      }
+      break;
   }
 }
 
@@ -258,59 +234,30 @@ bool Accepted(Bytes bytes) {
   return ReadSbf(bytes).ok();
 }
 
-std::optional<Bytes> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return Bytes(std::istreambuf_iterator<char>(in),
-               std::istreambuf_iterator<char>());
-}
-
-bool WriteFile(const std::string& path, const Bytes& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  return static_cast<bool>(out);
+std::string_view Chars(const Bytes& bytes) {
+  return std::string_view(reinterpret_cast<const char*>(bytes.data()),
+                          bytes.size());
 }
 
 int Main(int argc, char** argv) {
-  long long runs = 20000;
-  uint64_t seed = 0x5B4F;
-  std::string corpus_out;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&](std::string_view flag) -> std::optional<std::string> {
-      if (arg.substr(0, flag.size()) != flag) return std::nullopt;
-      return std::string(arg.substr(flag.size()));
-    };
-    if (std::optional<std::string> runs_value = value("--runs=")) {
-      runs = std::atoll(runs_value->c_str());
-    } else if (std::optional<std::string> seed_value = value("--seed=")) {
-      seed = std::strtoull(seed_value->c_str(), nullptr, 0);
-    } else if (std::optional<std::string> dir = value("--corpus_out=")) {
-      corpus_out = *dir;
-    } else if (arg.substr(0, 2) == "--") {
-      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
-      return 2;
-    } else {
-      files.emplace_back(arg);
-    }
+  fuzz::DriverFlags flags;
+  flags.seed = 0x5B4F;
+  if (!fuzz::ParseDriverFlags(argc, argv, /*takes_input_out=*/false, flags)) {
+    return 2;
   }
 
-  for (const std::string& path : files) {
-    std::optional<Bytes> bytes = ReadFile(path);
-    if (!bytes) {
+  for (const std::string& path : flags.files) {
+    std::optional<std::string> text = fuzz::ReadFile(path);
+    if (!text) {
       std::fprintf(stderr, "cannot read %s\n", path.c_str());
       return 2;
     }
-    LLVMFuzzerTestOneInput(bytes->data(), bytes->size());
+    const Bytes bytes(text->begin(), text->end());
+    LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
     std::printf("%s: %s\n", path.c_str(),
-                Accepted(*bytes) ? "accepted" : "rejected");
+                Accepted(bytes) ? "accepted" : "rejected");
   }
 
-  if (!corpus_out.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(corpus_out, error);
-  }
   const std::vector<Bytes> seeds = Seeds();
   for (size_t i = 0; i < seeds.size(); ++i) {
     if (!Accepted(seeds[i])) {
@@ -318,27 +265,26 @@ int Main(int argc, char** argv) {
       return 1;
     }
     LLVMFuzzerTestOneInput(seeds[i].data(), seeds[i].size());
-    if (!corpus_out.empty() &&
-        !WriteFile(corpus_out + "/seed" + std::to_string(i) + ".sbf",
-                   seeds[i])) {
-      std::fprintf(stderr, "cannot write to %s\n", corpus_out.c_str());
+    if (!flags.corpus_out.empty() &&
+        !fuzz::WriteCorpusFile(flags.corpus_out,
+                               "seed" + std::to_string(i) + ".sbf",
+                               Chars(seeds[i]))) {
+      std::fprintf(stderr, "cannot write to %s\n", flags.corpus_out.c_str());
       return 2;
     }
   }
 
-  Random random(seed);
   long long accepted = 0;
-  for (long long run = 0; run < runs; ++run) {
-    Bytes input = seeds[random.Below(seeds.size())];
-    Mutate(random, input);
-    LLVMFuzzerTestOneInput(input.data(), input.size());
-    if (Accepted(input)) ++accepted;
-  }
+  fuzz::RunMutations(flags.seed, flags.runs, seeds, MutateOnce,
+                     [&](const Bytes& input) {
+                       LLVMFuzzerTestOneInput(input.data(), input.size());
+                       if (Accepted(input)) ++accepted;
+                     });
   std::printf(
       "ran %zu seeds and %lld mutations (seed %llu): %lld accepted, "
       "%lld rejected, no crashes\n",
-      seeds.size(), runs, static_cast<unsigned long long>(seed), accepted,
-      runs - accepted);
+      seeds.size(), flags.runs, static_cast<unsigned long long>(flags.seed),
+      accepted, flags.runs - accepted);
   return 0;
 }
 

@@ -16,37 +16,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "test/fuzz/deterministic_fuzzing.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace sluice {
 namespace {
-
-// splitmix64: the same sequence on every platform, unlike <random>'s
-// distributions.
-class Random {
- public:
-  explicit Random(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform enough in [0, n) for n > 0.
-  size_t Below(size_t n) { return static_cast<size_t>(Next() % n); }
-
- private:
-  uint64_t state_;
-};
 
 // Pieces of MLIR syntax and of Sluice's dialects that random bytes would
 // rarely spell, and the values that sit on the edges of checks.
@@ -137,7 +119,7 @@ constexpr std::string_view kTokens[] = {
     "sym_name = \"x\"",
 };
 
-void InsertToken(Random& random, std::string& text) {
+void InsertToken(fuzz::Random& random, std::string& text) {
   const std::string_view token =
       kTokens[random.Below(sizeof(kTokens) / sizeof(kTokens[0]))];
   text.insert(random.Below(text.size() + 1), token);
@@ -145,7 +127,7 @@ void InsertToken(Random& random, std::string& text) {
 
 // A run of one opening bracket, sized around the nesting limit: the check
 // must refuse what goes past it and the tools survive what does not.
-void InsertBrackets(Random& random, std::string& text) {
+void InsertBrackets(fuzz::Random& random, std::string& text) {
   static constexpr size_t kCounts[] = {1, 2, 16, 250, 254, 255, 256, 300};
   static constexpr char kOpeners[] = {'[', '(', '{', '<'};
   const size_t count = kCounts[random.Below(sizeof(kCounts) / sizeof(size_t))];
@@ -175,65 +157,62 @@ std::string JoinLines(const std::vector<std::string_view>& lines) {
   return text;
 }
 
-void Mutate(Random& random, const std::vector<std::string>& seeds,
-            std::string& text) {
-  const int mutations = 1 + static_cast<int>(random.Below(4));
-  for (int m = 0; m < mutations; ++m) {
-    const size_t size = text.size();
-    switch (random.Below(10)) {
-      case 0:  // flip a bit
-        if (size != 0) text[random.Below(size)] ^= 1 << random.Below(7);
-        break;
-      case 1:  // set a byte to a printable character
-        if (size != 0) {
-          text[random.Below(size)] = static_cast<char>(' ' + random.Below(95));
-        }
-        break;
-      case 2:  // insert a token (twice as likely as the rest)
-      case 3:
-        InsertToken(random, text);
-        break;
-      case 4: {  // erase a span
-        if (size == 0) break;
-        const size_t at = random.Below(size);
-        text.erase(at, 1 + random.Below(std::min<size_t>(16, size - at)));
-        break;
+void MutateOnce(fuzz::Random& random, const std::vector<std::string>& seeds,
+                std::string& text) {
+  const size_t size = text.size();
+  switch (random.Below(10)) {
+    case 0:  // flip a bit
+      if (size != 0) text[random.Below(size)] ^= 1 << random.Below(7);
+      break;
+    case 1:  // set a byte to a printable character
+      if (size != 0) {
+        text[random.Below(size)] = static_cast<char>(' ' + random.Below(95));
       }
-      case 5: {  // duplicate a span in place
-        if (size == 0) break;
-        const size_t at = random.Below(size);
-        const size_t count = 1 + random.Below(std::min<size_t>(64, size - at));
-        text.insert(at, text.substr(at, count));
-        break;
-      }
-      case 6: {  // a line from another seed
-        const std::string& other = seeds[random.Below(seeds.size())];
-        const std::vector<std::string_view> lines = Lines(other);
-        const std::string_view line = lines[random.Below(lines.size())];
-        std::vector<std::string_view> own = Lines(text);
-        own.insert(own.begin() + random.Below(own.size() + 1), line);
-        text = JoinLines(own);
-        break;
-      }
-      case 7: {  // drop or swap lines
-        std::vector<std::string_view> lines = Lines(text);
-        const size_t a = random.Below(lines.size());
-        const size_t b = random.Below(lines.size());
-        if (random.Below(2) == 0) {
-          lines.erase(lines.begin() + a);
-        } else {
-          std::swap(lines[a], lines[b]);
-        }
-        text = JoinLines(lines);
-        break;
-      }
-      case 8:  // brackets around the nesting limit
-        InsertBrackets(random, text);
-        break;
-      case 9:  // truncate
-        text.resize(random.Below(size + 1));
-        break;
+      break;
+    case 2:  // insert a token (twice as likely as the rest)
+    case 3:
+      InsertToken(random, text);
+      break;
+    case 4: {  // erase a span
+      if (size == 0) break;
+      const size_t at = random.Below(size);
+      text.erase(at, 1 + random.Below(std::min<size_t>(16, size - at)));
+      break;
     }
+    case 5: {  // duplicate a span in place
+      if (size == 0) break;
+      const size_t at = random.Below(size);
+      const size_t count = 1 + random.Below(std::min<size_t>(64, size - at));
+      text.insert(at, text.substr(at, count));
+      break;
+    }
+    case 6: {  // a line from another seed
+      const std::string& other = seeds[random.Below(seeds.size())];
+      const std::vector<std::string_view> lines = Lines(other);
+      const std::string_view line = lines[random.Below(lines.size())];
+      std::vector<std::string_view> own = Lines(text);
+      own.insert(own.begin() + random.Below(own.size() + 1), line);
+      text = JoinLines(own);
+      break;
+    }
+    case 7: {  // drop or swap lines
+      std::vector<std::string_view> lines = Lines(text);
+      const size_t a = random.Below(lines.size());
+      const size_t b = random.Below(lines.size());
+      if (random.Below(2) == 0) {
+        lines.erase(lines.begin() + a);
+      } else {
+        std::swap(lines[a], lines[b]);
+      }
+      text = JoinLines(lines);
+      break;
+    }
+    case 8:  // brackets around the nesting limit
+      InsertBrackets(random, text);
+      break;
+    case 9:  // truncate
+      text.resize(random.Below(size + 1));
+      break;
   }
 }
 
@@ -244,13 +223,6 @@ void Run(const std::string& text, const std::string& input_out) {
   }
   LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(text.data()),
                          text.size());
-}
-
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>());
 }
 
 // The chunks -split-input-file would make of `text`.
@@ -271,68 +243,45 @@ std::vector<std::string> Chunks(std::string_view text) {
 }
 
 int Main(int argc, char** argv) {
-  long long runs = 20000;
-  uint64_t seed = 0x4D4C;
-  std::string corpus_out;
-  std::string input_out;
+  fuzz::DriverFlags flags;
+  flags.seed = 0x4D4C;
+  if (!fuzz::ParseDriverFlags(argc, argv, /*takes_input_out=*/true, flags)) {
+    return 2;
+  }
   std::vector<std::string> seeds;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&](std::string_view flag) -> std::optional<std::string> {
-      if (arg.substr(0, flag.size()) != flag) return std::nullopt;
-      return std::string(arg.substr(flag.size()));
-    };
-    if (std::optional<std::string> runs_value = value("--runs=")) {
-      runs = std::atoll(runs_value->c_str());
-    } else if (std::optional<std::string> seed_value = value("--seed=")) {
-      seed = std::strtoull(seed_value->c_str(), nullptr, 0);
-    } else if (std::optional<std::string> dir = value("--corpus_out=")) {
-      corpus_out = *dir;
-    } else if (std::optional<std::string> file = value("--input_out=")) {
-      input_out = *file;
-    } else if (arg.substr(0, 2) == "--") {
-      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
+  for (const std::string& path : flags.files) {
+    std::optional<std::string> text = fuzz::ReadFile(path);
+    if (!text) {
+      std::fprintf(stderr, "cannot read %s\n", path.c_str());
       return 2;
-    } else {
-      std::optional<std::string> text = ReadFile(std::string(arg));
-      if (!text) {
-        std::fprintf(stderr, "cannot read %s\n", argv[i]);
-        return 2;
-      }
-      for (std::string& chunk : Chunks(*text)) seeds.push_back(chunk);
     }
+    for (std::string& chunk : Chunks(*text)) seeds.push_back(chunk);
   }
   if (seeds.empty()) {
     std::fprintf(stderr, "no seed programs: name at least one .mlir file\n");
     return 2;
   }
 
-  if (!corpus_out.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(corpus_out, error);
-  }
   for (size_t i = 0; i < seeds.size(); ++i) {
-    Run(seeds[i], input_out);
-    if (!corpus_out.empty()) {
-      const std::string path =
-          corpus_out + "/seed" + std::to_string(i) + ".mlir";
-      std::ofstream out(path, std::ios::binary);
-      out << seeds[i];
-      if (!out) {
-        std::fprintf(stderr, "cannot write %s\n", path.c_str());
-        return 2;
-      }
+    Run(seeds[i], flags.input_out);
+    const std::string name = "seed" + std::to_string(i) + ".mlir";
+    if (!flags.corpus_out.empty() &&
+        !fuzz::WriteCorpusFile(flags.corpus_out, name, seeds[i])) {
+      std::fprintf(stderr, "cannot write %s/%s\n", flags.corpus_out.c_str(),
+                   name.c_str());
+      return 2;
     }
   }
 
-  Random random(seed);
-  for (long long run = 0; run < runs; ++run) {
-    std::string input = seeds[random.Below(seeds.size())];
-    Mutate(random, seeds, input);
-    Run(input, input_out);
-  }
+  fuzz::RunMutations(
+      flags.seed, flags.runs, seeds,
+      [&](fuzz::Random& random, std::string& input) {
+        MutateOnce(random, seeds, input);
+      },
+      [&](const std::string& input) { Run(input, flags.input_out); });
   std::printf("ran %zu seeds and %lld mutations (seed %llu): no crashes\n",
-              seeds.size(), runs, static_cast<unsigned long long>(seed));
+              seeds.size(), flags.runs,
+              static_cast<unsigned long long>(flags.seed));
   return 0;
 }
 
