@@ -96,10 +96,8 @@ class WorkerService final : public proto::Worker::CallbackService {
         reactor->Finish(ToGrpcStatus(loaded.status()));
       } else {
         *response = (*loaded)->registration;
-        // The program may be evicted from here on; the caller gets it back
-        // with its next call.
-        loaded->reset();
-        TrimPrograms();
+        // Not trimmed here: when running programs keep the task over its
+        // limits, the one just registered is the last that should go.
         reactor->Finish(grpc::Status::OK);
       }
     });
