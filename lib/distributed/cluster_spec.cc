@@ -51,9 +51,15 @@ absl::StatusOr<ClusterSpec> ClusterSpec::FromJson(std::string_view json) {
     std::vector<std::string>& tasks = spec.jobs_[job_name];
     for (size_t i = 0; i < list->size(); ++i) {
       std::optional<llvm::StringRef> address = (*list)[i].getAsString();
-      if (!address || address->empty() || !address->contains(':')) {
+      if (!address) {
         return SpecError(absl::StrCat("address ", i, " of job '", job_name,
                                       "' is not a \"host:port\" string"));
+      }
+      absl::Status valid = ValidateAddress(std::string_view(*address));
+      if (!valid.ok()) {
+        return SpecError(absl::StrCat("address '", address->str(), "' of task ",
+                                      TaskName(job_name, static_cast<int>(i)),
+                                      ": ", valid.message()));
       }
       tasks.push_back(address->str());
     }
@@ -116,6 +122,41 @@ std::vector<std::string> ClusterSpec::TaskNames() const {
     }
   }
   return names;
+}
+
+absl::Status ValidateAddress(std::string_view address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        "expected host:port, there is no ':' before a port");
+  }
+  const std::string_view host = address.substr(0, colon);
+  const std::string_view port = address.substr(colon + 1);
+  if (host.empty()) return absl::InvalidArgumentError("the host is missing");
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "host '", std::string(host), "' opens a '[' it does not close"));
+    }
+  } else if (host.find(':') != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("host '", std::string(host),
+                     "' has a ':'; write an IPv6 host in brackets, [::1]"));
+  }
+  if (port.empty()) return absl::InvalidArgumentError("the port is missing");
+  if (port.find_first_not_of("0123456789") != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("port '", std::string(port), "' is not a number"));
+  }
+  // Digits only, so an overflow can only mean out of range.
+  uint64_t number = 0;
+  if (port.size() > 5 ||
+      !absl::SimpleAtoi(absl::string_view(port.data(), port.size()), &number) ||
+      number > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("port ", std::string(port), " is out of range 0..65535"));
+  }
+  return absl::OkStatus();
 }
 
 std::string TaskName(std::string_view job, int index) {

@@ -9,6 +9,11 @@
 
 namespace sluice::dist {
 
+// Trailing metadata on an Execute answer refused because the worker evicted
+// the program (to stay within its limits): the client registers the program
+// again and repeats the call, which never started.
+inline constexpr char kEvictedProgramKey[] = "sluice-evicted-program";
+
 inline grpc::Status ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
                       std::string(status.message()));

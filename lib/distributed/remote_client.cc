@@ -18,11 +18,6 @@
 namespace sluice::dist {
 namespace {
 
-std::chrono::system_clock::time_point DeadlineAfter(absl::Duration timeout) {
-  return std::chrono::system_clock::now() +
-         std::chrono::microseconds(absl::ToInt64Microseconds(timeout));
-}
-
 // The error of a failed RPC: names the task and what was asked of it, and
 // records the task as the error's origin.
 absl::Status RpcFailure(const grpc::Status& status, std::string_view task,
@@ -62,6 +57,9 @@ namespace internal {
 // of gRPC's callback threads tears down gRPC's callback queue under that
 // very thread (a double free inside gRPC).
 struct RpcContext {
+  // When the RPC gives up; set when it is launched. A call repeated after
+  // registering its program again keeps the first one's.
+  absl::Time deadline = absl::InfiniteFuture();
   std::mutex mu;
   std::unique_ptr<grpc::ClientContext> context =
       std::make_unique<grpc::ClientContext>();
@@ -150,6 +148,16 @@ struct ProgramCache {
   std::mutex mu;
   uint64_t incarnation = 0;  // 0 until a status answer tells
   std::map<uint64_t, AsyncValueRef<RemoteProgram>> programs;
+  // The bytes of every program registered through this client, kept across
+  // restarts of the task: a worker that evicted one (to keep within its
+  // limits) gets it again when a call names it.
+  std::map<uint64_t, std::shared_ptr<const std::string>> bytes;
+
+  std::shared_ptr<const std::string> BytesOf(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = bytes.find(id);
+    return it == bytes.end() ? nullptr : it->second;
+  }
 
   // A status answer came from process `incarnation` of the task.
   void Saw(uint64_t new_incarnation) {
@@ -173,31 +181,57 @@ struct CallOutputs {
 };
 
 struct ExecuteCall
-    : PendingRpc<proto::ExecuteRequest, proto::ExecuteResponse, CallOutputs> {};
+    : PendingRpc<proto::ExecuteRequest, proto::ExecuteResponse, CallOutputs> {
+  // How many more times the program may be registered again for this call
+  // after the worker evicted it. A few, not one: on a worker that thrashes
+  // past its limits another registration may evict it again in between.
+  int registrations_left = 3;
+};
+
+struct NoOutputs {};
+using RegistrationAgain = PendingRpc<proto::RegisterProgramRequest,
+                                     proto::RegisterProgramResponse, NoOutputs>;
 
 // Starts `call` with `start(stub, context, request, response, callback)`
-// and has `resolve(call, status)` run on `host` when it completes.
-template <typename Call, typename Start, typename Resolve>
+// and has `resolve(call, status)` run on `host` when it completes, unless
+// `take_over(call, status)`, which runs first on gRPC's thread while the
+// call's context is still there, returns true: it has then seen to the
+// outputs.
+template <typename Call, typename Start, typename Resolve, typename TakeOver>
 void Launch(TaskChannel* channel, HostContext* host,
             const std::shared_ptr<Call>& call, bool wait_for_ready, Start start,
-            Resolve resolve) {
-  call->context->set_deadline(DeadlineAfter(call->timeout));
+            Resolve resolve, TakeOver take_over) {
+  if (call->deadline == absl::InfiniteFuture()) {
+    call->deadline = absl::Now() + call->timeout;
+  }
+  call->context->set_deadline(absl::ToChronoTime(call->deadline));
   call->context->set_wait_for_ready(wait_for_ready);
   if (!channel->Begin(call.get())) {
     resolve(*call, grpc::Status(grpc::StatusCode::CANCELLED,
                                 "the client is shutting down"));
     return;
   }
-  start(
-      channel->async(), call->context.get(), &call->request, &call->response,
-      [channel, host, call, resolve](grpc::Status status) {
-        // Resolved on the host's queue, so that the kernels waiting for
-        // the answer run there and not on gRPC's threads. The queue
-        // outlives the client: a client is destroyed before its host,
-        // or, as a shared object, before the host's queue.
-        host->EnqueueWork([call, status, resolve] { resolve(*call, status); });
-        channel->End(call.get());
-      });
+  start(channel->async(), call->context.get(), &call->request, &call->response,
+        [channel, host, call, resolve, take_over](grpc::Status status) {
+          // Resolved on the host's queue, so that the kernels waiting for
+          // the answer run there and not on gRPC's threads. The queue
+          // outlives the client: a client is destroyed before its host,
+          // or, as a shared object, before the host's queue.
+          if (!take_over(call, status)) {
+            host->EnqueueWork(
+                [call, status, resolve] { resolve(*call, status); });
+          }
+          channel->End(call.get());
+        });
+}
+
+template <typename Call, typename Start, typename Resolve>
+void Launch(TaskChannel* channel, HostContext* host,
+            const std::shared_ptr<Call>& call, bool wait_for_ready, Start start,
+            Resolve resolve) {
+  Launch(
+      channel, host, call, wait_for_ready, start, resolve,
+      [](const std::shared_ptr<Call>&, const grpc::Status&) { return false; });
 }
 
 }  // namespace internal
@@ -206,6 +240,7 @@ using internal::CallOutputs;
 using internal::ExecuteCall;
 using internal::Launch;
 using internal::PendingRpc;
+using internal::RegistrationAgain;
 using internal::TaskChannel;
 
 TaskClient::TaskClient(std::string task_name, std::string address,
@@ -246,6 +281,7 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
         task_status.active_executions = response.active_executions();
         task_status.cancelled_executions = response.cancelled_executions();
         task_status.registered_programs = response.registered_programs();
+        task_status.evicted_programs = response.evicted_programs();
         task_status.incarnation = response.incarnation();
         programs->Saw(response.incarnation());
         call.outputs.emplace(std::move(task_status));
@@ -266,6 +302,11 @@ AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
     }
     result = MakeUnconstructedAsyncValueRef<RemoteProgram>();
     programs_->programs[fingerprint] = result.CopyRef();
+    std::shared_ptr<const std::string>& kept = programs_->bytes[fingerprint];
+    if (kept == nullptr) {
+      kept = std::make_shared<const std::string>(
+          reinterpret_cast<const char*>(program.data()), program.size());
+    }
   }
 
   using Call =
@@ -346,6 +387,93 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
   outputs.request.reset();
 }
 
+void LaunchExecute(TaskChannel* channel, HostContext* host, bool wait_for_ready,
+                   const std::shared_ptr<ExecuteCall>& call);
+
+// When the worker refused `call` because it evicted the program, registers
+// the program again and then repeats the call (which never started), so
+// that eviction is invisible to the caller. Runs on gRPC's thread while the
+// refused call is still in flight, which keeps the channel from closing
+// before the registration is in flight in turn. Returns whether it took the
+// call over.
+bool RegisterAgainAndRepeat(TaskChannel* channel, HostContext* host,
+                            bool wait_for_ready,
+                            const std::shared_ptr<ExecuteCall>& call,
+                            const grpc::Status& status) {
+  if (status.error_code() != grpc::StatusCode::FAILED_PRECONDITION ||
+      call->registrations_left == 0) {
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(call->mu);
+    if (call->context == nullptr) return false;
+    const auto& trailers = call->context->GetServerTrailingMetadata();
+    if (trailers.find(kEvictedProgramKey) == trailers.end()) return false;
+  }
+  std::shared_ptr<const std::string> bytes =
+      call->outputs.programs->BytesOf(call->request.program_id());
+  if (bytes == nullptr) return false;
+
+  // A new call, because the refused one's context is gone once its
+  // completion returns; it keeps the first one's deadline.
+  auto repeat = std::make_shared<ExecuteCall>();
+  repeat->request.Swap(&call->request);
+  repeat->outputs = std::move(call->outputs);
+  repeat->task_name = call->task_name;
+  repeat->timeout = call->timeout;
+  repeat->deadline = call->deadline;
+  repeat->registrations_left = call->registrations_left - 1;
+
+  auto registration = std::make_shared<RegistrationAgain>();
+  registration->request.set_program(*bytes);
+  registration->task_name = call->task_name;
+  registration->timeout = call->timeout;
+  registration->deadline = call->deadline;
+  Launch(
+      channel, host, registration, wait_for_ready,
+      [](auto* stub, auto&&... args) { stub->RegisterProgram(args...); },
+      // The call fails with the registration's error.
+      [repeat](RegistrationAgain&, const grpc::Status& failed) {
+        ResolveCall(*repeat, failed);
+      },
+      [channel, host, wait_for_ready, repeat](
+          const std::shared_ptr<RegistrationAgain>&,
+          const grpc::Status& registered) {
+        if (!registered.ok()) return false;
+        LaunchExecute(channel, host, wait_for_ready, repeat);
+        return true;
+      });
+  return true;
+}
+
+// Sends `call` and has a cancellation of its request cancel it.
+void LaunchExecute(TaskChannel* channel, HostContext* host, bool wait_for_ready,
+                   const std::shared_ptr<ExecuteCall>& call) {
+  // The answer may come, and drop outputs.request, before Launch returns.
+  RCReference<RequestContext> request = call->outputs.request
+                                            ? call->outputs.request.CopyRef()
+                                            : RCReference<RequestContext>();
+  Launch(
+      channel, host, call, wait_for_ready,
+      [](auto* stub, auto&&... args) { stub->Execute(args...); }, ResolveCall,
+      [channel, host, wait_for_ready](const std::shared_ptr<ExecuteCall>& call,
+                                      const grpc::Status& status) {
+        return RegisterAgainAndRepeat(channel, host, wait_for_ready, call,
+                                      status);
+      });
+  if (request) {
+    // Cancelling the request cancels the RPC, which cancels the execution
+    // on the worker. The weak reference lets the call go once answered,
+    // however long the request lives.
+    request->OnCancel(
+        [weak = std::weak_ptr<ExecuteCall>(call)](const absl::Status&) {
+          if (std::shared_ptr<ExecuteCall> live = weak.lock()) {
+            live->TryCancel();
+          }
+        });
+  }
+}
+
 }  // namespace
 
 std::vector<RCReference<AsyncValue>> TaskClient::Call(
@@ -396,25 +524,8 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
       return;
     }
   }
-  // The answer may come, and drop outputs.request, before Launch returns.
-  RCReference<RequestContext> request = outputs.request
-                                            ? outputs.request.CopyRef()
-                                            : RCReference<RequestContext>();
-  Launch(
-      channel_.get(), host_, call,
-      WaitsForReady(options_.fail_fast, RpcKind::kExecution),
-      [](auto* stub, auto&&... args) { stub->Execute(args...); }, ResolveCall);
-  if (request) {
-    // Cancelling the request cancels the RPC, which cancels the execution
-    // on the worker. The weak reference lets the call go once answered,
-    // however long the request lives.
-    request->OnCancel(
-        [weak = std::weak_ptr<ExecuteCall>(call)](const absl::Status&) {
-          if (std::shared_ptr<ExecuteCall> live = weak.lock()) {
-            live->TryCancel();
-          }
-        });
-  }
+  LaunchExecute(channel_.get(), host_,
+                WaitsForReady(options_.fail_fast, RpcKind::kExecution), call);
 }
 
 ClusterClient::ClusterClient(ClusterSpec spec, RpcOptions options,

@@ -4,11 +4,14 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -16,10 +19,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "grpcpp/grpcpp.h"
+#include "lib/distributed/call_executor.h"
 #include "lib/distributed/grpc_status.h"
 #include "lib/distributed/program_fingerprint.h"
 #include "lib/distributed/value_codec.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
+#include "sluice/distributed/cluster_spec.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/execution_context.h"
 #include "sluice/host_context/request_context.h"
@@ -46,10 +51,13 @@ uint64_t NewIncarnation() {
 
 class WorkerService final : public proto::Worker::CallbackService {
  public:
-  WorkerService(HostContext* host, std::string task_name)
+  WorkerService(HostContext* host, const WorkerOptions& options)
       : host_(host),
-        task_name_(std::move(task_name)),
-        incarnation_(NewIncarnation()) {}
+        task_name_(options.task_name),
+        max_programs_(std::max(options.max_programs, 1)),
+        max_program_bytes_(options.max_program_bytes),
+        incarnation_(NewIncarnation()),
+        executor_(options.max_execution_threads, options.execution_spin) {}
 
   grpc::ServerUnaryReactor* GetStatus(
       grpc::CallbackServerContext* context,
@@ -68,6 +76,7 @@ class WorkerService final : public proto::Worker::CallbackService {
     {
       std::lock_guard<std::mutex> lock(mu_);
       response->set_registered_programs(programs_.size());
+      response->set_evicted_programs(evicted_programs_);
     }
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     reactor->Finish(grpc::Status::OK);
@@ -79,14 +88,20 @@ class WorkerService final : public proto::Worker::CallbackService {
       const proto::RegisterProgramRequest* request,
       proto::RegisterProgramResponse* response) override {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    absl::StatusOr<std::shared_ptr<const LoadedProgram>> loaded =
-        Register(request->program());
-    if (!loaded.ok()) {
-      reactor->Finish(ToGrpcStatus(loaded.status()));
-    } else {
-      *response = (*loaded)->registration;
-      reactor->Finish(grpc::Status::OK);
-    }
+    // Loading a large program takes a while: not on a thread that answers
+    // RPCs.
+    executor_.Add([this, reactor, request, response] {
+      absl::StatusOr<std::shared_ptr<const LoadedProgram>> loaded =
+          Register(request->program());
+      if (!loaded.ok()) {
+        reactor->Finish(ToGrpcStatus(loaded.status()));
+      } else {
+        *response = (*loaded)->registration;
+        // Not trimmed here: when running programs keep the task over its
+        // limits, the one just registered is the last that should go.
+        reactor->Finish(grpc::Status::OK);
+      }
+    });
     return reactor;
   }
 
@@ -110,10 +125,25 @@ class WorkerService final : public proto::Worker::CallbackService {
   // `text` holds the SBF bytes (protobuf's `bytes` is a std::string).
   absl::StatusOr<std::shared_ptr<const LoadedProgram>> Register(
       const std::string& text);
-  absl::StatusOr<std::shared_ptr<const LoadedProgram>> Find(uint64_t id);
+  // The program `id`, or FailedPrecondition; `evicted` says whether this
+  // task had it once and evicted it.
+  absl::StatusOr<std::shared_ptr<const LoadedProgram>> Find(uint64_t id,
+                                                            bool* evicted);
+  // Evicts least recently used programs that no one holds until the limits
+  // hold again, or no more can go.
+  void EvictLocked();
+  // EvictLocked once a program that had to stay is let go.
+  void TrimPrograms() {
+    if (!over_limit_.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    EvictLocked();
+  }
   absl::Status CheckArguments(const proto::FunctionSignature& signature,
                               const proto::ExecuteRequest& request) const;
-  void EndExecution() {
+  void EndExecution(bool cancelled) {
+    // Counted before the execution stops being active: whoever sees it gone
+    // sees it counted.
+    if (cancelled) cancelled_executions_.fetch_add(1);
     std::lock_guard<std::mutex> lock(executions_mu_);
     if (--active_executions_ == 0) answered_.notify_all();
   }
@@ -123,6 +153,8 @@ class WorkerService final : public proto::Worker::CallbackService {
 
   HostContext* const host_;
   const std::string task_name_;
+  const int max_programs_;
+  const int64_t max_program_bytes_;
   const uint64_t incarnation_;
   std::atomic<bool> shutting_down_{false};
   std::mutex executions_mu_;
@@ -130,23 +162,47 @@ class WorkerService final : public proto::Worker::CallbackService {
   int64_t active_executions_ = 0;  // guarded by executions_mu_
   std::atomic<int64_t> cancelled_executions_{0};
   std::mutex mu_;
-  std::unordered_map<uint64_t, std::shared_ptr<const LoadedProgram>> programs_;
+  struct ProgramEntry {
+    // Copied only under mu_, so a use count of 1 read under mu_ means that
+    // no call runs the program and none can start to.
+    std::shared_ptr<const LoadedProgram> loaded;
+    std::list<uint64_t>::iterator recency;
+  };
+  std::unordered_map<uint64_t, ProgramEntry> programs_;  // guarded by mu_
+  std::list<uint64_t> recency_;   // ids, most recently used first; mu_
+  int64_t program_bytes_ = 0;     // guarded by mu_
+  int64_t evicted_programs_ = 0;  // guarded by mu_
+  // The ids of the programs evicted and not registered since, so that a
+  // call to one tells its client to register it again (8 bytes a program,
+  // where the program took at least its SBF header).
+  std::unordered_set<uint64_t> evicted_ids_;  // guarded by mu_
+  // Past a limit with every evictable program gone.
+  std::atomic<bool> over_limit_{false};
+  // Last: its threads stop before the rest of the service goes.
+  internal::CallExecutor executor_;
 };
 
 absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Register(
     const std::string& text) {
   const absl::Span<const uint8_t> bytes = absl::MakeConstSpan(
       reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  if (static_cast<int64_t>(bytes.size()) > max_program_bytes_) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("task ", task_name_, " cannot hold a program of ",
+                     bytes.size(), " bytes: its programs may take ",
+                     max_program_bytes_, " bytes in all (max_program_bytes)"));
+  }
   const uint64_t id = ProgramFingerprint(bytes);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = programs_.find(id);
     if (it != programs_.end()) {
-      if (it->second->program->bytes() != bytes) {
+      if (it->second.loaded->program->bytes() != bytes) {
         return absl::AlreadyExistsError(absl::StrCat(
             "task ", task_name_, ": another program has fingerprint ", id));
       }
-      return it->second;
+      recency_.splice(recency_.begin(), recency_, it->second.recency);
+      return it->second.loaded;
     }
   }
   absl::StatusOr<std::unique_ptr<Program>> program =
@@ -180,22 +236,62 @@ absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Register(
   loaded->program = *std::move(program);
   std::lock_guard<std::mutex> lock(mu_);
   // Two callers may have loaded the same program at once: keep the first.
-  auto [it, inserted] = programs_.emplace(id, std::move(loaded));
-  return it->second;
+  auto [it, inserted] = programs_.try_emplace(id);
+  if (inserted) {
+    evicted_ids_.erase(id);
+    it->second.loaded = std::move(loaded);
+    recency_.push_front(id);
+    it->second.recency = recency_.begin();
+    program_bytes_ += static_cast<int64_t>(bytes.size());
+  } else {
+    recency_.splice(recency_.begin(), recency_, it->second.recency);
+  }
+  // The caller's copy keeps this program loaded until it lets go.
+  std::shared_ptr<const LoadedProgram> found = it->second.loaded;
+  EvictLocked();
+  return found;
+}
+
+void WorkerService::EvictLocked() {
+  auto over = [this] {
+    return static_cast<int64_t>(programs_.size()) > max_programs_ ||
+           program_bytes_ > max_program_bytes_;
+  };
+  for (auto id = recency_.end(); over() && id != recency_.begin();) {
+    --id;
+    auto entry = programs_.find(*id);
+    if (entry->second.loaded.use_count() > 1) continue;
+    program_bytes_ -=
+        static_cast<int64_t>(entry->second.loaded->program->bytes().size());
+    programs_.erase(entry);
+    evicted_ids_.insert(*id);
+    id = recency_.erase(id);
+    ++evicted_programs_;
+  }
+  over_limit_.store(over(), std::memory_order_release);
 }
 
 absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Find(
-    uint64_t id) {
+    uint64_t id, bool* evicted) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = programs_.find(id);
   if (it == programs_.end()) {
+    *evicted = evicted_ids_.count(id) != 0;
+    if (*evicted) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "task ", task_name_, " evicted program ", id,
+          " to keep within its limits (", max_programs_, " programs, ",
+          max_program_bytes_, " bytes): register the program again"));
+    }
     // FailedPrecondition, not NotFound: the caller's registration is stale
-    // (this process never saw it), and the client forgets it on this code.
+    // (this process never saw it, or evicted it), and the client registers
+    // the program again on this code.
     return absl::FailedPreconditionError(
         absl::StrCat("task ", task_name_, " has no program with id ", id,
                      ": register the program first"));
   }
-  return it->second;
+  recency_.splice(recency_.begin(), recency_, it->second.recency);
+  return it->second.loaded;
 }
 
 absl::Status WorkerService::CheckArguments(
@@ -234,72 +330,117 @@ grpc::Status WorkerService::EncodeResults(
   return grpc::Status::OK;
 }
 
-// An Execute RPC whose function did not finish before the handler
-// returned: it answers once every result is available. The caller's
-// cancellation (or deadline) cancels the execution's RequestContext, which
-// stops the kernels not yet started.
+// One Execute RPC. The handler checks the request on gRPC's thread and
+// hands the execution to the service's executor; the reactor answers once
+// every result is available. The execution's RequestContext is cancelled
+// when the caller cancels the RPC (OnCancel) or when the call's deadline
+// passes (its own timer, which does not wait for gRPC to notice), which
+// stops the kernels not yet started and the loops at their next iteration.
 class WorkerService::Execution final : public grpc::ServerUnaryReactor {
  public:
-  Execution(WorkerService* service, proto::ExecuteResponse* response,
-            RCReference<RequestContext> request,
-            std::shared_ptr<const LoadedProgram> program,
-            std::vector<RCReference<AsyncValue>> results)
-      : service_(service),
-        response_(response),
-        request_(std::move(request)),
-        program_(std::move(program)),
-        results_(std::move(results)) {}
+  Execution(WorkerService* service, const proto::ExecuteRequest* request,
+            proto::ExecuteResponse* response)
+      : service_(service), request_(request), response_(response) {}
 
-  void Start() {
-    RunWhenReady(results_, [this] { Answer(); });
+  // Answers `status` at once: the request was refused before it started.
+  void Refuse(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+
+  // Starts the execution of `function` of `program` on the executor.
+  void Start(std::shared_ptr<const LoadedProgram> program,
+             const Function* function, std::optional<absl::Time> deadline) {
+    program_ = std::move(program);
+    function_ = function;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      context_ = RequestContext::Create(service_->host_, deadline);
+    }
+    service_->executor_.Add([this] { Run(); });
   }
 
   void OnCancel() override {
-    service_->cancelled_executions_.fetch_add(1);
-    request_->Cancel(absl::CancelledError(
-        absl::StrCat("execution on task ", service_->task_name_,
-                     " cancelled by its caller or its deadline")));
+    RCReference<RequestContext> context;
+    {
+      // Start() may still be making the context on gRPC's other thread.
+      std::lock_guard<std::mutex> lock(mu_);
+      cancelled_ = true;
+      if (context_) context = context_.CopyRef();
+    }
+    if (context) context->Cancel(Cancellation());
   }
 
   void OnDone() override { delete this; }
 
  private:
+  absl::Status Cancellation() const {
+    return absl::CancelledError(
+        absl::StrCat("execution on task ", service_->task_name_,
+                     " cancelled by its caller or its deadline"));
+  }
+
+  void Run() {
+    std::vector<RCReference<AsyncValue>> arguments;
+    std::vector<AsyncValue*> pointers;
+    arguments.reserve(request_->arguments_size());
+    pointers.reserve(request_->arguments_size());
+    for (const proto::Value& argument : request_->arguments()) {
+      arguments.push_back(DecodeValue(argument, service_->task_name_));
+      pointers.push_back(arguments.back().get());
+    }
+    RCReference<RequestContext> context;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      context = context_.CopyRef();
+      // A cancellation that came before the context existed.
+      if (cancelled_) context->Cancel(Cancellation());
+    }
+    results_ = CallFunction(*function_, ExecutionContext(std::move(context)),
+                            pointers);
+    arguments.clear();
+    RunWhenReady(results_, [this] { Answer(); });
+  }
+
   void Answer() {
     grpc::Status status = service_->EncodeResults(results_, response_);
-    // The values are freed now, not when gRPC is done with the call. The
-    // request stays: OnCancel() may still run on a gRPC thread until
-    // OnDone().
+    // The values and the program are let go now, not when gRPC is done with
+    // the call. The context stays: OnCancel() may still run on a gRPC
+    // thread until OnDone().
     results_.clear();
     program_.reset();
-    service_->EndExecution();
+    service_->TrimPrograms();
+    service_->EndExecution(context_->IsCancelled());
     Finish(status);
   }
 
   WorkerService* const service_;
+  const proto::ExecuteRequest* const request_;
   proto::ExecuteResponse* const response_;
-  const RCReference<RequestContext> request_;
   std::shared_ptr<const LoadedProgram> program_;
+  const Function* function_ = nullptr;
+  std::mutex mu_;
+  RCReference<RequestContext> context_;  // set once, under mu_
+  bool cancelled_ = false;               // guarded by mu_
   std::vector<RCReference<AsyncValue>> results_;
 };
 
 grpc::ServerUnaryReactor* WorkerService::Execute(
     grpc::CallbackServerContext* context, const proto::ExecuteRequest* request,
     proto::ExecuteResponse* response) {
-  auto finish = [&](const grpc::Status& status) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(status);
-    return reactor;
-  };
-  auto fail = [&](const absl::Status& status) {
-    return finish(ToGrpcStatus(status));
-  };
+  // Its own reactor even for refusals: a call's answer must not depend on
+  // which path it took, and the common path needs OnCancel.
+  auto* execution = new Execution(this, request, response);
   if (shutting_down_.load()) {
-    return fail(absl::UnavailableError(
+    execution->Refuse(absl::UnavailableError(
         absl::StrCat("task ", task_name_, " is shutting down")));
+    return execution;
   }
+  bool evicted = false;
   absl::StatusOr<std::shared_ptr<const LoadedProgram>> program =
-      Find(request->program_id());
-  if (!program.ok()) return fail(program.status());
+      Find(request->program_id(), &evicted);
+  if (!program.ok()) {
+    if (evicted) context->AddTrailingMetadata(kEvictedProgramKey, "1");
+    execution->Refuse(program.status());
+    return execution;
+  }
   auto signature = (*program)->signatures.find(request->function());
   if (signature == (*program)->signatures.end()) {
     std::vector<std::string> names;
@@ -307,44 +448,28 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
       names.push_back(entry.first);
     }
     std::sort(names.begin(), names.end());
-    return fail(absl::NotFoundError(absl::StrCat(
+    execution->Refuse(absl::NotFoundError(absl::StrCat(
         "task ", task_name_, " has no function '", request->function(),
         "' in program ", request->program_id(), "; it has ",
         absl::StrJoin(names, ", "))));
+    return execution;
   }
   absl::Status checked = CheckArguments(*signature->second, *request);
-  if (!checked.ok()) return fail(checked);
-
-  // The function starts here, on gRPC's thread: synchronous kernels run
-  // inline until the first one that waits, and a function that does not
-  // wait is answered at once. Handing every call to the host's queue
-  // instead costs a thread wake-up on each side (about 1.5x the round trip
-  // of an empty call on loopback).
-  std::vector<RCReference<AsyncValue>> arguments;
-  std::vector<AsyncValue*> pointers;
-  arguments.reserve(request->arguments_size());
-  for (const proto::Value& argument : request->arguments()) {
-    arguments.push_back(DecodeValue(argument, task_name_));
-    pointers.push_back(arguments.back().get());
+  if (!checked.ok()) {
+    execution->Refuse(checked);
+    return execution;
   }
-  RCReference<RequestContext> request_context = RequestContext::Create(host_);
+  std::optional<absl::Time> deadline;
+  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+    deadline = absl::FromChrono(context->deadline());
+  }
   {
     std::lock_guard<std::mutex> lock(executions_mu_);
     ++active_executions_;
   }
-  std::vector<RCReference<AsyncValue>> results =
-      CallFunction(*(*program)->program->GetFunction(request->function()),
-                   ExecutionContext(request_context.CopyRef()), pointers);
-  arguments.clear();
-  if (std::all_of(results.begin(), results.end(),
-                  [](const auto& result) { return result->IsAvailable(); })) {
-    grpc::Status status = EncodeResults(results, response);
-    EndExecution();
-    return finish(status);
-  }
-  auto* execution = new Execution(this, response, std::move(request_context),
-                                  *std::move(program), std::move(results));
-  execution->Start();
+  const Function* function =
+      (*program)->program->GetFunction(request->function());
+  execution->Start(*std::move(program), function, deadline);
   return execution;
 }
 
@@ -353,7 +478,7 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
 class WorkerServer::Impl {
  public:
   Impl(HostContext* host, WorkerOptions options)
-      : options_(std::move(options)), service_(host, options_.task_name) {}
+      : options_(std::move(options)), service_(host, options_) {}
 
   WorkerOptions options_;
   WorkerService service_;
@@ -364,6 +489,12 @@ class WorkerServer::Impl {
 
 absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
     HostContext* host, WorkerOptions options) {
+  absl::Status valid = ValidateAddress(options.address);
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("task ", options.task_name, " cannot listen on '",
+                     options.address, "': ", valid.message()));
+  }
   auto impl = std::make_unique<Impl>(host, std::move(options));
   grpc::ServerBuilder builder;
   builder.AddListeningPort(impl->options_.address,

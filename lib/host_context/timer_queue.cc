@@ -14,13 +14,18 @@ TimerQueue::~TimerQueue() {
 TimerQueue::TimerId TimerQueue::ScheduleAt(
     absl::Time when, absl::AnyInvocable<void() &&> callback) {
   TimerId id;
+  bool earlier;
   {
     std::lock_guard<std::mutex> lock(mu_);
     id = next_id_++;
     timers_.emplace(std::make_pair(when, id), std::move(callback));
     if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+    earlier = when < wake_at_;
   }
-  cv_.notify_all();
+  // A timer due after the thread wakes anyway needs no wake-up: deadlines
+  // set per request (RequestContext) would otherwise wake the thread once
+  // each, only for it to sleep again.
+  if (earlier) cv_.notify_all();
   return id;
 }
 
@@ -44,6 +49,7 @@ void TimerQueue::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     if (timers_.empty()) {
+      wake_at_ = absl::InfiniteFuture();
       cv_.wait(lock);
       continue;
     }
@@ -51,6 +57,8 @@ void TimerQueue::Loop() {
     const absl::Time when = first->first.first;
     const absl::Time now = absl::Now();
     if (when > now) {
+      // A timer cancelled meanwhile only makes this wake-up early.
+      wake_at_ = when;
       cv_.wait_for(lock, absl::ToChronoNanoseconds(when - now));
       continue;
     }

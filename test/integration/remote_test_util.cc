@@ -40,6 +40,16 @@ func.func @spin(%n: i32) -> i32 {
   tfrt.return %x : i32
 }
 
+func.func @count(%n: i32) -> i32 {
+  %zero = tfrt.constant.i32 0
+  %x = tfrt.repeat.i32 %n, %zero : i32 {
+    %one = tfrt.constant.i32 1
+    %next = tfrt.add.i32 %zero, %one
+    tfrt.return %next : i32
+  }
+  tfrt.return %x : i32
+}
+
 func.func @echo(%s: !tfrt.string) -> !tfrt.string {
   tfrt.return %s : !tfrt.string
 }

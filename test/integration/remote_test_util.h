@@ -39,6 +39,9 @@ inline constexpr absl::Duration kHangBound = absl::Seconds(60);
 //   spin(i32 n) -> i32               n iterations of a 1 ms sleep, each
 //                                    printing "Slept for 1000 microseconds";
 //                                    checks cancellation every iteration
+//   count(i32 n) -> i32              n iterations of a synchronous add: n;
+//                                    never waits, checks cancellation
+//                                    every iteration
 //   echo(!tfrt.string) -> !tfrt.string
 //   twice(!tfrt.string) -> !tfrt.string    the string twice over
 //   fail() -> i32                    an error made by tfrt_test.fail

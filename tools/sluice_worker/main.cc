@@ -43,6 +43,16 @@ cl::opt<int> max_message_bytes(
     "max_message_bytes",
     cl::desc("largest request or answer, in bytes (default 64 MiB)"),
     cl::init(64 << 20));
+cl::opt<int> max_programs(
+    "max_programs",
+    cl::desc("registered programs kept loaded; past it the least recently "
+             "used ones are evicted (default 128)"),
+    cl::init(sluice::dist::WorkerOptions().max_programs));
+cl::opt<int64_t> max_program_bytes(
+    "max_program_bytes",
+    cl::desc("SBF bytes of all registered programs kept loaded; past it the "
+             "least recently used ones are evicted (default 128 MiB)"),
+    cl::init(sluice::dist::WorkerOptions().max_program_bytes));
 cl::opt<double> shutdown_grace_seconds(
     "shutdown_grace",
     cl::desc("seconds a running call may take to finish after SIGTERM "
@@ -83,7 +93,13 @@ int main(int argc, char** argv) {
                      " does not match --task_name=", task_name.getValue()));
   }
   std::string listen_address = address;
-  if (listen_address.empty()) {
+  if (!listen_address.empty()) {
+    absl::Status valid = sluice::dist::ValidateAddress(listen_address);
+    if (!valid.ok()) {
+      return Fail(absl::StrCat("invalid --address '", listen_address,
+                               "': ", valid.message()));
+    }
+  } else {
     auto spec = sluice::dist::ClusterSpec::FromFlagOrEnvironment(cluster);
     if (!spec.ok()) {
       return Fail(absl::StrCat("no --address, and ",
@@ -120,6 +136,16 @@ int main(int argc, char** argv) {
   options.task_name = name;
   options.address = listen_address;
   options.max_message_bytes = max_message_bytes;
+  if (max_programs < 1) {
+    return Fail(absl::StrCat("--max_programs must be at least 1, not ",
+                             max_programs.getValue()));
+  }
+  if (max_program_bytes < 1) {
+    return Fail(absl::StrCat("--max_program_bytes must be at least 1, not ",
+                             max_program_bytes.getValue()));
+  }
+  options.max_programs = max_programs;
+  options.max_program_bytes = max_program_bytes;
   auto server = sluice::dist::WorkerServer::Start(&host, options);
   if (!server.ok()) return Fail(std::string(server.status().message()));
 

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace sluice::dist {
@@ -42,6 +43,12 @@ class ClusterSpec {
  private:
   std::map<std::string, std::vector<std::string>> jobs_;
 };
+
+// Checks that `address` is "host:port" with a port in 0..65535; the host is
+// a name, an IPv4 address or a bracketed IPv6 address ("[::1]:7001"). The
+// error says what is wrong with it ("port 65537 is out of range 0..65535"),
+// for the caller to prefix with where the address came from.
+absl::Status ValidateAddress(std::string_view address);
 
 // "/job:<job>/task:<index>".
 std::string TaskName(std::string_view job, int index);

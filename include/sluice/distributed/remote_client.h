@@ -43,7 +43,8 @@ struct TaskStatus {
   bool serving = false;  // false while the worker shuts down
   int64_t active_executions = 0;
   int64_t cancelled_executions = 0;
-  int64_t registered_programs = 0;
+  int64_t registered_programs = 0;  // loaded now, within the task's limits
+  int64_t evicted_programs = 0;     // evicted to keep within them, in all
   // Changes when another process starts serving the task.
   uint64_t incarnation = 0;
 };
@@ -91,7 +92,10 @@ class TaskClient {
   // Registers an SBF program on the task. Bytes already registered through
   // this client are not sent again, unless the task has restarted since: a
   // status answer from a new process, or a call that names a program the
-  // task does not have (FAILED_PRECONDITION), makes the client forget.
+  // task does not have (FAILED_PRECONDITION), makes the client forget. The
+  // client keeps the bytes: a call to a program the task evicted (to keep
+  // within its limits) registers it again and is then made, unseen by the
+  // caller.
   AsyncValueRef<RemoteProgram> RegisterProgram(
       absl::Span<const uint8_t> program);
 

@@ -2,10 +2,13 @@
 // tools/sluice_worker). Programs arrive as SBF bytes, are loaded against the
 // HostContext's kernel registry, and their functions run on that host; each
 // execution has its own RequestContext, cancelled when the caller cancels
-// the RPC or its deadline passes.
+// the RPC or its deadline passes. Calls run on threads of the server's own,
+// never on the gRPC threads that answer RPCs, so a long call neither delays
+// the status RPC nor misses its cancellation.
 #ifndef SLUICE_DISTRIBUTED_WORKER_SERVER_H_
 #define SLUICE_DISTRIBUTED_WORKER_SERVER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -19,6 +22,17 @@ struct WorkerOptions {
   std::string task_name;  // "/job:worker/task:0": reported and put on errors
   std::string address;    // "127.0.0.1:7001"; port 0 picks a free port
   int max_message_bytes = 64 << 20;
+  // Registered programs kept loaded. Past either limit the least recently
+  // used programs that no call is running are evicted; a client re-registers
+  // an evicted program on its next call to it, without an error. A single
+  // program larger than max_program_bytes is refused.
+  int max_programs = 128;
+  int64_t max_program_bytes = int64_t{128} << 20;  // SBF bytes, all programs
+  // The most calls that run at once; more wait for a thread to be free.
+  int max_execution_threads = 64;
+  // How long an idle execution thread waits for the next call, spinning,
+  // before it parks: waking a parked thread costs tens of microseconds.
+  absl::Duration execution_spin = absl::Microseconds(100);
 };
 
 class WorkerServer {

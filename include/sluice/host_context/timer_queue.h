@@ -44,6 +44,9 @@ class TimerQueue {
       timers_;
   TimerId next_id_ = 1;
   TimerId running_id_ = 0;
+  // When the thread wakes at the latest: infinite while it waits for a
+  // first timer. Only a timer due before it needs to wake the thread.
+  absl::Time wake_at_ = absl::InfiniteFuture();
   bool stop_ = false;
   std::thread thread_;
 };

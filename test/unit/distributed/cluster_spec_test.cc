@@ -107,5 +107,49 @@ TEST(TaskNameTest, ParsesBothFormsAndRejectsOthers) {
   }
 }
 
+TEST(ValidateAddressTest, AcceptsHostsAndPortsInRange) {
+  for (const char* good :
+       {"127.0.0.1:0", "127.0.0.1:7001", "localhost:65535", "[::1]:7001",
+        "worker-3.example.com:80", "10.0.0.1:00080"}) {
+    EXPECT_TRUE(ValidateAddress(good).ok())
+        << good << ": " << ValidateAddress(good);
+  }
+}
+
+TEST(ValidateAddressTest, SaysWhatIsWrong) {
+  struct Case {
+    const char* address;
+    const char* reason;
+  } cases[] = {
+      {"127.0.0.1:65536", "port 65536 is out of range 0..65535"},
+      {"127.0.0.1:99999999999999999999",
+       "port 99999999999999999999 is out of range 0..65535"},
+      {"127.0.0.1:http", "port 'http' is not a number"},
+      {"127.0.0.1:+80", "port '+80' is not a number"},
+      {"127.0.0.1: 80", "port ' 80' is not a number"},
+      {"127.0.0.1", "expected host:port, there is no ':' before a port"},
+      {"", "expected host:port, there is no ':' before a port"},
+      {":7001", "the host is missing"},
+      {"127.0.0.1:", "the port is missing"},
+      {"::1:7001", "host '::1' has a ':'; write an IPv6 host in brackets"},
+      {"[::1:7001", "host '[::1' opens a '[' it does not close"},
+  };
+  for (const Case& c : cases) {
+    absl::Status status = ValidateAddress(c.address);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.address;
+    EXPECT_THAT(status.message(), HasSubstr(c.reason)) << c.address;
+  }
+}
+
+TEST(ClusterSpecTest, ABadTaskAddressNamesTheTask) {
+  absl::StatusOr<ClusterSpec> spec = ClusterSpec::FromJson(
+      R"({"ps": ["10.0.0.9:7000"], "worker": ["h:1", "h:2", "h:65537"]})");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(spec.status().message(),
+            "invalid cluster spec: address 'h:65537' of task "
+            "/job:worker/task:2: port 65537 is out of range 0..65535");
+}
+
 }  // namespace
 }  // namespace sluice::dist
