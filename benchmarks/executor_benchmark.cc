@@ -1,5 +1,5 @@
-// Per-kernel cost of the executor on the peers' programs (see
-// shared/perf-facts.md): a chain of dependent adds and a fan of independent
+// Per-kernel cost of the executor on the programs peers are compared on: a
+// chain of dependent adds and a fan of independent
 // adds joined by one merge, built directly in the binary format.
 #include <malloc.h>
 
@@ -20,7 +20,7 @@ namespace sluice {
 namespace {
 
 // glibc gives freed memory back to the kernel, and the next run page-faults
-// it in again (~10 µs a page, see shared/perf-facts.md): keep it, so the
+// it in again (~10 µs a page on these machines): keep it, so the
 // figures measure the executor. Reported with the figures.
 const bool kKeepFreedMemory = [] {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);

@@ -1,4 +1,4 @@
-// The kernels of the `tfrt` dialect (shared/spec/tfrt_ops.md).
+// The kernels of the `tfrt` dialect (as TFRT defines them).
 #ifndef SLUICE_KERNELS_BASIC_BASIC_KERNELS_H_
 #define SLUICE_KERNELS_BASIC_BASIC_KERNELS_H_
 

@@ -1,4 +1,4 @@
-// Calls and control flow of the `tfrt` dialect (shared/spec/tfrt_ops.md):
+// Calls and control flow of the `tfrt` dialect (as TFRT defines them):
 // tfrt.call, tfrt.if, tfrt.cond, tfrt.case, tfrt.while, tfrt.repeat.i32 and
 // tfrt.once.
 //

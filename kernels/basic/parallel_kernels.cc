@@ -1,4 +1,4 @@
-// Parallel loops of the `tfrt` dialect (shared/spec/tfrt_ops.md):
+// Parallel loops of the `tfrt` dialect (as TFRT defines them):
 // tfrt.parallel_for.i32 (the body is a region) and tfrt.parallel_call.i32
 // (the body is the function the `callee` attribute names). Both reach the
 // kernel as its first function, so one implementation serves both.

@@ -1,5 +1,5 @@
 // tfrt.print.*: writes one line per value to stdout, in the exact format
-// programs written for TFRT expect (shared/spec/tfrt_ops.md).
+// programs written for TFRT expect (as TFRT defines them).
 //
 // Each kernel takes (value, chain) and returns a new chain. The input chain
 // only orders the print after earlier side effects, which strictness already

@@ -1,5 +1,5 @@
 // Chains, constants, arithmetic, comparisons and casts of the `tfrt`
-// dialect (shared/spec/tfrt_ops.md).
+// dialect (as TFRT defines them).
 //
 // Payload types, one per MLIR type: i1 bool, i32 int32_t, i64 int64_t,
 // ui32 uint32_t, ui64 uint64_t, f32 float, f64 double, complex64

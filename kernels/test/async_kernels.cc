@@ -1,5 +1,5 @@
 // Kernels whose results arrive late or from other threads
-// (shared/spec/tfrt_ops.md, "tfrt_test ops"): the async_* kernels complete
+// (TFRT's tfrt_test ops): the async_* kernels complete
 // their results from work-queue tasks, copy.with_delay holds up its own
 // thread, and the usleep kernels sleep on the blocking pool.
 //

@@ -1,5 +1,5 @@
 // tfrt_test.async_value_get and tfrt_test.async_value_ref: self-tests of the
-// AsyncValue API run from inside a program (shared/spec/tfrt_ops.md). Each
+// AsyncValue API run from inside a program (as TFRT defines them). Each
 // exercises one part of the API, records what it observes as text, prints
 // it and returns it. A correct implementation produces exactly the strings
 // the spec lists; any deviation shows up as a different string, which is

@@ -1,5 +1,5 @@
 // Kernels that fail on purpose, in each of the ways a kernel can fail
-// (shared/spec/tfrt_ops.md, "tfrt_test ops"): a synchronous error return, a
+// (TFRT's tfrt_test ops): a synchronous error return, a
 // partial failure, an error reported later from another thread, and
 // cancelling the request.
 //

@@ -1,5 +1,5 @@
 // Kernels that pass values through without looking at their payloads
-// (shared/spec/tfrt_ops.md, "tfrt_test ops"): they make the executor's
+// (TFRT's tfrt_test ops): they make the executor's
 // handling of values (sharing, indirection, reference counts) observable.
 // They work for any payload type, so they take their operands untyped.
 #include <cstddef>

@@ -1,6 +1,5 @@
-// The built-in native functions (shared/spec/tfrt_ops.md, "Native
-// functions"): C++ functions that programs declare with `tfrt.native` and
-// call like any other function.
+// The built-in native functions (as in TFRT): C++ functions that programs
+// declare with `tfrt.native` and call like any other function.
 //
 // Unlike strict kernels, native functions are called with arguments that may
 // still be pending, or errors: each waits for its arguments before reading

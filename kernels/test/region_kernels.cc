@@ -1,6 +1,6 @@
-// Test kernels that run a region (shared/spec/tfrt_ops.md, "tfrt_test
-// ops"): tfrt_test.do.async runs its body once as a work-queue task, and
-// tfrt_test.benchmark runs its body repeatedly and prints timings.
+// Test kernels that run a region (TFRT's tfrt_test ops): tfrt_test.do.async
+// runs its body once as a work-queue task, and tfrt_test.benchmark runs its
+// body repeatedly and prints timings.
 //
 // The body is the kernel's function 0. Functions belong to the loaded
 // program, which outlives every execution of its kernels, so tasks and

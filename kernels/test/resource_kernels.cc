@@ -1,6 +1,6 @@
-// Kernels with state that outlives one kernel (shared/spec/tfrt_ops.md,
-// "tfrt_test ops"): a resource held by unique_ptr, a per-host shared
-// context, and an atomic counter shared by the kernels that use it.
+// Kernels with state that outlives one kernel (TFRT's tfrt_test ops): a
+// resource held by unique_ptr, a per-host shared context, and an atomic counter
+// shared by the kernels that use it.
 //
 // Input chains only order a kernel after earlier side effects, which
 // strictness already guarantees, so the kernels never read them.

@@ -1,4 +1,4 @@
-// The test kernels (shared/spec/tfrt_ops.md): `tfrt_test.*`, the
+// The test kernels (as TFRT defines them): `tfrt_test.*`, the
 // value-lifetime kernels `vt.*`, the tutorial kernels `tfrt_tutorial.*`, and
 // the built-in native functions.
 #ifndef SLUICE_KERNELS_TEST_TEST_KERNELS_H_

@@ -1,4 +1,4 @@
-// The tutorial kernels of `tfrt_tutorial` (shared/spec/tfrt_ops.md): the
+// The tutorial kernels of `tfrt_tutorial` (as TFRT defines them): the
 // smallest example of a kernel library with a payload type of its own.
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-// Small synchronous test kernels (shared/spec/tfrt_ops.md, "tfrt_test ops"):
+// Small synchronous test kernels (TFRT's tfrt_test ops):
 // strings, prints, count3, test_cost, logging, debug info, thread ids and a
 // deliberate leak. Printed lines are a contract with existing programs'
 // expected outputs and go through PrintLine.

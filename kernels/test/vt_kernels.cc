@@ -1,5 +1,5 @@
 // The value-lifetime test kernels of the `vt` dialect
-// (shared/spec/tfrt_ops.md) on the payload VtValue (test_kernels_internal.h),
+// (as TFRT defines them) on the payload VtValue (test_kernels_internal.h),
 // which prints every construction, copy, move and destruction.
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 // sluice_run: runs the functions of a compiled program and prints their
-// results (shared/spec/runner.md).
+// results (in the format TFRT tests expect).
 #include <cstdio>
 #include <iostream>
 #include <iterator>

@@ -1,4 +1,5 @@
-// How sluice_run prints a function's results (shared/spec/runner.md).
+// How sluice_run prints a function's results (the runner output format TFRT
+// tests expect).
 #ifndef SLUICE_TOOLS_SLUICE_RUN_VALUE_PRINTER_H_
 #define SLUICE_TOOLS_SLUICE_RUN_VALUE_PRINTER_H_
 
