@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sluice/bef/sbf_writer.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/distributed/remote_client.h"
 #include "test/integration/remote_test_util.h"
@@ -122,6 +123,41 @@ func.func @confused(%x: i32) -> !tfrt.string {
   EXPECT_THAT(result[0]->GetError().message(),
               HasSubstr("operand #0 does not hold a value of the type the "
                         "kernel takes"));
+  ExpectStillServing();
+}
+
+// The compiler refuses such nesting, so the program is written by hand, as a
+// hostile client would: a kernel whose attribute nests arrays 100,000 deep.
+TEST_F(HostileProgramTest, DeeplyNestedAttributesAreRefused) {
+  bef::SbfWriter writer;
+  uint32_t attribute = writer.AddScalar<int32_t>(bef::AttributeType::kI32, 1);
+  for (int level = 0; level < 100000; ++level) {
+    attribute = writer.AddArrayAttribute({attribute});
+  }
+  const uint32_t function =
+      writer.DeclareFunction("deep", bef::FunctionKind::kFunction, {}, {});
+  bef::BodyDescription body;
+  body.kernels.push_back({writer.AddKernelName("tfrt_test.flat"),
+                          writer.AddLocation("deep.mlir", 1, 1, std::nullopt),
+                          {},
+                          {},
+                          {attribute},
+                          {writer.AddString("value")},
+                          {}});
+  writer.DefineFunction(function, body);
+  absl::StatusOr<RemoteProgram> program = RegisterNow(task(0), writer.Finish());
+  ASSERT_FALSE(program.ok());
+  EXPECT_THAT(program.status().message(),
+              HasSubstr("array attribute nests 257 levels deep"));
+  ExpectStillServing();
+}
+
+TEST_F(HostileProgramTest, AFlippedByteIsRefusedAsCorrupt) {
+  std::vector<uint8_t> program = TestProgram();
+  program[program.size() / 2] ^= 0x01;
+  absl::StatusOr<RemoteProgram> registered = RegisterNow(task(0), program);
+  ASSERT_FALSE(registered.ok());
+  EXPECT_THAT(registered.status().message(), HasSubstr("checksum mismatch"));
   ExpectStillServing();
 }
 
