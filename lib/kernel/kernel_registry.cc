@@ -103,6 +103,52 @@ NativeFunction KernelRegistry::GetNativeFunction(std::string_view name) const {
   return it == native_functions_.end() ? nullptr : it->second;
 }
 
+namespace {
+
+std::string Count(uint32_t n, bool open, const char* noun) {
+  if (n == 0 && open) return absl::StrCat("any ", noun, "s");
+  if (n == 0) return absl::StrCat("no ", noun, "s");
+  return absl::StrCat(n, open ? "+" : "", " ", noun,
+                      n == 1 && !open ? "" : "s");
+}
+
+}  // namespace
+
+std::string DescribeKernel(std::string_view name,
+                           const RegisteredKernel& kernel) {
+  std::string line = absl::StrCat(std::string(name), ": ");
+  if (kernel.strictness == Strictness::kNonStrict) {
+    absl::StrAppend(&line, "non-strict, ");
+  }
+  const KernelSignature* signature = kernel.signature;
+  if (signature == nullptr) {
+    absl::StrAppend(&line, "no signature (checks its frame itself)");
+    return line;
+  }
+  const bool open = signature->reads_frame;
+  absl::StrAppend(&line,
+                  Count(signature->num_operands,
+                        signature->variadic_operands || open, "operand"),
+                  " -> ",
+                  Count(signature->num_results,
+                        signature->variadic_results || open, "result"));
+  if (signature->takes_functions) absl::StrAppend(&line, ", runs functions");
+  if (open) absl::StrAppend(&line, ", reads its frame");
+  if (!signature->attributes.empty()) {
+    std::vector<std::string> attributes;
+    for (size_t i = 0; i < signature->attributes.size(); ++i) {
+      const AttributeRequirement& attribute = signature->attributes[i];
+      attributes.push_back(absl::StrCat(
+          kernel.attribute_names.empty() ? absl::StrCat("#", i)
+                                         : kernel.attribute_names[i],
+          attribute.optional ? "?" : "", ": ",
+          DescribeAttributeRequirement(attribute)));
+    }
+    absl::StrAppend(&line, " {", absl::StrJoin(attributes, ", "), "}");
+  }
+  return line;
+}
+
 KernelRegistry& GetKernelRegistry(HostContext* host) {
   return host->GetOrCreateSharedContext<KernelRegistry>();
 }

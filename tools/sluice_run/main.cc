@@ -74,6 +74,21 @@ cl::opt<int> rpc_deadline_ms(
     "rpc_deadline_ms",
     cl::desc("deadline of each RPC of tfrt_dist ops, in milliseconds"),
     cl::init(30000));
+cl::opt<bool> list_kernels(
+    "list_kernels",
+    cl::desc("print every registered kernel with what it takes (operands, "
+             "results, attributes), and exit"),
+    cl::init(false));
+
+// The kernels programs run by this tool may use.
+absl::Status RegisterKernels(sluice::KernelRegistry* registry) {
+  for (auto* group :
+       {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
+        &sluice::RegisterDistKernels}) {
+    if (absl::Status status = group(registry); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
 
 // The test budget allocator counts only allocations above 32 bytes.
 class SmallAllocationsFree final : public sluice::HostAllocator {
@@ -153,6 +168,20 @@ int main(int argc, char** argv) {
       "in memory, or .sbf) that takes no arguments, in file order, and "
       "prints what each returns\n");
 
+  if (list_kernels) {
+    sluice::KernelRegistry registry;
+    if (absl::Status registered = RegisterKernels(&registry);
+        !registered.ok()) {
+      return Fail(std::string(registered.message()));
+    }
+    for (const std::string& name : registry.KernelNames()) {
+      std::printf(
+          "%s\n",
+          sluice::DescribeKernel(name, *registry.GetKernel(name)).c_str());
+    }
+    return 0;
+  }
+
   if (rpc_deadline_ms <= 0) {
     return Fail(absl::StrCat("--rpc_deadline_ms must be positive, got ",
                              rpc_deadline_ms.getValue()));
@@ -226,11 +255,9 @@ int main(int argc, char** argv) {
         on_diagnostic, std::make_unique<BorrowedAllocator>(allocator.get()),
         *std::move(work_queue));
     sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
-    for (auto* group :
-         {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
-          &sluice::RegisterDistKernels}) {
-      absl::Status registered = group(&registry);
-      if (!registered.ok()) return Fail(std::string(registered.message()));
+    if (absl::Status registered = RegisterKernels(&registry);
+        !registered.ok()) {
+      return Fail(std::string(registered.message()));
     }
     auto& distributed =
         host.GetOrCreateSharedContext<sluice::DistributedContext>();

@@ -126,6 +126,13 @@ class KernelRegistry {
   std::unordered_map<std::string, NativeFunction> native_functions_;
 };
 
+// One line saying what `kernel` takes, for --list_kernels:
+//   "tfrt.add.i32: 2 operands -> 1 result"
+//   "my.clamp: 1 operand -> 1 result {low: i32, high: i32}"
+//   "tfrt.call: non-strict, no signature (checks its frame itself)"
+std::string DescribeKernel(std::string_view name,
+                           const RegisteredKernel& kernel);
+
 // The registry owned by `host` (one per HostContext, created on first use).
 KernelRegistry& GetKernelRegistry(HostContext* host);
 

@@ -438,6 +438,34 @@ TEST(KernelRegistryTest, AttributeNamesMustMatchTheAttributeParameters) {
   EXPECT_EQ(registry.GetKernel("k"), nullptr);
 }
 
+int32_t ClampForDescription(int32_t x, Attribute<int32_t> low,
+                            OptionalAttribute<int32_t> high) {
+  return std::min(std::max(x, *low), high.value_or(x));
+}
+
+TEST(KernelRegistryTest, DescribesWhatAKernelTakes) {
+  KernelRegistry registry;
+  ASSERT_TRUE(
+      registry
+          .AddKernels({
+              {"my.clamp", SLUICE_KERNEL(ClampForDescription)
+                               .WithAttributeNames({"low", "high"})},
+              {"my.clamp_unnamed", SLUICE_KERNEL(ClampForDescription)},
+              {"my.split", SLUICE_KERNEL(Split), Strictness::kNonStrict},
+              {"my.raw", +[](KernelFrame*) {}},
+          })
+          .ok());
+  EXPECT_EQ(DescribeKernel("my.clamp", *registry.GetKernel("my.clamp")),
+            "my.clamp: 1 operand -> 1 result {low: i32, high?: i32}");
+  EXPECT_EQ(DescribeKernel("my.clamp_unnamed",
+                           *registry.GetKernel("my.clamp_unnamed")),
+            "my.clamp_unnamed: 1 operand -> 1 result {#0: i32, #1?: i32}");
+  EXPECT_THAT(DescribeKernel("my.split", *registry.GetKernel("my.split")),
+              ::testing::StartsWith("my.split: non-strict, "));
+  EXPECT_EQ(DescribeKernel("my.raw", *registry.GetKernel("my.raw")),
+            "my.raw: no signature (checks its frame itself)");
+}
+
 TEST(KernelRegistryTest, DuplicateNativeFunctionIsAnError) {
   KernelRegistry registry;
   NativeFunction function = [](const ExecutionContext&,
