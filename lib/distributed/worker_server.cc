@@ -19,11 +19,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "grpcpp/grpcpp.h"
-#include "lib/distributed/call_executor.h"
 #include "lib/distributed/grpc_status.h"
 #include "lib/distributed/program_fingerprint.h"
 #include "lib/distributed/value_codec.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
+#include "lib/host_context/blocking_pool.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/execution_context.h"
@@ -49,6 +49,10 @@ uint64_t NewIncarnation() {
          static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
 }
 
+// An execution thread idle this long exits, so a burst of calls does not
+// pin its threads for the life of the worker.
+constexpr std::chrono::milliseconds kExecutionThreadIdleTimeout(10000);
+
 class WorkerService final : public proto::Worker::CallbackService {
  public:
   WorkerService(HostContext* host, const WorkerOptions& options)
@@ -57,7 +61,9 @@ class WorkerService final : public proto::Worker::CallbackService {
         max_programs_(std::max(options.max_programs, 1)),
         max_program_bytes_(options.max_program_bytes),
         incarnation_(NewIncarnation()),
-        executor_(options.max_execution_threads, options.execution_spin) {}
+        executor_(std::max(options.max_execution_threads, 1),
+                  kExecutionThreadIdleTimeout, /*on_idle=*/nullptr,
+                  absl::ToChronoNanoseconds(options.execution_spin)) {}
 
   grpc::ServerUnaryReactor* GetStatus(
       grpc::CallbackServerContext* context,
@@ -179,7 +185,11 @@ class WorkerService final : public proto::Worker::CallbackService {
   // Past a limit with every evictable program gone.
   std::atomic<bool> over_limit_{false};
   // Last: its threads stop before the rest of the service goes.
-  internal::CallExecutor executor_;
+  // The threads calls run on, so that gRPC's threads, which also answer the
+  // status RPC and deliver cancellations, never run a program: kernels cannot
+  // be preempted, and a call started on a gRPC thread would hold it until
+  // its last synchronous kernel returned.
+  internal::BlockingPool executor_;
 };
 
 absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Register(
@@ -213,9 +223,9 @@ absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Register(
     const std::string location = GetErrorContext(program.status()).location;
     return absl::Status(
         program.status().code(),
-        absl::StrCat("task ", task_name_, " cannot load the program: ",
-                     location, location.empty() ? "" : ": ",
-                     program.status().message()));
+        absl::StrCat("task ", task_name_,
+                     " cannot load the program: ", location,
+                     location.empty() ? "" : ": ", program.status().message()));
   }
   auto loaded = std::make_shared<LoadedProgram>();
   loaded->registration.set_program_id(id);

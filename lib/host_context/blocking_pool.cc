@@ -8,10 +8,12 @@ namespace internal {
 
 BlockingPool::BlockingPool(int max_threads,
                            std::chrono::milliseconds idle_timeout,
-                           std::function<void()> on_idle)
+                           std::function<void()> on_idle,
+                           std::chrono::nanoseconds spin)
     : max_threads_(max_threads),
       idle_timeout_(idle_timeout),
-      on_idle_(std::move(on_idle)) {
+      on_idle_(std::move(on_idle)),
+      spin_(spin) {
   assert(max_threads_ >= 1);
 }
 
@@ -33,6 +35,7 @@ void BlockingPool::Add(TaskFunction task) {
     std::lock_guard<std::mutex> lock(mu_);
     assert(!stopping_ && "blocking task added to a pool being destroyed");
     queue_.PushBack(std::move(task));
+    queued_.store(queue_.size(), std::memory_order_release);
     added_.store(added_.load(std::memory_order_relaxed) + 1,
                  std::memory_order_release);
     // An idle thread that was notified still counts as idle until it wakes,
@@ -43,7 +46,9 @@ void BlockingPool::Add(TaskFunction task) {
         num_threads_ < max_threads_) {
       ++num_threads_;
       threads_.emplace_back([this] { ThreadLoop(); });
-    } else if (num_idle_ > 0) {
+    } else if (num_idle_ > (spinning_ ? 1 : 0) &&
+               queue_.size() > (spinning_ ? 1u : 0u)) {
+      // A spinning thread takes one task without being woken.
       cv_.notify_one();
     }
   }
@@ -60,6 +65,7 @@ void BlockingPool::ThreadLoop() {
   while (true) {
     if (!queue_.empty()) {
       TaskFunction task = queue_.PopFront();
+      queued_.store(queue_.size(), std::memory_order_release);
       lock.unlock();
       std::move(task)();
       task = nullptr;
@@ -74,7 +80,26 @@ void BlockingPool::ThreadLoop() {
       continue;
     }
     if (stopping_) break;
+    // A spinning thread counts as idle: Add() neither starts a thread nor
+    // needs to wake one for the task it will take.
     ++num_idle_;
+    if (spin_.count() > 0 && !spinning_) {
+      spinning_ = true;
+      lock.unlock();
+      const auto end = std::chrono::steady_clock::now() + spin_;
+      // Yielding lets a thread that shares this core run: on a machine with
+      // few cores, that may be the one about to add the next task.
+      while (queued_.load(std::memory_order_acquire) == 0 &&
+             std::chrono::steady_clock::now() < end) {
+        std::this_thread::yield();
+      }
+      lock.lock();
+      spinning_ = false;
+      if (!queue_.empty() || stopping_) {
+        --num_idle_;
+        continue;
+      }
+    }
     const bool woken = cv_.wait_for(
         lock, idle_timeout_, [this] { return !queue_.empty() || stopping_; });
     --num_idle_;

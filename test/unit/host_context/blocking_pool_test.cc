@@ -1,7 +1,8 @@
-// The worker's execution threads: every task runs, never inline; a task
-// that blocks does not hold up the others while the pool may grow; the
-// pool never grows past its maximum; destruction runs what is queued.
-#include "lib/distributed/call_executor.h"
+// BlockingPool, spinning as a worker's execution threads do: every task
+// runs, never inline; a task that blocks does not hold up the others while
+// the pool may grow; the pool never grows past its maximum; destruction runs
+// what is queued.
+#include "lib/host_context/blocking_pool.h"
 
 #include <atomic>
 #include <chrono>
@@ -11,17 +12,19 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 
-namespace sluice::dist::internal {
+namespace sluice::internal {
 namespace {
 
 constexpr absl::Duration kBound = absl::Seconds(30);
+constexpr std::chrono::milliseconds kIdleTimeout(10000);
 
-TEST(CallExecutorTest, RunsEveryTaskOffTheCallersThread) {
+TEST(BlockingPoolTest, RunsEveryTaskOffTheCallersThread) {
   std::atomic<int> ran{0};
   std::atomic<int> inline_runs{0};
   const std::thread::id caller = std::this_thread::get_id();
   {
-    CallExecutor executor(4, absl::Microseconds(50));
+    BlockingPool executor(4, kIdleTimeout, nullptr,
+                          std::chrono::microseconds(50));
     for (int i = 0; i < 100; ++i) {
       executor.Add([&] {
         if (std::this_thread::get_id() == caller) ++inline_runs;
@@ -33,8 +36,8 @@ TEST(CallExecutorTest, RunsEveryTaskOffTheCallersThread) {
   EXPECT_EQ(inline_runs.load(), 0);
 }
 
-TEST(CallExecutorTest, ABlockedTaskDoesNotHoldUpTheNext) {
-  CallExecutor executor(2, absl::ZeroDuration());
+TEST(BlockingPoolTest, ABlockedTaskDoesNotHoldUpTheNext) {
+  BlockingPool executor(2, kIdleTimeout, nullptr);
   absl::Notification release;
   absl::Notification second_ran;
   executor.Add([&] { release.WaitForNotificationWithTimeout(kBound); });
@@ -43,11 +46,12 @@ TEST(CallExecutorTest, ABlockedTaskDoesNotHoldUpTheNext) {
   release.Notify();
 }
 
-TEST(CallExecutorTest, NeverRunsMoreTasksAtOnceThanItsMaximum) {
+TEST(BlockingPoolTest, NeverRunsMoreTasksAtOnceThanItsMaximum) {
   std::atomic<int> running{0};
   std::atomic<int> most{0};
   {
-    CallExecutor executor(2, absl::Microseconds(20));
+    BlockingPool executor(2, kIdleTimeout, nullptr,
+                          std::chrono::microseconds(20));
     for (int i = 0; i < 20; ++i) {
       executor.Add([&] {
         const int now = ++running;
@@ -63,10 +67,11 @@ TEST(CallExecutorTest, NeverRunsMoreTasksAtOnceThanItsMaximum) {
   EXPECT_LE(most.load(), 2);
 }
 
-TEST(CallExecutorTest, ATaskMayAddTasks) {
+TEST(BlockingPoolTest, ATaskMayAddTasks) {
   std::atomic<int> ran{0};
   absl::Notification done;
-  CallExecutor executor(1, absl::Microseconds(20));
+  BlockingPool executor(1, kIdleTimeout, nullptr,
+                        std::chrono::microseconds(20));
   executor.Add([&] {
     ++ran;
     executor.Add([&] {
@@ -79,4 +84,4 @@ TEST(CallExecutorTest, ATaskMayAddTasks) {
 }
 
 }  // namespace
-}  // namespace sluice::dist::internal
+}  // namespace sluice::internal
