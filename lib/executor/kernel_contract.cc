@@ -1,5 +1,6 @@
 #include "lib/executor/kernel_contract.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -105,6 +106,105 @@ struct OpAttribute {
   bool taken = false;
 };
 
+// Collects what does not fit, each message naming the kernel.
+class Problems {
+ public:
+  Problems(std::string_view kernel_name, std::vector<std::string>& out)
+      : prefix_(absl::StrCat("kernel '", std::string(kernel_name), "' ")),
+        out_(out) {}
+  void Add(const std::string& problem) {
+    out_.push_back(absl::StrCat(prefix_, problem));
+  }
+
+ private:
+  const std::string prefix_;
+  std::vector<std::string>& out_;
+};
+
+// The i-th attribute parameter takes the op's attribute named names[i]; a
+// kernel that reads its frame gets the op's other attributes after them.
+std::vector<const void*> BindByName(
+    const std::vector<std::string>& names,
+    absl::Span<const AttributeRequirement> wanted, bool open,
+    std::vector<OpAttribute>& attributes, Problems& problems) {
+  std::vector<const void*> bound;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const std::string& name = names[i];
+    auto found = std::find_if(
+        attributes.begin(), attributes.end(),
+        [&](const OpAttribute& attribute) { return attribute.name == name; });
+    const std::string type = DescribeAttributeRequirement(wanted[i]);
+    if (found == attributes.end()) {
+      if (!wanted[i].optional) {
+        problems.Add(absl::StrCat("needs attribute '", name, "' (", type,
+                                  "); the op has none"));
+      }
+      bound.push_back(nullptr);
+      continue;
+    }
+    found->taken = true;
+    if (!Fits(wanted[i], found->value)) {
+      problems.Add(absl::StrCat("needs attribute '", name, "' as ", type,
+                                "; the op's is ",
+                                bef::AttributeTypeName(found->value.type)));
+    }
+    bound.push_back(found->value.data);
+  }
+  for (const OpAttribute& attribute : attributes) {
+    if (attribute.taken) continue;
+    if (open) {
+      bound.push_back(attribute.value.data);
+    } else {
+      problems.Add(absl::StrCat("takes no attribute '", attribute.name, "'"));
+    }
+  }
+  return bound;
+}
+
+// Attribute parameters take the op's attributes in the order the program
+// lists them (TFRT's); optional ones left over are null.
+std::vector<const void*> BindInOrder(
+    absl::Span<const AttributeRequirement> wanted, bool open,
+    const std::vector<OpAttribute>& attributes, Problems& problems) {
+  const size_t required =
+      std::count_if(wanted.begin(), wanted.end(),
+                    [](const AttributeRequirement& requirement) {
+                      return !requirement.optional;
+                    });
+  if (attributes.size() < required ||
+      (attributes.size() > wanted.size() && !open)) {
+    std::vector<std::string> needed;
+    for (const AttributeRequirement& requirement : wanted) {
+      needed.push_back(DescribeAttributeRequirement(requirement));
+    }
+    std::vector<std::string> present;
+    for (const OpAttribute& attribute : attributes) {
+      present.push_back(absl::StrCat("'", attribute.name, "'"));
+    }
+    problems.Add(absl::StrCat(
+        "takes ", Count(wanted.size(), "attribute"),
+        wanted.empty() ? ""
+                       : absl::StrCat(" (", absl::StrJoin(needed, ", "), ")"),
+        "; the op has ",
+        attributes.empty() ? "none"
+                           : absl::StrCat(attributes.size(), " (",
+                                          absl::StrJoin(present, ", "), ")")));
+  }
+  std::vector<const void*> bound;
+  for (size_t i = 0; i < attributes.size(); ++i) {
+    if (i < wanted.size() && !Fits(wanted[i], attributes[i].value)) {
+      problems.Add(
+          absl::StrCat("takes attribute #", i, " as ",
+                       DescribeAttributeRequirement(wanted[i]), "; the op's '",
+                       attributes[i].name, "' is ",
+                       bef::AttributeTypeName(attributes[i].value.type)));
+    }
+    bound.push_back(attributes[i].value.data);
+  }
+  while (bound.size() < wanted.size()) bound.push_back(nullptr);
+  return bound;
+}
+
 }  // namespace
 
 std::vector<const void*> BindKernel(std::string_view kernel_name,
@@ -112,38 +212,33 @@ std::vector<const void*> BindKernel(std::string_view kernel_name,
                                     const bef::SbfKernel& op,
                                     const bef::SbfProgram& program,
                                     std::vector<std::string>& problems) {
-  std::vector<const void*> bound;
   const KernelSignature* signature = kernel.signature;
   if (signature == nullptr) {
+    std::vector<const void*> bound;
     for (uint32_t reference : op.attributes) {
       bound.push_back(program.AttributeData(reference));
     }
     return bound;
   }
 
-  const std::string kernel_says =
-      absl::StrCat("kernel '", std::string(kernel_name), "' ");
-  auto add_problem = [&](const std::string& problem) {
-    problems.push_back(absl::StrCat(kernel_says, problem));
-  };
+  Problems misfits(kernel_name, problems);
   const bool open = signature->reads_frame;
   auto check_count = [&](const char* noun, uint32_t needed, bool variadic,
                          size_t actual) {
     std::string problem = CheckCount(noun, needed, variadic || open, actual);
-    if (!problem.empty()) add_problem(std::move(problem));
+    if (!problem.empty()) misfits.Add(problem);
   };
   // Any op may take one more operand than its kernel, a trailing chain that
   // only orders it.
   const size_t operands = op.operands.size();
-  const bool extra_chain = operands == size_t{signature->num_operands} + 1;
-  if (!extra_chain) {
+  if (operands != size_t{signature->num_operands} + 1) {
     check_count("operand", signature->num_operands,
                 signature->variadic_operands, operands);
   }
   check_count("result", signature->num_results, signature->variadic_results,
               op.results.size());
   if (!signature->takes_functions && !open && !op.functions.empty()) {
-    add_problem(absl::StrCat("runs no regions or functions; the op has ",
+    misfits.Add(absl::StrCat("runs no regions or functions; the op has ",
                              op.functions.size()));
   }
 
@@ -153,80 +248,10 @@ std::vector<const void*> BindKernel(std::string_view kernel_name,
     if (NamesFunctions(value, program)) continue;
     attributes.push_back({std::string(op.attribute_names[i]), value});
   }
-  const auto& wanted = signature->attributes;
-
-  if (!kernel.attribute_names.empty()) {
-    for (size_t i = 0; i < wanted.size(); ++i) {
-      const std::string& name = kernel.attribute_names[i];
-      OpAttribute* found = nullptr;
-      for (OpAttribute& attribute : attributes) {
-        if (attribute.name == name) found = &attribute;
-      }
-      const char* type = DescribeAttributeRequirement(wanted[i]);
-      if (found == nullptr) {
-        if (!wanted[i].optional) {
-          add_problem(absl::StrCat("needs attribute '", name, "' (", type,
-                                   "); the op has none"));
-        }
-        bound.push_back(nullptr);
-        continue;
-      }
-      found->taken = true;
-      if (!Fits(wanted[i], found->value)) {
-        add_problem(absl::StrCat("needs attribute '", name, "' as ", type,
-                                 "; the op's is ",
-                                 bef::AttributeTypeName(found->value.type)));
-      }
-      bound.push_back(found->value.data);
-    }
-    for (const OpAttribute& attribute : attributes) {
-      if (attribute.taken) continue;
-      if (open) {
-        bound.push_back(attribute.value.data);
-      } else {
-        add_problem(absl::StrCat("takes no attribute '", attribute.name, "'"));
-      }
-    }
-  } else {
-    size_t required = 0;
-    for (const AttributeRequirement& requirement : wanted) {
-      if (!requirement.optional) ++required;
-    }
-    const bool too_few = attributes.size() < required;
-    const bool too_many = attributes.size() > wanted.size() && !open;
-    if (too_few || too_many) {
-      std::vector<std::string> needed;
-      for (const AttributeRequirement& requirement : wanted) {
-        needed.push_back(DescribeAttributeRequirement(requirement));
-      }
-      std::vector<std::string> present;
-      for (const OpAttribute& attribute : attributes) {
-        present.push_back(absl::StrCat("'", attribute.name, "'"));
-      }
-      add_problem(absl::StrCat(
-          "takes ", Count(wanted.size(), "attribute"),
-          wanted.empty() ? ""
-                         : absl::StrCat(" (", absl::StrJoin(needed, ", "), ")"),
-          "; the op has ",
-          attributes.empty()
-              ? "none"
-              : absl::StrCat(attributes.size(), " (",
-                             absl::StrJoin(present, ", "), ")")));
-    }
-    for (size_t i = 0; i < attributes.size(); ++i) {
-      if (i < wanted.size() && !Fits(wanted[i], attributes[i].value)) {
-        add_problem(
-            absl::StrCat("takes attribute #", i, " as ",
-                         DescribeAttributeRequirement(wanted[i]),
-                         "; the op's '", attributes[i].name, "' is ",
-                         bef::AttributeTypeName(attributes[i].value.type)));
-      }
-      bound.push_back(attributes[i].value.data);
-    }
-    while (bound.size() < wanted.size()) bound.push_back(nullptr);
-  }
-
-  return bound;
+  return kernel.attribute_names.empty()
+             ? BindInOrder(signature->attributes, open, attributes, misfits)
+             : BindByName(kernel.attribute_names, signature->attributes, open,
+                          attributes, misfits);
 }
 
 }  // namespace executor_internal

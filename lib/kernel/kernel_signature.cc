@@ -1,5 +1,7 @@
 #include "sluice/kernel/kernel_signature.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace sluice {
 namespace {
 
@@ -37,38 +39,9 @@ const char* ElementName(AttributeElement element) {
   return "?";
 }
 
-const char* DenseName(AttributeElement element) {
-  switch (element) {
-    case AttributeElement::kBool:
-      return "array of i1";
-    case AttributeElement::kInt8:
-      return "array of i8";
-    case AttributeElement::kUInt8:
-      return "array of ui8 or i1";
-    case AttributeElement::kInt16:
-      return "array of i16";
-    case AttributeElement::kUInt16:
-      return "array of ui16, f16 or bf16";
-    case AttributeElement::kInt32:
-      return "array of i32";
-    case AttributeElement::kUInt32:
-      return "array of ui32";
-    case AttributeElement::kInt64:
-      return "array of i64";
-    case AttributeElement::kUInt64:
-      return "array of ui64";
-    case AttributeElement::kFloat:
-      return "array of f32";
-    case AttributeElement::kDouble:
-      return "array of f64";
-    default:
-      return "array";
-  }
-}
-
 }  // namespace
 
-const char* DescribeAttributeRequirement(
+std::string DescribeAttributeRequirement(
     const AttributeRequirement& attribute) {
   switch (attribute.shape) {
     case AttributeShape::kScalar:
@@ -76,7 +49,7 @@ const char* DescribeAttributeRequirement(
     case AttributeShape::kString:
       return "string";
     case AttributeShape::kDense:
-      return DenseName(attribute.element);
+      return absl::StrCat("array of ", ElementName(attribute.element));
     case AttributeShape::kAggregate:
       return "array";
   }

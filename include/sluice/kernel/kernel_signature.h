@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "absl/types/span.h"
@@ -68,7 +69,7 @@ struct KernelSignature {
 };
 
 // "i32", "string", "array of f32", ... for messages.
-const char* DescribeAttributeRequirement(const AttributeRequirement& attribute);
+std::string DescribeAttributeRequirement(const AttributeRequirement& attribute);
 
 namespace internal {
 
