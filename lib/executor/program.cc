@@ -148,23 +148,25 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     const bef::SbfKernel& kernel = source.kernels[k];
     const std::string_view name = sbf.kernel_names[kernel.name_index];
     const bef::SbfLocation& location = sbf.locations[kernel.location_index];
-    const std::string where = location.file.empty()
-                                  ? ""
-                                  : locations[kernel.location_index].ToString();
+    // Only for the error: loading a program that fits formats no locations.
+    auto add_problem = [&](absl::StatusCode code, std::string message) {
+      problems.push_back({code, std::move(message), std::string(name),
+                          location.file.empty()
+                              ? ""
+                              : locations[kernel.location_index].ToString()});
+    };
     const RegisteredKernel* registered = registry.GetKernel(name);
     if (registered == nullptr) {
-      problems.push_back(
-          {absl::StatusCode::kNotFound,
-           absl::StrCat("unknown kernel name '", std::string(name), "'"),
-           std::string(name), where});
+      add_problem(
+          absl::StatusCode::kNotFound,
+          absl::StrCat("unknown kernel name '", std::string(name), "'"));
       continue;
     }
     std::vector<std::string> misfits;
     std::vector<const void*> bound =
         executor_internal::BindKernel(name, *registered, kernel, sbf, misfits);
     for (std::string& misfit : misfits) {
-      problems.push_back({absl::StatusCode::kInvalidArgument, std::move(misfit),
-                          std::string(name), where});
+      add_problem(absl::StatusCode::kInvalidArgument, std::move(misfit));
     }
     if (!misfits.empty()) continue;
     LoadedKernel loaded;
