@@ -223,9 +223,7 @@ struct PayloadBinder : TakesOperand {
   using Payload = std::remove_cv_t<std::remove_reference_t<P>>;
   using Holder = Argument<Payload>;
   // The kernel reads the payload as a `Payload`: the argument must hold one.
-  static bool Fits(const AsyncValue* value) {
-    return value->IsType<Payload>();
-  }
+  static bool Fits(const AsyncValue* value) { return value->IsType<Payload>(); }
   static Holder Make(BindCursor& c) {
     return Holder(c.frame->GetArgAt(c.argument++));
   }
@@ -518,9 +516,9 @@ struct KernelInvoker<R (*)(Params...), function> {
     assert(frame->GetNumResults() >= kReturned &&
            "the frame has fewer results than the kernel returns");
     if (const int misfit = FirstMisfitArgument<Params...>(frame); misfit >= 0) {
-      frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "operand #", misfit,
-          " does not hold a value of the type the kernel takes")));
+      frame->ReportError(absl::InvalidArgumentError(
+          absl::StrCat("operand #", misfit,
+                       " does not hold a value of the type the kernel takes")));
       return;
     }
     BindCursor cursor{frame, kReturned};

@@ -27,7 +27,8 @@ int32_t Clamp(int32_t x, Attribute<int32_t> low, Attribute<int32_t> high) {
 }
 
 // The same function without names: TFRT's order (sorted by name).
-int32_t ClampSorted(int32_t x, Attribute<int32_t> high, Attribute<int32_t> low) {
+int32_t ClampSorted(int32_t x, Attribute<int32_t> high,
+                    Attribute<int32_t> low) {
   return std::min(std::max(x, *low), *high);
 }
 
@@ -69,8 +70,8 @@ class KernelContractTest : public ::testing::Test {
     EXPECT_TRUE(
         registry()
             .AddKernels({
-                {"my.clamp", SLUICE_KERNEL(Clamp).WithAttributeNames(
-                                 {"low", "high"})},
+                {"my.clamp",
+                 SLUICE_KERNEL(Clamp).WithAttributeNames({"low", "high"})},
                 {"my.clamp_sorted", SLUICE_KERNEL(ClampSorted)},
                 {"my.wide", SLUICE_KERNEL(Wide).WithAttributeNames({"value"})},
                 {"my.wide_unnamed", SLUICE_KERNEL(Wide)},
@@ -82,8 +83,8 @@ class KernelContractTest : public ::testing::Test {
                 {"my.text", SLUICE_KERNEL(Text).WithAttributeNames({"text"})},
                 {"my.leaves",
                  SLUICE_KERNEL(Leaves).WithAttributeNames({"values"})},
-                {"my.count_attributes", SLUICE_KERNEL(CountAttributes)
-                                            .WithAttributeNames({"first"})},
+                {"my.count_attributes",
+                 SLUICE_KERNEL(CountAttributes).WithAttributeNames({"first"})},
                 {"my.no_functions", SLUICE_KERNEL(NoFunctions)},
             })
             .ok());
@@ -101,8 +102,8 @@ class KernelContractTest : public ::testing::Test {
 
   // The message of loading `body` (the inside of a function returning i32).
   std::string LoadError(const std::string& body) {
-    absl::StatusOr<std::unique_ptr<Program>> program = Load(absl::StrCat(
-        "func.func @main() -> i32 {\n", body, "\n}\n"));
+    absl::StatusOr<std::unique_ptr<Program>> program =
+        Load(absl::StrCat("func.func @main() -> i32 {\n", body, "\n}\n"));
     EXPECT_FALSE(program.ok());
     return program.ok() ? "" : std::string(program.status().message());
   }
@@ -297,7 +298,8 @@ TEST_F(KernelContractTest, RegionsNeedAKernelThatRunsThem) {
 }
 
 TEST_F(KernelContractTest, EveryBadOpIsReportedAtItsLocation) {
-  absl::StatusOr<std::unique_ptr<Program>> program = Load(R"(func.func @a() -> i32 {
+  absl::StatusOr<std::unique_ptr<Program>> program =
+      Load(R"(func.func @a() -> i32 {
   %x = "my.wide"() : () -> i64
   %y = tfrt.constant.i32 1
   tfrt.return %y : i32
@@ -361,8 +363,8 @@ func.func @deep(%n: i32) -> i32 {
   // an if region) still runs.
   AsyncValueRef<int32_t> depth = MakeAvailableAsyncValueRef<int32_t>(490);
   AsyncValue* deep_arguments[] = {depth.GetAsyncValue()};
-  results = CallFunction(*(*program)->GetFunction("deep"), context,
-                         deep_arguments);
+  results =
+      CallFunction(*(*program)->GetFunction("deep"), context, deep_arguments);
   host_.Await(results);
   ASSERT_FALSE(results[0]->IsError()) << results[0]->GetError();
   EXPECT_EQ(results[0]->get<int32_t>(), 490);

@@ -538,11 +538,10 @@ TEST_F(ControlFlowKernelsTest, RepeatRunsTheBodyCountTimes) {
 }
 
 TEST_F(ControlFlowKernelsTest, LoopControlsOfAnotherTypeFailTheResults) {
-  LambdaFunction body("body", 1, 1,
-                      [](const ExecutionContext&, absl::Span<AsyncValue* const>,
-                         absl::Span<RCReference<AsyncValue>> results) {
-                        results[0] = I32(0);
-                      });
+  LambdaFunction body(
+      "body", 1, 1,
+      [](const ExecutionContext&, absl::Span<AsyncValue* const>,
+         absl::Span<RCReference<AsyncValue>> results) { results[0] = I32(0); });
   KernelFrameBuilder repeat(host_.Context(), "tfrt.repeat.i32");
   repeat.AddArg(Bool(true)).AddArg(I32(0)).AddFunction(&body).SetNumResults(1);
   repeat.Invoke(host_.Kernel("tfrt.repeat.i32"));
