@@ -19,6 +19,7 @@ PACKAGES=(
   libprotobuf-dev
   protobuf-compiler # protoc, for the .proto files
   protobuf-compiler-grpc  # grpc_cpp_plugin
+  libeigen3-dev     # lib/tensor: tensor math
 )
 
 missing=()
