@@ -174,6 +174,8 @@ struct ProgramCache {
 
 struct CallOutputs {
   std::vector<RCReference<IndirectAsyncValue>> results;
+  // Where the tensors among the results get their buffers.
+  HostAllocator* allocator = nullptr;
   std::shared_ptr<ProgramCache> programs;
   // Tells a cancelled call from a failed one when the answer comes.
   RCReference<RequestContext> request;
@@ -379,8 +381,21 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
                outputs.results.size(), " expected")));
   } else {
     for (size_t i = 0; i < outputs.results.size(); ++i) {
-      outputs.results[i]->ForwardTo(
-          DecodeValue(call.response.results(i), call.task_name));
+      const proto::Value& wire = call.response.results(i);
+      RCReference<AsyncValue> value =
+          DecodeValue(wire, call.task_name, outputs.allocator);
+      if (value->IsError() && !wire.has_error()) {
+        // A malformed value, not an error the task sent: say whose.
+        ErrorContext context;
+        context.task = call.task_name;
+        value = MakeErrorAsyncValueRef(AddErrorContext(
+            absl::Status(value->GetError().code(),
+                         absl::StrCat(outputs.what, " on task ", call.task_name,
+                                      ": result ", i, ": ",
+                                      value->GetError().message())),
+            context));
+      }
+      outputs.results[i]->ForwardTo(std::move(value));
     }
   }
   // The answer's values now live in the results; the request may go.
@@ -486,12 +501,14 @@ std::vector<RCReference<AsyncValue>> TaskClient::Call(
     results.push_back(call->outputs.results.back().CopyRef());
   }
   if (request != nullptr) call->outputs.request = FormRef(request);
+  call->outputs.allocator = host_->allocator();
   call->outputs.programs = programs_;
   call->outputs.what = absl::StrCat("remote call of '", function.name, "'");
   call->task_name = task_name_;
   call->timeout = options.deadline.value_or(options_.deadline);
   call->request.set_program_id(function.program_id);
   call->request.set_function(function.name);
+  call->request.set_max_response_bytes(options_.max_message_bytes);
 
   std::vector<RCReference<AsyncValue>> held;
   held.reserve(arguments.size());
@@ -523,6 +540,18 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
                                   ": argument ", i, ": ", encoded.message())));
       return;
     }
+  }
+  // Checked here, where the error can say which argument is large, rather
+  // than by gRPC, whose refusal names neither the call nor its arguments.
+  absl::Status fits =
+      CheckMessageSize(call->request.ByteSizeLong(), options_.max_message_bytes,
+                       "the request", call->request.arguments(), "argument");
+  if (!fits.ok()) {
+    SetAll(outputs.results,
+           absl::Status(fits.code(),
+                        absl::StrCat(outputs.what, " on task ", task_name_,
+                                     ": ", fits.message())));
+    return;
   }
   LaunchExecute(channel_.get(), host_,
                 WaitsForReady(options_.fail_fast, RpcKind::kExecution), call);

@@ -41,8 +41,8 @@ cl::opt<std::string> work_queue_type(
     cl::init("mstd"));
 cl::opt<int> max_message_bytes(
     "max_message_bytes",
-    cl::desc("largest request or answer, in bytes (default 64 MiB)"),
-    cl::init(64 << 20));
+    cl::desc("largest request or answer, in bytes (default 256 MiB)"),
+    cl::init(sluice::dist::WorkerOptions().max_message_bytes));
 cl::opt<int> max_programs(
     "max_programs",
     cl::desc("registered programs kept loaded; past it the least recently "

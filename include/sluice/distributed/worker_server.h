@@ -21,7 +21,9 @@ namespace sluice::dist {
 struct WorkerOptions {
   std::string task_name;  // "/job:worker/task:0": reported and put on errors
   std::string address;    // "127.0.0.1:7001"; port 0 picks a free port
-  int max_message_bytes = 64 << 20;
+  // Largest request or answer; an answer over it (or over the caller's
+  // own limit) is refused with ResourceExhausted naming its size.
+  int max_message_bytes = 256 << 20;
   // Registered programs kept loaded. Past either limit the least recently
   // used programs that no call is running are evicted; a client re-registers
   // an evicted program on its next call to it, without an error. A single
