@@ -551,6 +551,9 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
   builder.SetMaxReceiveMessageSize(impl->options_.max_message_bytes);
   builder.SetMaxSendMessageSize(impl->options_.max_message_bytes);
   builder.RegisterService(&impl->service_);
+  for (grpc::Service* service : impl->options_.services) {
+    builder.RegisterService(service);
+  }
   impl->server_ = builder.BuildAndStart();
   if (impl->server_ == nullptr || impl->port_ == 0) {
     return absl::UnavailableError(

@@ -11,10 +11,15 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "sluice/host_context/host_context.h"
+
+namespace grpc {
+class Service;
+}  // namespace grpc
 
 namespace sluice::dist {
 
@@ -35,6 +40,10 @@ struct WorkerOptions {
   // How long an idle execution thread waits for the next call, spinning,
   // before it parks: waking a parked thread costs tens of microseconds.
   absl::Duration execution_spin = absl::Microseconds(100);
+  // Further gRPC services served on the same port, such as the variables
+  // of a parameter server (sluice/coordinator/variable_service.h). Each
+  // must outlive the server.
+  std::vector<grpc::Service*> services;
 };
 
 class WorkerServer {
