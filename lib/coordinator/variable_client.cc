@@ -104,20 +104,24 @@ AsyncValueRef<T> Issue(VariableChannel* channel, HostContext* host,
   Launch(channel, host, call, WaitsForReady(options.fail_fast, kind), start,
          [](Call& call, const grpc::Status& status) {
            VariableRpcOutputs<T, Request, Response>& outputs = call.outputs;
+           // Taken from the call: gRPC's thread may drop the last reference
+           // to it after the client and its host are gone, and a tensor's
+           // buffer must go back to the host's allocator while that lives.
+           AsyncValueRef<T> result = std::move(outputs.result);
            if (!status.ok()) {
-             outputs.result.SetError(
+             result.SetError(
                  Failure(status, call.task_name, outputs.what, call.timeout));
              return;
            }
            absl::StatusOr<T> value = outputs.answer(call.response);
            if (!value.ok()) {
-             outputs.result.SetError(absl::Status(
+             result.SetError(absl::Status(
                  value.status().code(),
                  absl::StrCat(outputs.what, " on task ", call.task_name, ": ",
                               value.status().message())));
              return;
            }
-           outputs.result.emplace(*std::move(value));
+           result.emplace(*std::move(value));
          });
   return result;
 }

@@ -250,7 +250,11 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
       outputs.results[i]->ForwardTo(std::move(value));
     }
   }
-  // The answer's values now live in the results; the request may go.
+  // The values are the caller's now, and the request may go. Nothing of
+  // them stays with the call: gRPC's thread may drop its last reference
+  // after the client and its host are gone, and a tensor's buffer must go
+  // back to the host's allocator while that still lives.
+  outputs.results.clear();
   outputs.request.reset();
 }
 
