@@ -9,7 +9,6 @@
 #include "lib/distributed/tensor_codec.h"
 #include "sluice/coordinator/variables.h"
 #include "sluice/host_context/run_when_ready.h"
-#include "sluice/support/failure.h"
 
 namespace sluice::dist {
 namespace internal {
@@ -48,20 +47,6 @@ std::vector<std::string> TasksOfJob(const ClusterSpec& spec,
 
 std::string Quoted(std::string_view name) {
   return absl::StrCat("'", std::string(name), "'");
-}
-
-// A transport failure (the task is down, died, or did not answer in time)
-// is retryable: the same request may succeed once the task is back. A
-// refusal by the task (no such variable, a wrong shape) keeps the class of
-// its code.
-absl::Status Failure(const grpc::Status& status, std::string_view task,
-                     std::string_view what, absl::Duration timeout) {
-  absl::Status failure = RpcFailure(status, task, what, timeout);
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    failure = MarkRetryable(std::move(failure), task);
-  }
-  return failure;
 }
 
 // One Variables RPC whose answer resolves an AsyncValueRef<T>: `answer`
@@ -109,8 +94,12 @@ AsyncValueRef<T> Issue(VariableChannel* channel, HostContext* host,
            // buffer must go back to the host's allocator while that lives.
            AsyncValueRef<T> result = std::move(outputs.result);
            if (!status.ok()) {
-             result.SetError(
-                 Failure(status, call.task_name, outputs.what, call.timeout));
+             // A transport failure (the task is down, died, or did not
+             // answer in time) is retryable; a refusal by the task (no such
+             // variable, a wrong shape) keeps the class the task gave it.
+             result.SetError(RpcFailure(status, call.CancelledHere(),
+                                        call.task_name, /*incarnation=*/0,
+                                        outputs.what, call.timeout));
              return;
            }
            absl::StatusOr<T> value = outputs.answer(call.response);
