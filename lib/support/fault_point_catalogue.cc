@@ -11,6 +11,17 @@ absl::Span<const FaultPointInfo> KnownFaultPoints() {
   static constexpr FaultPointInfo kPoints[] = {
       {"client.call.send", "TaskClient::Call, before the Execute RPC is sent",
        "the transport failing before the call reaches the worker"},
+      {"ps.apply.begin",
+       "VariableService, an update of a variable before it is applied",
+       "the parameter server failing before the update: nothing applied"},
+      {"ps.apply.end", "VariableService, an update applied, before the answer",
+       "the parameter server failing after the update: the answer is lost"},
+      {"ps.create.begin",
+       "VariableService, a CreateVariable request before the variable is "
+       "made",
+       "the parameter server failing as a variable is created"},
+      {"ps.read.begin", "VariableService, a read before the value is copied",
+       "the parameter server failing as a variable is read"},
       {"worker.call.begin",
        "WorkerServer, an accepted Execute call before its function runs",
        "the worker failing as a call starts: nothing of it has run"},

@@ -81,6 +81,7 @@ TEST(FaultSpecTest, ABadSpecNamesTheEntryAndWhatIsWrong) {
       {"worker.call.bgin=kill",
        "fault spec entry 'worker.call.bgin=kill': unknown fault point "
        "'worker.call.bgin'; the fault points are client.call.send, "
+       "ps.apply.begin, ps.apply.end, ps.create.begin, ps.read.begin, "
        "worker.call.begin"},
       {"worker.call.begin",
        "entry 'worker.call.begin': expected "
