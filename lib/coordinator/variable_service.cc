@@ -1,6 +1,7 @@
 #include "sluice/coordinator/variable_service.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -25,7 +26,9 @@ class VariableService::Impl final : public proto::Variables::CallbackService {
       : task_name_(task_name),
         store_(std::move(task_name), allocator),
         pool_(std::max(max_threads, 1), kIdleThreadTimeout,
-              /*on_idle=*/nullptr) {}
+              /*on_idle=*/nullptr) {
+    constructed_.store(true, std::memory_order_release);
+  }
 
   grpc::ServerUnaryReactor* CreateVariable(
       grpc::CallbackServerContext* context,
@@ -72,6 +75,7 @@ class VariableService::Impl final : public proto::Variables::CallbackService {
                                 std::string_view begin, std::string_view end,
                                 Work work) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    constructed_.load(std::memory_order_acquire);
     pool_.Add([this, reactor, begin, end, work = std::move(work)]() mutable {
       absl::Status status =
           begin.empty() ? absl::OkStatus() : SLUICE_FAULT_POINT(begin);
@@ -84,6 +88,12 @@ class VariableService::Impl final : public proto::Variables::CallbackService {
     return reactor;
   }
 
+  // gRPC hands the service to the threads that run its handlers through
+  // code ThreadSanitizer does not see (Debian's gRPC is not instrumented);
+  // every handler's acquire load of this flag, stored last by the
+  // constructor, shows it that the service was made before it is used. On
+  // x86 the load is a plain read.
+  std::atomic<bool> constructed_{false};
   const std::string task_name_;
   VariableStore store_;
   // Last: its threads stop before the store goes.
