@@ -123,16 +123,17 @@ void ArgMaxValues(const DenseHostTensor& x, const Extent& extent,
   }
 }
 
+// `empty_description` is the error of a reduction other than a sum over an
+// empty axis: "axis 1 of [2, 0] is empty".
 absl::StatusOr<DenseHostTensor> Reduce(Reduction reduction,
                                        const DenseHostTensor& x,
                                        const Extent& extent,
-                                       std::string_view what,
+                                       std::string_view empty_description,
                                        HostAllocator* allocator) {
   const char* op = OpName(reduction);
   if (extent.size == 0 && reduction != Reduction::kSum) {
     return absl::InvalidArgumentError(
-        absl::StrCat(op, ": ", std::string(what), " of ", x.shape().ToString(),
-                     " is empty, and has no ", op));
+        absl::StrCat(op, ": ", std::string(empty_description)));
   }
   auto compute = [&](auto element) -> absl::StatusOr<DenseHostTensor> {
     using T = decltype(element);
@@ -165,8 +166,10 @@ absl::StatusOr<DenseHostTensor> ReduceAxis(Reduction reduction,
   absl::StatusOr<int> normalized =
       tensor_internal::NormalizeAxis(op, x.shape(), axis);
   if (!normalized.ok()) return normalized.status();
-  return Reduce(reduction, x, AxisExtent(x.shape(), *normalized),
-                absl::StrCat("axis ", axis), allocator);
+  return Reduce(
+      reduction, x, AxisExtent(x.shape(), *normalized),
+      absl::StrCat("axis ", axis, " of ", x.shape().ToString(), " is empty"),
+      allocator);
 }
 
 absl::StatusOr<DenseHostTensor> ReduceAll(Reduction reduction,
@@ -177,7 +180,9 @@ absl::StatusOr<DenseHostTensor> ReduceAll(Reduction reduction,
       !s.ok()) {
     return s;
   }
-  return Reduce(reduction, x, AllExtent(x.shape()), "a tensor", allocator);
+  return Reduce(reduction, x, AllExtent(x.shape()),
+                absl::StrCat(x.shape().ToString(), " has no elements"),
+                allocator);
 }
 
 }  // namespace
