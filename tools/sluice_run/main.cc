@@ -15,6 +15,7 @@
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
+#include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -84,7 +85,7 @@ cl::opt<bool> list_kernels(
 absl::Status RegisterKernels(sluice::KernelRegistry* registry) {
   for (auto* group :
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
-        &sluice::RegisterDistKernels}) {
+        &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels}) {
     if (absl::Status status = group(registry); !status.ok()) return status;
   }
   return absl::OkStatus();

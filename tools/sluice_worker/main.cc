@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/dist/dist_kernels.h"
+#include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/distributed/cluster_spec.h"
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
   sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
   for (auto* group :
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
-        &sluice::RegisterDistKernels}) {
+        &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels}) {
     absl::Status registered = group(&registry);
     if (!registered.ok()) {
       std::fprintf(stderr, "sluice_worker: %s\n",
