@@ -19,9 +19,8 @@ absl::StatusOr<TensorShape> ShapeFromAttribute(std::string_view op,
   for (size_t i = 0; i < dims.size(); ++i) {
     const auto type = static_cast<bef::AttributeType>(dims.type(i));
     if (type != bef::AttributeType::kI64) {
-      return OpError(op, "dimension ", i, " is a ",
-                     bef::AttributeTypeName(type),
-                     " attribute; dimensions are i64");
+      return OpError(op, "dimension ", i, " is an attribute of type ",
+                     bef::AttributeTypeName(type), "; dimensions are i64");
     }
     values.push_back(*Attribute<int64_t>(dims.data(i)));
   }

@@ -100,9 +100,9 @@ absl::StatusOr<Chain> SetTensorWithConstantValues(DenseHostTensor& tensor,
   for (size_t i = 0; i < values.size(); ++i) {
     const auto type = static_cast<bef::AttributeType>(values.type(i));
     if (type != AttributeTypeOf<T>()) {
-      return OpError(kSetConstants, "value ", i, " is a ",
-                     bef::AttributeTypeName(type),
-                     " attribute, the tensor holds ", DTypeName(DTypeOf<T>()));
+      return OpError(kSetConstants, "value ", i, " is an attribute of type ",
+                     bef::AttributeTypeName(type), ", the tensor holds ",
+                     DTypeName(DTypeOf<T>()));
     }
   }
   absl::Span<T> elements = tensor.mutable_values<T>();
@@ -125,7 +125,7 @@ absl::StatusOr<Chain> SetTensorWithValues(DenseHostTensor& tensor, const Chain&,
   }
   for (size_t i = 0; i < values.size(); ++i) {
     if (!values[i]->IsType<T>()) {
-      return OpError(kSetValues, "value ", i, " is not a ",
+      return OpError(kSetValues, "value ", i, " is not of type ",
                      DTypeName(DTypeOf<T>()));
     }
   }
