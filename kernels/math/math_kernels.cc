@@ -17,9 +17,10 @@ absl::Status CheckOperandDTypes(
   for (const DenseHostTensor* operand : operands) {
     if (operand->dtype() != dtype) {
       return absl::InvalidArgumentError(absl::StrCat(
-          KernelName(family, dtype), ": operand #", index, " is an ",
+          std::string(family), ": operand #", index, " is an ",
           DTypeName(operand->dtype()), " tensor of shape ",
-          operand->shape().ToString(), "; the op takes ", DTypeName(dtype)));
+          operand->shape().ToString(), "; ", KernelName(family, dtype),
+          " takes ", DTypeName(dtype)));
     }
     ++index;
   }

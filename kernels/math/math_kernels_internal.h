@@ -41,8 +41,8 @@ std::string KernelName(std::string_view family) {
 }
 
 // The op's name says its operands hold `dtype` elements: InvalidArgument
-// "tfrt_math.add.f32: operand #1 is an i32 tensor of shape [2]; the op
-// takes f32" for the first that does not.
+// "add: operand #1 is an i32 tensor of shape [2]; tfrt_math.add.f32 takes
+// f32" for the first that does not.
 absl::Status CheckOperandDTypes(
     std::string_view family, DType dtype,
     std::initializer_list<const DenseHostTensor*> operands);

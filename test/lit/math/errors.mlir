@@ -20,11 +20,11 @@ func.func @inner_dimensions_differ() -> !t.tensor {
 // The dtype in the op's name is checked against the operands: the bytes
 // are never read as another type.
 // CHECK-LABEL: --- Running 'dtype_suffix_mismatch':
-// CHECK-NEXT: 'dtype_suffix_mismatch' returned <<error: tfrt_math.add.f64: operand #0 is an f32 tensor of shape [2]; the op takes f64>>
+// CHECK-NEXT: 'dtype_suffix_mismatch' returned <<error: add: operand #0 is an f32 tensor of shape [2]; tfrt_math.add.f64 takes f64>>
 func.func @dtype_suffix_mismatch() -> !t.tensor {
   %x = tfrt_math.random_uniform.f32 [2] {low = 0.0 : f32, high = 1.0 : f32, seed = 1 : i64}
-  // DIAG: errors.mlir:[[# @LINE + 1]]:8: error: runtime error: tfrt_math.add.f64: operand #0 is an f32 tensor of shape [2]; the op takes f64
-  %s = tfrt_math.add.f64 %x, %x // expected-error {{tfrt_math.add.f64: operand #0 is an f32 tensor}}
+  // DIAG: errors.mlir:[[# @LINE + 1]]:8: error: runtime error: add: operand #0 is an f32 tensor of shape [2]; tfrt_math.add.f64 takes f64
+  %s = tfrt_math.add.f64 %x, %x // expected-error {{add: operand #0 is an f32 tensor}}
   tfrt.return %s : !t.tensor
 }
 
