@@ -34,13 +34,13 @@ using ::testing::IsEmpty;
 
 // The guides under test and the sources they may quote, relative to the
 // workspace root.
-constexpr std::string_view kGuides[] = {"docs/async_values.md",
-                                        "docs/distributed.md",
-                                        "docs/embedding.md", "docs/kernels.md"};
+constexpr std::string_view kGuides[] = {
+    "docs/async_values.md", "docs/distributed.md", "docs/embedding.md",
+    "docs/kernels.md", "docs/tensor_math.md"};
 constexpr std::string_view kSources[] = {
     "docs/examples/async_values_example.cc",
     "docs/examples/distributed_example.cc", "docs/examples/kernels_example.cc",
-    "examples/embed/main.cc"};
+    "docs/examples/tensor_math_example.cc", "examples/embed/main.cc"};
 
 constexpr std::string_view kSnippetOpen = "<!-- snippet: ";
 constexpr std::string_view kSnippetClose = " -->";
