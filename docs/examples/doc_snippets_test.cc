@@ -36,11 +36,12 @@ using ::testing::IsEmpty;
 // workspace root.
 constexpr std::string_view kGuides[] = {
     "docs/async_values.md", "docs/distributed.md", "docs/embedding.md",
-    "docs/kernels.md", "docs/tensor_math.md"};
+    "docs/faults.md", "docs/kernels.md", "docs/tensor_math.md"};
 constexpr std::string_view kSources[] = {
     "docs/examples/async_values_example.cc",
-    "docs/examples/distributed_example.cc", "docs/examples/kernels_example.cc",
-    "docs/examples/tensor_math_example.cc", "examples/embed/main.cc"};
+    "docs/examples/distributed_example.cc", "docs/examples/faults_example.cc",
+    "docs/examples/kernels_example.cc", "docs/examples/tensor_math_example.cc",
+    "examples/embed/main.cc"};
 
 constexpr std::string_view kSnippetOpen = "<!-- snippet: ";
 constexpr std::string_view kSnippetClose = " -->";

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -14,25 +15,55 @@
 #include "lib/distributed/worker_service.grpc.pb.h"
 #include "sluice/host_context/run_when_ready.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
+#include "sluice/support/fault_point.h"
 
 namespace sluice::dist {
 namespace {
 
-// The error of a failed RPC: names the task and what was asked of it, and
-// records the task as the error's origin.
-absl::Status RpcFailure(const grpc::Status& status, std::string_view task,
+// `cause` as the failure of `what` on `task`: its message after one that
+// names both, its context and class kept, and the task (with the process
+// that served it, 0 when unknown) recorded as its origin unless the cause
+// names one.
+absl::Status TaskFailure(const absl::Status& cause, std::string_view task,
+                         uint64_t incarnation, std::string_view what) {
+  ErrorContext origin;
+  origin.task = std::string(task);
+  origin.incarnation = incarnation;
+  return AddErrorContext(
+      WithMessagePrefix(cause, absl::StrCat(std::string(what), " on task ",
+                                            std::string(task), " failed: ")),
+      origin);
+}
+
+// The class of a failed RPC that the transport ended, not the worker:
+// CANCELLED is a cancellation when this side cancelled the RPC (its request
+// was cancelled, or the client is closing), and otherwise the worker going
+// away in the middle of the call, as UNAVAILABLE and DEADLINE_EXCEEDED are.
+FailureClass TransportFailureClass(absl::StatusCode code, bool cancelled_here) {
+  if (code == absl::StatusCode::kCancelled) {
+    return cancelled_here ? FailureClass::kCancelled : FailureClass::kRetryable;
+  }
+  return ClassOfCode(code, /*from_peer=*/true, /*has_generation=*/false);
+}
+
+// The error of a failed RPC. One the worker answered with keeps the context
+// and class it sent; one the transport made (the task is down, stopped, or
+// slower than the deadline) is classified by TransportFailureClass.
+absl::Status RpcFailure(const grpc::Status& status, bool cancelled_here,
+                        std::string_view task, uint64_t incarnation,
                         std::string_view what, absl::Duration deadline) {
+  std::optional<absl::Status> answered = PeerError(status);
+  if (answered) return TaskFailure(*answered, task, incarnation, what);
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
   std::string reason = status.error_message();
-  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+  if (code == absl::StatusCode::kDeadlineExceeded) {
     reason = absl::StrCat("no answer within ", absl::FormatDuration(deadline),
                           " (deadline exceeded)");
   }
-  absl::Status error(static_cast<absl::StatusCode>(status.error_code()),
-                     absl::StrCat(std::string(what), " on task ",
-                                  std::string(task), " failed: ", reason));
-  ErrorContext context;
-  context.task = std::string(task);
-  return AddErrorContext(std::move(error), context);
+  absl::Status made = MarkFailureClass(
+      absl::Status(code, reason), TransportFailureClass(code, cancelled_here));
+  return TaskFailure(made, task, incarnation, what);
 }
 
 }  // namespace
@@ -64,9 +95,17 @@ struct RpcContext {
   std::unique_ptr<grpc::ClientContext> context =
       std::make_unique<grpc::ClientContext>();
 
+  // Whether this side cancelled the RPC; guarded by mu.
+  bool cancelled_here = false;
+
   void TryCancel() {
     std::lock_guard<std::mutex> lock(mu);
+    cancelled_here = true;
     if (context != nullptr) context->TryCancel();
+  }
+  bool CancelledHere() {
+    std::lock_guard<std::mutex> lock(mu);
+    return cancelled_here;
   }
 };
 
@@ -153,6 +192,11 @@ struct ProgramCache {
   // limits) gets it again when a call names it.
   std::map<uint64_t, std::shared_ptr<const std::string>> bytes;
 
+  uint64_t Incarnation() {
+    std::lock_guard<std::mutex> lock(mu);
+    return incarnation;
+  }
+
   std::shared_ptr<const std::string> BytesOf(uint64_t id) {
     std::lock_guard<std::mutex> lock(mu);
     auto it = bytes.find(id);
@@ -207,6 +251,7 @@ void Launch(TaskChannel* channel, HostContext* host,
   call->context->set_deadline(absl::ToChronoTime(call->deadline));
   call->context->set_wait_for_ready(wait_for_ready);
   if (!channel->Begin(call.get())) {
+    call->TryCancel();
     resolve(*call, grpc::Status(grpc::StatusCode::CANCELLED,
                                 "the client is shutting down"));
     return;
@@ -269,8 +314,9 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
       [](auto* stub, auto&&... args) { stub->GetStatus(args...); },
       [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
-          call.outputs.SetError(RpcFailure(status, call.task_name,
-                                           "status request", call.timeout));
+          call.outputs.SetError(RpcFailure(
+              status, call.CancelledHere(), call.task_name,
+              programs->Incarnation(), "status request", call.timeout));
           return;
         }
         const proto::GetStatusResponse& response = call.response;
@@ -321,10 +367,11 @@ AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
       channel_.get(), host_, call,
       WaitsForReady(options_.fail_fast, RpcKind::kExecution),
       [](auto* stub, auto&&... args) { stub->RegisterProgram(args...); },
-      [](Call& call, const grpc::Status& status) {
+      [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
           call.outputs.SetError(RpcFailure(
-              status, call.task_name, "registering a program", call.timeout));
+              status, call.CancelledHere(), call.task_name,
+              programs->Incarnation(), "registering a program", call.timeout));
           return;
         }
         RemoteProgram registered;
@@ -368,7 +415,9 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
         outputs.programs->Forget(call.request.program_id());
       }
       SetAll(outputs.results,
-             RpcFailure(status, call.task_name, outputs.what, call.timeout));
+             RpcFailure(status, call.CancelledHere(), call.task_name,
+                        outputs.programs->Incarnation(), outputs.what,
+                        call.timeout));
     }
   } else if (static_cast<size_t>(call.response.results_size()) !=
              outputs.results.size()) {
@@ -433,7 +482,8 @@ bool RegisterAgainAndRepeat(TaskChannel* channel, HostContext* host,
       channel, host, registration, wait_for_ready,
       [](auto* stub, auto&&... args) { stub->RegisterProgram(args...); },
       // The call fails with the registration's error.
-      [repeat](RegistrationAgain&, const grpc::Status& failed) {
+      [repeat](RegistrationAgain& registration, const grpc::Status& failed) {
+        if (registration.CancelledHere()) repeat->TryCancel();
         ResolveCall(*repeat, failed);
       },
       [channel, host, wait_for_ready, repeat](
@@ -523,6 +573,13 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
                                   ": argument ", i, ": ", encoded.message())));
       return;
     }
+  }
+  if (absl::Status fault = SLUICE_FAULT_POINT("client.call.send");
+      !fault.ok()) {
+    SetAll(
+        outputs.results,
+        TaskFailure(fault, task_name_, programs_->Incarnation(), outputs.what));
+    return;
   }
   LaunchExecute(channel_.get(), host_,
                 WaitsForReady(options_.fail_fast, RpcKind::kExecution), call);

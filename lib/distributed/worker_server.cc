@@ -31,6 +31,8 @@
 #include "sluice/host_context/run_when_ready.h"
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
+#include "sluice/support/fault_point.h"
 
 namespace sluice::dist {
 namespace {
@@ -97,10 +99,15 @@ class WorkerService final : public proto::Worker::CallbackService {
     // Loading a large program takes a while: not on a thread that answers
     // RPCs.
     executor_.Add([this, reactor, request, response] {
+      if (absl::Status fault = SLUICE_FAULT_POINT("worker.register.begin");
+          !fault.ok()) {
+        reactor->Finish(AnswerError(fault));
+        return;
+      }
       absl::StatusOr<std::shared_ptr<const LoadedProgram>> loaded =
           Register(request->program());
       if (!loaded.ok()) {
-        reactor->Finish(ToGrpcStatus(loaded.status()));
+        reactor->Finish(AnswerError(loaded.status()));
       } else {
         *response = (*loaded)->registration;
         // Not trimmed here: when running programs keep the task over its
@@ -153,7 +160,16 @@ class WorkerService final : public proto::Worker::CallbackService {
     std::lock_guard<std::mutex> lock(executions_mu_);
     if (--active_executions_ == 0) answered_.notify_all();
   }
-  // Writes the results, each a value or an error that names this task.
+  // `status` as this task's answer, with this task and process recorded as
+  // its origin.
+  grpc::Status AnswerError(absl::Status status) const {
+    ErrorContext origin;
+    origin.task = task_name_;
+    origin.incarnation = incarnation_;
+    return ToGrpcStatus(AddErrorContext(std::move(status), origin));
+  }
+  // Writes the results, each a value or an error that names this task and
+  // process.
   grpc::Status EncodeResults(absl::Span<const RCReference<AsyncValue>> results,
                              proto::ExecuteResponse* response) const;
 
@@ -287,18 +303,23 @@ absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Find(
   auto it = programs_.find(id);
   if (it == programs_.end()) {
     *evicted = evicted_ids_.count(id) != 0;
+    // Retryable: registering the program again and repeating the call
+    // succeeds.
     if (*evicted) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "task ", task_name_, " evicted program ", id,
-          " to keep within its limits (", max_programs_, " programs, ",
-          max_program_bytes_, " bytes): register the program again"));
+      return MarkFailureClass(
+          absl::FailedPreconditionError(absl::StrCat(
+              "task ", task_name_, " evicted program ", id,
+              " to keep within its limits (", max_programs_, " programs, ",
+              max_program_bytes_, " bytes): register the program again")),
+          FailureClass::kRetryable);
     }
     // FailedPrecondition, not NotFound: the caller's registration is stale
     // (this process never saw it, or evicted it), and the client registers
     // the program again on this code.
-    return absl::FailedPreconditionError(
-        absl::StrCat("task ", task_name_, " has no program with id ", id,
-                     ": register the program first"));
+    return MarkFailureClass(absl::FailedPreconditionError(absl::StrCat(
+                                "task ", task_name_, " has no program with id ",
+                                id, ": register the program first")),
+                            FailureClass::kRetryable);
   }
   recency_.splice(recency_.begin(), recency_, it->second.recency);
   return it->second.loaded;
@@ -332,9 +353,10 @@ grpc::Status WorkerService::EncodeResults(
   for (const RCReference<AsyncValue>& result : results) {
     proto::Value* value = response->add_results();
     absl::Status encoded = EncodeValue(*result, value);
-    if (!encoded.ok()) return ToGrpcStatus(encoded);
+    if (!encoded.ok()) return AnswerError(encoded);
     if (value->has_error() && value->error().task().empty()) {
       value->mutable_error()->set_task(task_name_);
+      value->mutable_error()->set_incarnation(incarnation_);
     }
   }
   return grpc::Status::OK;
@@ -353,7 +375,9 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
       : service_(service), request_(request), response_(response) {}
 
   // Answers `status` at once: the request was refused before it started.
-  void Refuse(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+  void Refuse(const absl::Status& status) {
+    Finish(service_->AnswerError(status));
+  }
 
   // Starts the execution of `function` of `program` on the executor.
   void Start(std::shared_ptr<const LoadedProgram> program,
@@ -388,6 +412,11 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
   }
 
   void Run() {
+    if (absl::Status fault = SLUICE_FAULT_POINT("worker.call.begin");
+        !fault.ok()) {
+      Done(service_->AnswerError(fault));
+      return;
+    }
     std::vector<RCReference<AsyncValue>> arguments;
     std::vector<AsyncValue*> pointers;
     arguments.reserve(request_->arguments_size());
@@ -410,7 +439,13 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
   }
 
   void Answer() {
-    grpc::Status status = service_->EncodeResults(results_, response_);
+    absl::Status fault = SLUICE_FAULT_POINT("worker.call.end");
+    Done(fault.ok() ? service_->EncodeResults(results_, response_)
+                    : service_->AnswerError(fault));
+  }
+
+  // Ends the execution with `status`.
+  void Done(const grpc::Status& status) {
     // The values and the program are let go now, not when gRPC is done with
     // the call. The context stays: OnCancel() may still run on a gRPC
     // thread until OnDone().
@@ -439,8 +474,10 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
   // which path it took, and the common path needs OnCancel.
   auto* execution = new Execution(this, request, response);
   if (shutting_down_.load()) {
-    execution->Refuse(absl::UnavailableError(
-        absl::StrCat("task ", task_name_, " is shutting down")));
+    execution->Refuse(
+        MarkFailureClass(absl::UnavailableError(absl::StrCat(
+                             "task ", task_name_, " is shutting down")),
+                         FailureClass::kRetryable));
     return execution;
   }
   bool evicted = false;

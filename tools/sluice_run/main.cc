@@ -30,6 +30,7 @@
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/fault_point.h"
 #include "sluice/support/print.h"
 #include "tools/sluice_run/diagnostic_verifier.h"
 #include "tools/sluice_run/value_printer.h"
@@ -185,6 +186,11 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // A fault spec that does not parse stops the run before anything runs.
+  if (absl::Status faults = sluice::FaultInjector::InitFromEnvironment();
+      !faults.ok()) {
+    return Fail(std::string(faults.message()));
+  }
   if (rpc_deadline_ms <= 0) {
     return Fail(absl::StrCat("--rpc_deadline_ms must be positive, got ",
                              rpc_deadline_ms.getValue()));

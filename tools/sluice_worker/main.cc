@@ -18,6 +18,7 @@
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/fault_point.h"
 
 namespace {
 
@@ -86,6 +87,12 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  // A fault spec that does not parse stops the worker before it serves: a
+  // test that asked for faults must not run without them.
+  if (absl::Status faults = sluice::FaultInjector::InitFromEnvironment();
+      !faults.ok()) {
+    return Fail(std::string(faults.message()));
+  }
   if (task_name.empty()) return Fail("--task_name is required");
   auto parsed = sluice::dist::ParseTaskName(task_name);
   if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
