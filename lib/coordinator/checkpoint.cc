@@ -46,9 +46,9 @@ absl::Status CheckSaveArguments(
     const std::map<std::string, DenseHostTensor>& tensors,
     const CheckpointOptions& options) {
   auto invalid = [&](const std::string& what) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "cannot save checkpoint of step %d in '%s': %s", step, directory,
-        what));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("cannot save checkpoint of step %d in '%s': %s", step,
+                        directory, what));
   };
   if (directory.empty()) return invalid("no directory given");
   if (step < 0) return invalid("the step must be at least 0");
@@ -68,8 +68,8 @@ absl::Status CheckSaveArguments(
                                   kMaxCheckpointTensorNameBytes, " allowed)"));
     }
     if (tensor.buffer() == nullptr && tensor.num_elements() != 0) {
-      return invalid(absl::StrCat("tensor '", name,
-                                  "' has no buffer (never assigned)"));
+      return invalid(
+          absl::StrCat("tensor '", name, "' has no buffer (never assigned)"));
     }
   }
   return absl::OkStatus();
@@ -257,9 +257,8 @@ void RemoveStaleFiles(const std::string& directory, int64_t saved_step,
     }
   }
   for (const std::string& name : *names) {
-    const bool temporary =
-        name.compare(0, internal::kTemporaryPrefix.size(),
-                     internal::kTemporaryPrefix) == 0;
+    const bool temporary = name.compare(0, internal::kTemporaryPrefix.size(),
+                                        internal::kTemporaryPrefix) == 0;
     const std::optional<int64_t> data_step = internal::StepOfDataFile(name);
     const bool unnamed_data = data_step.has_value() &&
                               kept_data_files.count(name) == 0 &&
@@ -298,8 +297,8 @@ absl::Status SaveCheckpoint(
         "%d bytes, more than the %d a restore accepts",
         step, directory, manifest_bytes.size(), kMaxCheckpointManifestBytes));
   }
-  absl::StatusOr<AtomicFileWriter> file = AtomicFileWriter::Create(
-      directory, internal::ManifestFileName(step));
+  absl::StatusOr<AtomicFileWriter> file =
+      AtomicFileWriter::Create(directory, internal::ManifestFileName(step));
   if (!file.ok()) return file.status();
   status = file->Append(manifest_bytes);
   if (status.ok()) status = file->Commit();
@@ -323,8 +322,8 @@ absl::StatusOr<Checkpoint> RestoreCheckpoint(const std::string& directory,
   absl::StatusOr<std::vector<std::string>> names =
       internal::ListDirectory(directory);
   if (absl::IsNotFound(names.status())) {
-    return absl::NotFoundError(absl::StrCat(
-        "no checkpoint in '", directory, "': the directory does not exist"));
+    return absl::NotFoundError(absl::StrCat("no checkpoint in '", directory,
+                                            "': the directory does not exist"));
   }
   if (!names.ok()) return names.status();
   const std::vector<int64_t> steps = ManifestSteps(*names);

@@ -186,7 +186,8 @@ AtomicFileWriter::~AtomicFileWriter() {
 }
 
 std::string AtomicFileWriter::TemporaryPath() const {
-  return JoinPath(directory_, absl::StrCat(std::string(kTemporaryPrefix), name_));
+  return JoinPath(directory_,
+                  absl::StrCat(std::string(kTemporaryPrefix), name_));
 }
 
 std::string AtomicFileWriter::FinalPath() const {
@@ -224,9 +225,8 @@ absl::Status AtomicFileWriter::Commit() {
   }
   const std::string final_path = FinalPath();
   if (::rename(temporary.c_str(), final_path.c_str()) != 0) {
-    status = ErrnoError(errno, absl::StrCat("cannot rename '", temporary,
-                                            "' to"),
-                        final_path);
+    status = ErrnoError(
+        errno, absl::StrCat("cannot rename '", temporary, "' to"), final_path);
     ::unlink(temporary.c_str());
     return status;
   }

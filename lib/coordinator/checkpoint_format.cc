@@ -80,8 +80,7 @@ class ManifestReader {
 
   absl::Status ReadString(const char* what, uint64_t size, std::string* out) {
     if (remaining() < size) return Truncated(what);
-    out->assign(reinterpret_cast<const char*>(bytes_.data() + position_),
-                size);
+    out->assign(reinterpret_cast<const char*>(bytes_.data() + position_), size);
     position_ += size;
     return absl::OkStatus();
   }
@@ -89,8 +88,8 @@ class ManifestReader {
   template <typename... Args>
   absl::Status Error(uint64_t offset, const absl::FormatSpec<Args...>& format,
                      const Args&... args) const {
-    return absl::DataLossError(absl::StrCat(
-        "at byte ", offset, ": ", absl::StrFormat(format, args...)));
+    return absl::DataLossError(absl::StrCat("at byte ", offset, ": ",
+                                            absl::StrFormat(format, args...)));
   }
 
  private:
@@ -255,9 +254,9 @@ std::string EncodeManifest(const Manifest& manifest) {
 
 absl::StatusOr<Manifest> DecodeManifest(absl::Span<const uint8_t> bytes) {
   if (bytes.size() < kManifestHeaderBytes + 4) {
-    return absl::DataLossError(absl::StrFormat(
-        "%d bytes, shorter than any manifest (%d)", bytes.size(),
-        kManifestHeaderBytes + 4));
+    return absl::DataLossError(
+        absl::StrFormat("%d bytes, shorter than any manifest (%d)",
+                        bytes.size(), kManifestHeaderBytes + 4));
   }
   if (std::memcmp(bytes.data(), kManifestMagic, sizeof(kManifestMagic)) != 0) {
     return absl::DataLossError("not a checkpoint manifest (bad magic bytes)");
@@ -303,8 +302,8 @@ absl::StatusOr<Manifest> DecodeManifest(absl::Span<const uint8_t> bytes) {
     return reader.Error(16, "negative step %d", manifest.step);
   }
   const uint64_t name_offset = reader.offset();
-  status = reader.ReadString("the data file name", name_size,
-                             &manifest.data_file);
+  status =
+      reader.ReadString("the data file name", name_size, &manifest.data_file);
   if (!status.ok()) return status;
   if (name_size > kMaxDataFileNameBytes ||
       !IsPlainFileName(manifest.data_file)) {
@@ -360,9 +359,9 @@ absl::StatusOr<Manifest> DecodeManifest(absl::Span<const uint8_t> bytes) {
                         reader.remaining());
   }
   if (expected_offset != manifest.data_file_size) {
-    return reader.Error(
-        0, "the tensors cover %d bytes of a data file of %d bytes",
-        expected_offset, manifest.data_file_size);
+    return reader.Error(0,
+                        "the tensors cover %d bytes of a data file of %d bytes",
+                        expected_offset, manifest.data_file_size);
   }
   return manifest;
 }
@@ -410,8 +409,8 @@ absl::Status StoredBytesToHost(DenseHostTensor* tensor) {
   if (tensor->dtype() == DType::kI1) {
     for (size_t i = 0; i < size; ++i) {
       if (data[i] > 1) {
-        return absl::DataLossError(absl::StrFormat(
-            "i1 element %d is %d, not 0 or 1", i, data[i]));
+        return absl::DataLossError(
+            absl::StrFormat("i1 element %d is %d, not 0 or 1", i, data[i]));
       }
     }
     return absl::OkStatus();
