@@ -1,6 +1,7 @@
 #include "lib/distributed/value_codec.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,40 @@
 #include "sluice/support/error_util.h"
 
 namespace sluice::dist {
+namespace {
+
+proto::FailureClass ToWire(FailureClass failure_class) {
+  switch (failure_class) {
+    case FailureClass::kRetryable:
+      return proto::RETRYABLE;
+    case FailureClass::kFatal:
+      return proto::FATAL;
+    case FailureClass::kCancelled:
+      return proto::CANCELLED;
+    case FailureClass::kStale:
+      return proto::STALE;
+  }
+  return proto::FATAL;
+}
+
+// None for FAILURE_CLASS_UNSPECIFIED, or a class this build does not know:
+// the receiver then derives the class from the code.
+std::optional<FailureClass> FromWire(int failure_class) {
+  switch (failure_class) {
+    case proto::RETRYABLE:
+      return FailureClass::kRetryable;
+    case proto::FATAL:
+      return FailureClass::kFatal;
+    case proto::CANCELLED:
+      return FailureClass::kCancelled;
+    case proto::STALE:
+      return FailureClass::kStale;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
 
 void EncodeError(const absl::Status& status, proto::Error* out) {
   out->set_code(static_cast<int32_t>(status.code()));
@@ -16,6 +51,13 @@ void EncodeError(const absl::Status& status, proto::Error* out) {
   out->set_task(context.task);
   out->set_kernel(context.kernel);
   out->set_location(context.location);
+  out->set_incarnation(context.incarnation);
+  if (context.generation != kNoGeneration) {
+    out->set_generation(context.generation);
+  }
+  // The class as judged here, where the error was made: on the other side
+  // it names a task, which would change what its code alone says.
+  out->set_failure_class(ToWire(Classify(status)));
 }
 
 absl::Status DecodeError(const proto::Error& error, std::string_view task) {
@@ -28,6 +70,9 @@ absl::Status DecodeError(const proto::Error& error, std::string_view task) {
   context.task = error.task().empty() ? std::string(task) : error.task();
   context.kernel = error.kernel();
   context.location = error.location();
+  context.incarnation = error.incarnation();
+  if (error.has_generation()) context.generation = error.generation();
+  context.failure_class = FromWire(error.failure_class());
   return AddErrorContext(absl::Status(code, error.message()), context);
 }
 

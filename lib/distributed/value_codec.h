@@ -27,8 +27,13 @@ RCReference<AsyncValue> DecodeValue(const proto::Value& value,
 // "error" / "empty".
 std::string_view WireTypeName(const proto::Value& value);
 
-absl::Status DecodeError(const proto::Error& error, std::string_view task);
+// An error and its whole ErrorContext; the class sent is Classify's, as
+// judged on this side.
 void EncodeError(const absl::Status& status, proto::Error* out);
+// The error `error` describes, with its context and class (none when the
+// peer sent none: Classify then derives it), `task` filling in a missing
+// task.
+absl::Status DecodeError(const proto::Error& error, std::string_view task);
 
 }  // namespace sluice::dist
 

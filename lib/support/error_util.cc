@@ -2,30 +2,10 @@
 
 #include <vector>
 
-#include "absl/strings/cord.h"
 #include "absl/strings/str_join.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace sluice {
-namespace {
-
-constexpr char kKernelPayload[] = "sluice.dev/error/kernel";
-constexpr char kLocationPayload[] = "sluice.dev/error/location";
-constexpr char kTaskPayload[] = "sluice.dev/error/task";
-
-void SetIfAbsent(absl::Status& status, absl::string_view url,
-                 const std::string& value) {
-  if (value.empty() || status.GetPayload(url).has_value()) return;
-  status.SetPayload(url, absl::Cord(value));
-}
-
-std::string GetPayloadString(const absl::Status& status,
-                             absl::string_view url) {
-  auto payload = status.GetPayload(url);
-  return payload.has_value() ? std::string(*payload) : std::string();
-}
-
-}  // namespace
 
 char StatusError::ID = 0;
 
@@ -55,20 +35,6 @@ absl::Status StatusFromLlvmError(llvm::Error error) {
         result = absl::UnknownError(other.message());
       });
   return result;
-}
-
-absl::Status AddErrorContext(absl::Status status, const ErrorContext& context) {
-  if (status.ok()) return status;
-  SetIfAbsent(status, kKernelPayload, context.kernel);
-  SetIfAbsent(status, kLocationPayload, context.location);
-  SetIfAbsent(status, kTaskPayload, context.task);
-  return status;
-}
-
-ErrorContext GetErrorContext(const absl::Status& status) {
-  return ErrorContext{GetPayloadString(status, kKernelPayload),
-                      GetPayloadString(status, kLocationPayload),
-                      GetPayloadString(status, kTaskPayload)};
 }
 
 std::string DescribeError(const absl::Status& status) {

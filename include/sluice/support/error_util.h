@@ -3,18 +3,18 @@
 //
 // Messages follow the project's style: lower-case start, no trailing period,
 // specific. Context (the kernel and `.mlir` location that produced an error,
-// the remote task that sent it) travels as status payloads so the message
-// itself stays exactly what the kernel said.
+// the remote task that sent it, its failure class) travels as the status
+// payload of sluice/support/failure.h, so the message itself stays exactly
+// what the kernel said.
 #ifndef SLUICE_SUPPORT_ERROR_UTIL_H_
 #define SLUICE_SUPPORT_ERROR_UTIL_H_
 
-#include <optional>
 #include <string>
-#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "llvm/Support/Error.h"
+#include "sluice/support/failure.h"
 
 namespace sluice {
 
@@ -50,21 +50,6 @@ llvm::Error MakeLlvmError(absl::Status status);
 // Converts an llvm::Error to a status, consuming it. A StatusError gives its
 // status back; any other error becomes kUnknown with LLVM's message.
 absl::Status StatusFromLlvmError(llvm::Error error);
-
-// Where an error came from. Every field is optional.
-struct ErrorContext {
-  std::string kernel;    // the kernel's name, e.g. "tfrt.div.i32"
-  std::string location;  // the `.mlir` location, e.g. "prog.mlir:3:8"
-  std::string task;  // the remote task that produced it, e.g. "/job:w/task:1"
-};
-
-// Records where `status` came from, keeping what is already recorded (the
-// first producer wins: an error forwarded by later kernels still names the
-// kernel that made it). OK statuses are returned unchanged.
-absl::Status AddErrorContext(absl::Status status, const ErrorContext& context);
-
-// The context recorded on `status`.
-ErrorContext GetErrorContext(const absl::Status& status);
 
 // The message with its context for people to read:
 // "something bad happened (kernel tfrt_test.fail at prog.mlir:3:8)".

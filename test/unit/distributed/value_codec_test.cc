@@ -57,6 +57,53 @@ TEST(ValueCodecTest, ErrorsKeepCodeMessageAndContext) {
   EXPECT_EQ(received.location, "remote.mlir:3:8");
 }
 
+TEST(ValueCodecTest, ErrorsKeepIncarnationGenerationAndClass) {
+  ErrorContext context;
+  context.task = "/job:ps/task:0";
+  context.incarnation = 0x8000000000000001u;
+  context.generation = 0;
+  absl::Status error = MarkRetryable(
+      AddErrorContext(absl::InternalError("lost"), context), "/job:ps/task:0");
+  proto::Error wire;
+  EncodeError(error, &wire);
+  absl::Status decoded = DecodeError(wire, "/job:w/task:1");
+  ErrorContext received = GetErrorContext(decoded);
+  EXPECT_EQ(received.task, "/job:ps/task:0");
+  EXPECT_EQ(received.incarnation, 0x8000000000000001u);
+  EXPECT_EQ(received.generation, 0);
+  EXPECT_EQ(Classify(decoded), FailureClass::kRetryable);
+  EXPECT_EQ(decoded.code(), absl::StatusCode::kInternal);
+}
+
+TEST(ValueCodecTest, TheClassSentIsTheOneJudgedWhereTheErrorWasMade) {
+  // A deadline of the worker's own request is a cancellation there; named
+  // with the worker's task on this side, its code alone would read as a
+  // peer that did not answer.
+  proto::Error wire;
+  EncodeError(absl::DeadlineExceededError("deadline exceeded"), &wire);
+  EXPECT_EQ(wire.failure_class(), proto::CANCELLED);
+  EXPECT_FALSE(wire.has_generation());
+  absl::Status decoded = DecodeError(wire, "/job:w/task:1");
+  EXPECT_EQ(GetErrorContext(decoded).task, "/job:w/task:1");
+  EXPECT_EQ(GetErrorContext(decoded).generation, kNoGeneration);
+  EXPECT_EQ(Classify(decoded), FailureClass::kCancelled);
+}
+
+TEST(ValueCodecTest, AnErrorWithoutAClassIsClassifiedByItsCode) {
+  proto::Error wire;
+  wire.set_code(static_cast<int>(absl::StatusCode::kDeadlineExceeded));
+  wire.set_message("slow");
+  EXPECT_EQ(Classify(DecodeError(wire, "/job:w/task:1")),
+            FailureClass::kRetryable);
+  // So is one with a class this build does not know.
+  wire.set_failure_class(static_cast<proto::FailureClass>(42));
+  absl::Status decoded = DecodeError(wire, "/job:w/task:1");
+  EXPECT_FALSE(GetErrorContext(decoded).failure_class.has_value());
+  EXPECT_EQ(Classify(decoded), FailureClass::kRetryable);
+  wire.set_failure_class(proto::STALE);
+  EXPECT_EQ(Classify(DecodeError(wire, "/job:w/task:1")), FailureClass::kStale);
+}
+
 TEST(ValueCodecTest, ABadCodeFromAPeerIsStillAnError) {
   proto::Value wire;
   wire.mutable_error()->set_code(0);
