@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -12,11 +13,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "lib/coordinator/checkpoint_files.h"
 #include "lib/coordinator/checkpoint_format.h"
+#include "sluice/support/fault_point.h"
 #include "sluice/support/logging.h"
 #include "sluice/tensor/dense_host_tensor.h"
 
@@ -35,10 +38,15 @@ bool IsDamage(const absl::Status& status) {
   return absl::IsDataLoss(status) || absl::IsNotFound(status);
 }
 
-// `status` with `prefix` before its message, code kept.
+// `status` with `prefix` before its message, code and payloads kept.
 absl::Status Prefixed(const std::string& prefix, const absl::Status& status) {
-  return absl::Status(status.code(),
-                      absl::StrCat(prefix, ": ", status.message()));
+  absl::Status prefixed(status.code(),
+                        absl::StrCat(prefix, ": ", status.message()));
+  status.ForEachPayload(
+      [&](absl::string_view type_url, const absl::Cord& payload) {
+        prefixed.SetPayload(type_url, payload);
+      });
+  return prefixed;
 }
 
 absl::Status CheckSaveArguments(
@@ -96,6 +104,8 @@ absl::StatusOr<Manifest> WriteDataFile(
   uint64_t offset = internal::kDataHeaderBytes;
   std::vector<uint8_t> scratch;
   for (const auto& [name, tensor] : tensors) {
+    status = SLUICE_FAULT_POINT("checkpoint.save.tensor");
+    if (!status.ok()) return status;
     absl::Span<const uint8_t> bytes = internal::StoredBytes(tensor, &scratch);
     TensorEntry entry;
     entry.name = name;
@@ -285,6 +295,8 @@ absl::Status SaveCheckpoint(
   absl::StatusOr<internal::DirectoryLock> lock =
       internal::DirectoryLock::TryAcquire(directory, internal::kLockFileName);
   if (!lock.ok()) return lock.status();
+  status = SLUICE_FAULT_POINT("checkpoint.save.begin");
+  if (!status.ok()) return status;
 
   absl::StatusOr<Manifest> manifest =
       WriteDataFile(directory, step, epoch, tensors);

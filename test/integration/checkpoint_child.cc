@@ -16,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "sluice/coordinator/checkpoint.h"
 #include "sluice/host_context/host_allocator.h"
+#include "sluice/support/fault_point.h"
 #include "test/util/checkpoint_tensors.h"
 
 namespace sluice::dist {
@@ -40,6 +41,10 @@ int Main(int argc, char** argv) {
                  "usage: checkpoint_child save DIR STEP SEED KEEP_LAST\n"
                  "       checkpoint_child verify DIR STEP SEED\n");
     return 2;
+  }
+  if (absl::Status faults = FaultInjector::InitFromEnvironment();
+      !faults.ok()) {
+    return Fail(faults.ToString());
   }
   const std::string directory = argv[2];
   MallocAllocator allocator;

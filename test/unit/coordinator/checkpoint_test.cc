@@ -21,6 +21,7 @@
 #include "lib/coordinator/checkpoint_files.h"
 #include "lib/coordinator/checkpoint_format.h"
 #include "sluice/host_context/host_allocator.h"
+#include "sluice/support/fault_point.h"
 #include "sluice/support/logging.h"
 #include "test/util/checkpoint_tensors.h"
 #include "test/util/log_capture.h"
@@ -35,6 +36,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
+using ::testing::UnorderedElementsAreArray;
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -425,6 +427,35 @@ TEST_F(CheckpointTest, AnotherSaveInProgressIsUnavailable) {
   EXPECT_EQ(status.message(), "another save holds the lock on '" + dir_ + "'");
   close(fd);
   Save(1, 1);
+}
+
+// An injected error at each stage of a save fails it with that error and
+// leaves no new file: the writer removes its temporary on the way out.
+TEST_F(CheckpointTest, AFailedSaveLeavesNothingBehind) {
+  Save(1, 1);
+  const std::vector<std::string> before = Names();
+  for (const char* spec : {"checkpoint.save.begin=error:INTERNAL",
+                           "checkpoint.save.tensor=error:INTERNAL@nth=3",
+                           "checkpoint.save.rename=error:INTERNAL@nth=1",
+                           "checkpoint.save.rename=error:INTERNAL@nth=2"}) {
+    SCOPED_TRACE(spec);
+    ASSERT_TRUE(FaultInjector::Set(spec).ok());
+    absl::Status status =
+        SaveCheckpoint(dir_, 2, 0, CheckpointTestTensors(2, &allocator_));
+    FaultInjector::Clear();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+    std::vector<std::string> after = Names();
+    // The second rename fails with the data file already in place; the
+    // next save removes it, as no manifest names it.
+    if (std::string(spec).find("nth=2") != std::string::npos) {
+      EXPECT_EQ(after.size(), before.size() + 1);
+    } else {
+      EXPECT_THAT(after, UnorderedElementsAreArray(before));
+    }
+    ExpectRestores(1, 1);
+  }
+  Save(3, 3);
+  EXPECT_EQ(Names().size(), before.size() + 2);
 }
 
 TEST_F(CheckpointTest, RefusesInvalidArguments) {
