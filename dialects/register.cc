@@ -1,8 +1,11 @@
 #include "dialects/register.h"
 
+#include "dialects/ht/ht_dialect.h"
+#include "dialects/t/t_dialect.h"
 #include "dialects/tfrt/tfrt_dialect.h"
 #include "dialects/tfrt_dist/tfrt_dist_dialect.h"
 #include "dialects/tfrt_test/tfrt_test_dialect.h"
+#include "dialects/ts/ts_dialect.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -10,7 +13,8 @@ namespace sluice {
 
 void RegisterSluiceDialects(mlir::DialectRegistry& registry) {
   registry.insert<mlir::func::FuncDialect, tfrt::TfrtDialect,
-                  tfrt_test::TfrtTestDialect, tfrt_dist::TfrtDistDialect>();
+                  tfrt_test::TfrtTestDialect, tfrt_dist::TfrtDistDialect,
+                  t::TDialect, ts::TsDialect, ht::HtDialect>();
   // tfrt.call is inlined into func.func bodies, whose dialect must agree.
   mlir::func::registerInlinerExtension(registry);
 }

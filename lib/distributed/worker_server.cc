@@ -58,6 +58,7 @@ class WorkerService final : public proto::Worker::CallbackService {
   WorkerService(HostContext* host, const WorkerOptions& options)
       : host_(host),
         task_name_(options.task_name),
+        max_message_bytes_(options.max_message_bytes),
         max_programs_(std::max(options.max_programs, 1)),
         max_program_bytes_(options.max_program_bytes),
         incarnation_(NewIncarnation()),
@@ -153,12 +154,15 @@ class WorkerService final : public proto::Worker::CallbackService {
     std::lock_guard<std::mutex> lock(executions_mu_);
     if (--active_executions_ == 0) answered_.notify_all();
   }
-  // Writes the results, each a value or an error that names this task.
+  // Writes the results, each a value or an error that names this task;
+  // refuses an answer larger than this task or the caller accepts.
   grpc::Status EncodeResults(absl::Span<const RCReference<AsyncValue>> results,
+                             const proto::ExecuteRequest& request,
                              proto::ExecuteResponse* response) const;
 
   HostContext* const host_;
   const std::string task_name_;
+  const int max_message_bytes_;
   const int max_programs_;
   const int64_t max_program_bytes_;
   const uint64_t incarnation_;
@@ -328,6 +332,7 @@ absl::Status WorkerService::CheckArguments(
 
 grpc::Status WorkerService::EncodeResults(
     absl::Span<const RCReference<AsyncValue>> results,
+    const proto::ExecuteRequest& request,
     proto::ExecuteResponse* response) const {
   for (const RCReference<AsyncValue>& result : results) {
     proto::Value* value = response->add_results();
@@ -336,6 +341,20 @@ grpc::Status WorkerService::EncodeResults(
     if (value->has_error() && value->error().task().empty()) {
       value->mutable_error()->set_task(task_name_);
     }
+  }
+  int64_t limit = max_message_bytes_;
+  if (request.max_response_bytes() > 0) {
+    limit = std::min(limit, request.max_response_bytes());
+  }
+  absl::Status fits =
+      CheckMessageSize(response->ByteSizeLong(), limit,
+                       absl::StrCat("the answer of '", request.function(),
+                                    "' on task ", task_name_),
+                       response->results(), "result");
+  if (!fits.ok()) {
+    // What was encoded is not sent; let it go now.
+    response->Clear();
+    return ToGrpcStatus(fits);
   }
   return grpc::Status::OK;
 }
@@ -354,6 +373,14 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
 
   // Answers `status` at once: the request was refused before it started.
   void Refuse(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+
+  // Refuses a request that Start handed to the executor.
+  void RefuseStarted(const absl::Status& status) {
+    program_.reset();
+    service_->TrimPrograms();
+    service_->EndExecution(/*cancelled=*/false);
+    Refuse(status);
+  }
 
   // Starts the execution of `function` of `program` on the executor.
   void Start(std::shared_ptr<const LoadedProgram> program,
@@ -393,7 +420,18 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
     arguments.reserve(request_->arguments_size());
     pointers.reserve(request_->arguments_size());
     for (const proto::Value& argument : request_->arguments()) {
-      arguments.push_back(DecodeValue(argument, service_->task_name_));
+      arguments.push_back(DecodeValue(argument, service_->task_name_,
+                                      service_->host_->allocator()));
+      if (arguments.back()->IsError()) {
+        // A malformed tensor: the call is refused, as for a wrong type.
+        RefuseStarted(
+            absl::Status(arguments.back()->GetError().code(),
+                         absl::StrCat("argument ", pointers.size(),
+                                      " of function '", request_->function(),
+                                      "' on task ", service_->task_name_, ": ",
+                                      arguments.back()->GetError().message())));
+        return;
+      }
       pointers.push_back(arguments.back().get());
     }
     RCReference<RequestContext> context;
@@ -410,7 +448,8 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
   }
 
   void Answer() {
-    grpc::Status status = service_->EncodeResults(results_, response_);
+    grpc::Status status =
+        service_->EncodeResults(results_, *request_, response_);
     // The values and the program are let go now, not when gRPC is done with
     // the call. The context stays: OnCancel() may still run on a gRPC
     // thread until OnDone().
@@ -512,6 +551,9 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
   builder.SetMaxReceiveMessageSize(impl->options_.max_message_bytes);
   builder.SetMaxSendMessageSize(impl->options_.max_message_bytes);
   builder.RegisterService(&impl->service_);
+  for (grpc::Service* service : impl->options_.services) {
+    builder.RegisterService(service);
+  }
   impl->server_ = builder.BuildAndStart();
   if (impl->server_ == nullptr || impl->port_ == 0) {
     return absl::UnavailableError(
