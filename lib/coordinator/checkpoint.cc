@@ -13,12 +13,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "lib/coordinator/checkpoint_files.h"
 #include "lib/coordinator/checkpoint_format.h"
+#include "lib/coordinator/prefixed_status.h"
 #include "sluice/support/fault_point.h"
 #include "sluice/support/logging.h"
 #include "sluice/tensor/dense_host_tensor.h"
@@ -28,6 +28,7 @@ namespace {
 
 using internal::AtomicFileWriter;
 using internal::Manifest;
+using internal::Prefixed;
 using internal::ReadOnlyFile;
 using internal::TensorEntry;
 
@@ -36,17 +37,6 @@ using internal::TensorEntry;
 // former lets a restore fall back to an older checkpoint.
 bool IsDamage(const absl::Status& status) {
   return absl::IsDataLoss(status) || absl::IsNotFound(status);
-}
-
-// `status` with `prefix` before its message, code and payloads kept.
-absl::Status Prefixed(const std::string& prefix, const absl::Status& status) {
-  absl::Status prefixed(status.code(),
-                        absl::StrCat(prefix, ": ", status.message()));
-  status.ForEachPayload(
-      [&](absl::string_view type_url, const absl::Cord& payload) {
-        prefixed.SetPayload(type_url, payload);
-      });
-  return prefixed;
 }
 
 absl::Status CheckSaveArguments(
