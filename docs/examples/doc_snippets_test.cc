@@ -34,11 +34,12 @@ using ::testing::IsEmpty;
 
 // The guides under test and the sources they may quote, relative to the
 // workspace root.
-constexpr std::string_view kGuides[] = {"docs/async_values.md",
-                                        "docs/distributed.md",
-                                        "docs/embedding.md", "docs/kernels.md"};
+constexpr std::string_view kGuides[] = {
+    "docs/async_values.md", "docs/checkpoints.md", "docs/distributed.md",
+    "docs/embedding.md", "docs/kernels.md"};
 constexpr std::string_view kSources[] = {
     "docs/examples/async_values_example.cc",
+    "docs/examples/checkpoints_example.cc",
     "docs/examples/distributed_example.cc", "docs/examples/kernels_example.cc",
     "examples/embed/main.cc"};
 

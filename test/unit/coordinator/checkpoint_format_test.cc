@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -102,6 +103,57 @@ TEST(CheckpointFormatTest, ManifestBytesAreAsDocumented) {
   for (int i = 0; i < 4; ++i)
     expected.push_back(static_cast<char>(crc >> (8 * i)));
   EXPECT_EQ(bytes, expected);
+}
+
+// Bytes from hex digit pairs; spaces are ignored.
+std::string FromHex(std::string_view hex) {
+  std::string digits;
+  for (char c : hex) {
+    if (c != ' ') digits.push_back(c);
+  }
+  std::string bytes;
+  for (size_t i = 0; i + 1 < digits.size(); i += 2) {
+    bytes.push_back(
+        static_cast<char>(std::stoi(digits.substr(i, 2), nullptr, 16)));
+  }
+  return bytes;
+}
+
+// The example in docs/checkpoints.md, byte for byte, final checksum
+// included: step 7, epoch 3, one i32 tensor "w" = [1, -2].
+TEST(CheckpointFormatTest, TheDocumentedExample) {
+  const std::string data = FromHex(
+      "53 4c 43 4b 44 41 54 41 01 00 00 00 00 00 00 00"
+      "01 00 00 00 fe ff ff ff");
+  const std::string manifest_bytes = FromHex(
+      "53 4c 43 4b 4d 41 4e 49 01 00 00 00 00 00 00 00"
+      "07 00 00 00 00 00 00 00 03 00 00 00 00 00 00 00"
+      "01 00 00 00 2f 00 63 6b 70 74 2d 30 30 30 30 30"
+      "30 30 30 30 30 30 30 30 30 30 30 30 30 30 37 2d"
+      "35 66 30 65 33 61 39 62 31 63 32 64 34 65 36 66"
+      "2e 64 61 74 61 18 00 00 00 00 00 00 00 01 00 77"
+      "01 01 02 00 00 00 00 00 00 00 10 00 00 00 00 00"
+      "00 00 08 00 00 00 00 00 00 00 71 98 8f cf 6c 8d"
+      "90 c4");
+  ASSERT_EQ(data.size(), 24u);
+  ASSERT_EQ(manifest_bytes.size(), 130u);
+  EXPECT_EQ(data.substr(0, kDataHeaderBytes), EncodeDataHeader());
+
+  Manifest manifest;
+  manifest.step = 7;
+  manifest.epoch = 3;
+  manifest.data_file = DataFileName(7, 0x5f0e3a9b1c2d4e6f);
+  manifest.data_file_size = 24;
+  TensorEntry w;
+  w.name = "w";
+  w.dtype = DType::kI32;
+  w.shape = TensorShape{2};
+  w.offset = 16;
+  w.size = 8;
+  w.crc32 = Crc32(Bytes(data).subspan(16));
+  manifest.tensors = {w};
+  EXPECT_EQ(EncodeManifest(manifest), manifest_bytes);
+  EXPECT_TRUE(DecodeManifest(Bytes(manifest_bytes)).ok());
 }
 
 TEST(CheckpointFormatTest, DataHeaderIsMagicVersionAndZero) {
