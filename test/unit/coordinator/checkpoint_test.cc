@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -479,6 +480,24 @@ TEST_F(CheckpointTest, RefusesInvalidArguments) {
   EXPECT_THAT(message(1, bad),
               HasSubstr("tensor 'unset' has no buffer (never assigned)"));
   EXPECT_THAT(*ListCheckpointSteps(dir_), IsEmpty());
+}
+
+TEST_F(CheckpointTest, AManifestARestoreWouldRefuseIsNotWritten) {
+  // 2^16 names of 1024 bytes: a manifest over 64 MiB.
+  TensorMap tensors;
+  const DenseHostTensor empty =
+      *DenseHostTensor::Create(DType::kI1, TensorShape{0}, &allocator_);
+  for (int i = 0; i < (1 << 16); ++i) {
+    std::string name(1024, 'n');
+    std::snprintf(name.data(), name.size(), "%08d", i);
+    tensors.emplace(std::move(name), empty);
+  }
+  absl::Status status = SaveCheckpoint(dir_, 1, 0, tensors);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("its manifest would have 69206113 bytes, more than "
+                        "the 67108864 a restore accepts"));
+  EXPECT_THAT(Names(), IsEmpty());
 }
 
 TEST_F(CheckpointTest, ADirectoryThatIsAFileIsAnError) {
