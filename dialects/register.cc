@@ -3,6 +3,7 @@
 #include "dialects/ht/ht_dialect.h"
 #include "dialects/t/t_dialect.h"
 #include "dialects/tfrt/tfrt_dialect.h"
+#include "dialects/tfrt_dht/tfrt_dht_dialect.h"
 #include "dialects/tfrt_dist/tfrt_dist_dialect.h"
 #include "dialects/tfrt_test/tfrt_test_dialect.h"
 #include "dialects/ts/ts_dialect.h"
@@ -14,7 +15,8 @@ namespace sluice {
 void RegisterSluiceDialects(mlir::DialectRegistry& registry) {
   registry.insert<mlir::func::FuncDialect, tfrt::TfrtDialect,
                   tfrt_test::TfrtTestDialect, tfrt_dist::TfrtDistDialect,
-                  t::TDialect, ts::TsDialect, ht::HtDialect>();
+                  t::TDialect, ts::TsDialect, ht::HtDialect,
+                  tfrt_dht::TfrtDhtDialect>();
   // tfrt.call is inlined into func.func bodies, whose dialect must agree.
   mlir::func::registerInlinerExtension(registry);
 }

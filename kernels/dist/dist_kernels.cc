@@ -18,9 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "kernels/dist/distributed_context.h"
 #include "sluice/distributed/cluster_spec.h"
@@ -40,25 +38,8 @@ namespace sluice {
 namespace dist_kernels {
 namespace {
 
-// Debian's Abseil has a string_view of its own, which absl::StrCat takes.
-absl::string_view View(std::string_view text) {
-  return absl::string_view(text.data(), text.size());
-}
-
 DistributedContext& GetDistributedContext(HostContext* host) {
   return host->GetOrCreateSharedContext<DistributedContext>();
-}
-
-// `status` with `prefix` before its message, keeping its code and the
-// context it carries (the task it names).
-absl::Status Prefixed(const absl::Status& status, std::string_view prefix) {
-  absl::Status prefixed(status.code(),
-                        absl::StrCat(View(prefix), status.message()));
-  status.ForEachPayload(
-      [&](absl::string_view type_url, const absl::Cord& payload) {
-        prefixed.SetPayload(type_url, payload);
-      });
-  return prefixed;
 }
 
 // Whether `status` was made on this side of the wire: by the client (a task
@@ -112,8 +93,10 @@ void GetTaskHandle(StringAttribute task_name, KernelFrame* frame) {
                        " answers as ", status->task_name,
                        ": the cluster spec and the workers disagree")));
     } else if (!status->serving) {
-      frame.ReportError(absl::UnavailableError(
-          absl::StrCat("task ", client->task_name(), " is shutting down")));
+      frame.ReportError(
+          MarkRetryable(absl::UnavailableError(absl::StrCat(
+                            "task ", client->task_name(), " is shutting down")),
+                        client->task_name(), status->incarnation));
     } else {
       frame.EmplaceResultAt<TaskHandle>(0, TaskHandle{client});
     }
@@ -149,8 +132,8 @@ void RegisterFunction(const TaskHandle& task, RemainingFunctions functions,
                       name = callee.name(), done = std::move(done)]() mutable {
     if (registered.IsError()) {
       frame.ReportError(
-          Prefixed(registered.GetError(),
-                   absl::StrCat("cannot register '", name, "': ")));
+          WithMessagePrefix(registered.GetError(),
+                            absl::StrCat("cannot register '", name, "': ")));
     } else if (absl::StatusOr<dist::RemoteFunction> function =
                    registered->GetFunction(name);
                !function.ok()) {

@@ -9,7 +9,6 @@
 #include "lib/distributed/tensor_codec.h"
 #include "sluice/coordinator/variables.h"
 #include "sluice/host_context/run_when_ready.h"
-#include "sluice/support/failure.h"
 
 namespace sluice::dist {
 namespace internal {
@@ -48,20 +47,6 @@ std::vector<std::string> TasksOfJob(const ClusterSpec& spec,
 
 std::string Quoted(std::string_view name) {
   return absl::StrCat("'", std::string(name), "'");
-}
-
-// A transport failure (the task is down, died, or did not answer in time)
-// is retryable: the same request may succeed once the task is back. A
-// refusal by the task (no such variable, a wrong shape) keeps the class of
-// its code.
-absl::Status Failure(const grpc::Status& status, std::string_view task,
-                     std::string_view what, absl::Duration timeout) {
-  absl::Status failure = RpcFailure(status, task, what, timeout);
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    failure = MarkRetryable(std::move(failure), task);
-  }
-  return failure;
 }
 
 // One Variables RPC whose answer resolves an AsyncValueRef<T>: `answer`
@@ -104,20 +89,28 @@ AsyncValueRef<T> Issue(VariableChannel* channel, HostContext* host,
   Launch(channel, host, call, WaitsForReady(options.fail_fast, kind), start,
          [](Call& call, const grpc::Status& status) {
            VariableRpcOutputs<T, Request, Response>& outputs = call.outputs;
+           // Taken from the call: gRPC's thread may drop the last reference
+           // to it after the client and its host are gone, and a tensor's
+           // buffer must go back to the host's allocator while that lives.
+           AsyncValueRef<T> result = std::move(outputs.result);
            if (!status.ok()) {
-             outputs.result.SetError(
-                 Failure(status, call.task_name, outputs.what, call.timeout));
+             // A transport failure (the task is down, died, or did not
+             // answer in time) is retryable; a refusal by the task (no such
+             // variable, a wrong shape) keeps the class the task gave it.
+             result.SetError(RpcFailure(status, call.CancelledHere(),
+                                        call.task_name, /*incarnation=*/0,
+                                        outputs.what, call.timeout));
              return;
            }
            absl::StatusOr<T> value = outputs.answer(call.response);
            if (!value.ok()) {
-             outputs.result.SetError(absl::Status(
+             result.SetError(absl::Status(
                  value.status().code(),
                  absl::StrCat(outputs.what, " on task ", call.task_name, ": ",
                               value.status().message())));
              return;
            }
-           outputs.result.emplace(*std::move(value));
+           result.emplace(*std::move(value));
          });
   return result;
 }

@@ -12,6 +12,8 @@
 #include "lib/distributed/worker_service.grpc.pb.h"
 #include "sluice/host_context/run_when_ready.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
+#include "sluice/support/fault_point.h"
 
 namespace sluice::dist {
 
@@ -45,6 +47,11 @@ struct ProgramCache {
   // restarts of the task: a worker that evicted one (to keep within its
   // limits) gets it again when a call names it.
   std::map<uint64_t, std::shared_ptr<const std::string>> bytes;
+
+  uint64_t Incarnation() {
+    std::lock_guard<std::mutex> lock(mu);
+    return incarnation;
+  }
 
   std::shared_ptr<const std::string> BytesOf(uint64_t id) {
     std::lock_guard<std::mutex> lock(mu);
@@ -96,6 +103,7 @@ using internal::PendingRpc;
 using internal::RegistrationAgain;
 using internal::RpcFailure;
 using internal::TaskChannel;
+using internal::TaskFailure;
 
 TaskClient::TaskClient(std::string task_name, std::string address,
                        RpcOptions options, HostContext* host)
@@ -123,8 +131,9 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
       [](auto* stub, auto&&... args) { stub->GetStatus(args...); },
       [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
-          call.outputs.SetError(RpcFailure(status, call.task_name,
-                                           "status request", call.timeout));
+          call.outputs.SetError(RpcFailure(
+              status, call.CancelledHere(), call.task_name,
+              programs->Incarnation(), "status request", call.timeout));
           return;
         }
         const proto::GetStatusResponse& response = call.response;
@@ -175,10 +184,11 @@ AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
       channel_.get(), host_, call,
       WaitsForReady(options_.fail_fast, RpcKind::kExecution),
       [](auto* stub, auto&&... args) { stub->RegisterProgram(args...); },
-      [](Call& call, const grpc::Status& status) {
+      [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
           call.outputs.SetError(RpcFailure(
-              status, call.task_name, "registering a program", call.timeout));
+              status, call.CancelledHere(), call.task_name,
+              programs->Incarnation(), "registering a program", call.timeout));
           return;
         }
         RemoteProgram registered;
@@ -222,7 +232,9 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
         outputs.programs->Forget(call.request.program_id());
       }
       SetAll(outputs.results,
-             RpcFailure(status, call.task_name, outputs.what, call.timeout));
+             RpcFailure(status, call.CancelledHere(), call.task_name,
+                        outputs.programs->Incarnation(), outputs.what,
+                        call.timeout));
     }
   } else if (static_cast<size_t>(call.response.results_size()) !=
              outputs.results.size()) {
@@ -238,19 +250,19 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
           DecodeValue(wire, call.task_name, outputs.allocator);
       if (value->IsError() && !wire.has_error()) {
         // A malformed value, not an error the task sent: say whose.
-        ErrorContext context;
-        context.task = call.task_name;
-        value = MakeErrorAsyncValueRef(AddErrorContext(
-            absl::Status(value->GetError().code(),
-                         absl::StrCat(outputs.what, " on task ", call.task_name,
-                                      ": result ", i, ": ",
-                                      value->GetError().message())),
-            context));
+        value = MakeErrorAsyncValueRef(TaskFailure(
+            WithMessagePrefix(value->GetError(),
+                              absl::StrCat("result ", i, ": ")),
+            call.task_name, outputs.programs->Incarnation(), outputs.what));
       }
       outputs.results[i]->ForwardTo(std::move(value));
     }
   }
-  // The answer's values now live in the results; the request may go.
+  // The values are the caller's now, and the request may go. Nothing of
+  // them stays with the call: gRPC's thread may drop its last reference
+  // after the client and its host are gone, and a tensor's buffer must go
+  // back to the host's allocator while that still lives.
+  outputs.results.clear();
   outputs.request.reset();
 }
 
@@ -300,7 +312,8 @@ bool RegisterAgainAndRepeat(TaskChannel* channel, HostContext* host,
       channel, host, registration, wait_for_ready,
       [](auto* stub, auto&&... args) { stub->RegisterProgram(args...); },
       // The call fails with the registration's error.
-      [repeat](RegistrationAgain&, const grpc::Status& failed) {
+      [repeat](RegistrationAgain& registration, const grpc::Status& failed) {
+        if (registration.CancelledHere()) repeat->TryCancel();
         ResolveCall(*repeat, failed);
       },
       [channel, host, wait_for_ready, repeat](
@@ -403,6 +416,13 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
            absl::Status(fits.code(),
                         absl::StrCat(outputs.what, " on task ", task_name_,
                                      ": ", fits.message())));
+    return;
+  }
+  if (absl::Status fault = SLUICE_FAULT_POINT("client.call.send");
+      !fault.ok()) {
+    SetAll(
+        outputs.results,
+        TaskFailure(fault, task_name_, programs_->Incarnation(), outputs.what));
     return;
   }
   LaunchExecute(channel_.get(), host_,

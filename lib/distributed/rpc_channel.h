@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -19,28 +20,59 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "lib/distributed/grpc_status.h"
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
 
 namespace sluice::dist::internal {
 
-// The error of a failed RPC: names the task and what was asked of it, and
-// records the task as the error's origin.
-inline absl::Status RpcFailure(const grpc::Status& status,
-                               std::string_view task, std::string_view what,
-                               absl::Duration deadline) {
+// `cause` as the failure of `what` on `task`: its message after one that
+// names both, its context and class kept, and the task (with the process
+// that served it, 0 when unknown) recorded as its origin unless the cause
+// names one.
+inline absl::Status TaskFailure(const absl::Status& cause,
+                                std::string_view task, uint64_t incarnation,
+                                std::string_view what) {
+  ErrorContext origin;
+  origin.task = std::string(task);
+  origin.incarnation = incarnation;
+  return AddErrorContext(
+      WithMessagePrefix(cause, absl::StrCat(std::string(what), " on task ",
+                                            std::string(task), " failed: ")),
+      origin);
+}
+
+// The class of a failed RPC that the transport ended, not the task:
+// CANCELLED is a cancellation when this side cancelled the RPC (its request
+// was cancelled, or the client is closing), and otherwise the task going
+// away in the middle of the call, as UNAVAILABLE and DEADLINE_EXCEEDED are.
+inline FailureClass TransportFailureClass(absl::StatusCode code,
+                                          bool cancelled_here) {
+  if (code == absl::StatusCode::kCancelled) {
+    return cancelled_here ? FailureClass::kCancelled : FailureClass::kRetryable;
+  }
+  return ClassOfCode(code, /*from_peer=*/true, /*has_generation=*/false);
+}
+
+// The error of a failed RPC. One the task answered with keeps the context
+// and class it sent; one the transport made (the task is down, stopped, or
+// slower than the deadline) is classified by TransportFailureClass.
+inline absl::Status RpcFailure(const grpc::Status& status, bool cancelled_here,
+                               std::string_view task, uint64_t incarnation,
+                               std::string_view what, absl::Duration deadline) {
+  std::optional<absl::Status> answered = PeerError(status);
+  if (answered) return TaskFailure(*answered, task, incarnation, what);
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
   std::string reason = status.error_message();
-  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+  if (code == absl::StatusCode::kDeadlineExceeded) {
     reason = absl::StrCat("no answer within ", absl::FormatDuration(deadline),
                           " (deadline exceeded)");
   }
-  absl::Status error(static_cast<absl::StatusCode>(status.error_code()),
-                     absl::StrCat(std::string(what), " on task ",
-                                  std::string(task), " failed: ", reason));
-  ErrorContext context;
-  context.task = std::string(task);
-  return AddErrorContext(std::move(error), context);
+  absl::Status made = MarkFailureClass(
+      absl::Status(code, reason), TransportFailureClass(code, cancelled_here));
+  return TaskFailure(made, task, incarnation, what);
 }
 
 // The ClientContext of one RPC. It goes as soon as the RPC completes,
@@ -56,9 +88,17 @@ struct RpcContext {
   std::unique_ptr<grpc::ClientContext> context =
       std::make_unique<grpc::ClientContext>();
 
+  // Whether this side cancelled the RPC; guarded by mu.
+  bool cancelled_here = false;
+
   void TryCancel() {
     std::lock_guard<std::mutex> lock(mu);
+    cancelled_here = true;
     if (context != nullptr) context->TryCancel();
+  }
+  bool CancelledHere() {
+    std::lock_guard<std::mutex> lock(mu);
+    return cancelled_here;
   }
 };
 
@@ -152,6 +192,7 @@ void Launch(Channel* channel, HostContext* host,
   call->context->set_deadline(absl::ToChronoTime(call->deadline));
   call->context->set_wait_for_ready(wait_for_ready);
   if (!channel->Begin(call.get())) {
+    call->TryCancel();
     resolve(*call, grpc::Status(grpc::StatusCode::CANCELLED,
                                 "the client is shutting down"));
     return;

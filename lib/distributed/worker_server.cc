@@ -31,6 +31,8 @@
 #include "sluice/host_context/run_when_ready.h"
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
+#include "sluice/support/fault_point.h"
 
 namespace sluice::dist {
 namespace {
@@ -98,10 +100,15 @@ class WorkerService final : public proto::Worker::CallbackService {
     // Loading a large program takes a while: not on a thread that answers
     // RPCs.
     executor_.Add([this, reactor, request, response] {
+      if (absl::Status fault = SLUICE_FAULT_POINT("worker.register.begin");
+          !fault.ok()) {
+        reactor->Finish(AnswerError(fault));
+        return;
+      }
       absl::StatusOr<std::shared_ptr<const LoadedProgram>> loaded =
           Register(request->program());
       if (!loaded.ok()) {
-        reactor->Finish(ToGrpcStatus(loaded.status()));
+        reactor->Finish(AnswerError(loaded.status()));
       } else {
         *response = (*loaded)->registration;
         // Not trimmed here: when running programs keep the task over its
@@ -154,8 +161,16 @@ class WorkerService final : public proto::Worker::CallbackService {
     std::lock_guard<std::mutex> lock(executions_mu_);
     if (--active_executions_ == 0) answered_.notify_all();
   }
-  // Writes the results, each a value or an error that names this task;
-  // refuses an answer larger than this task or the caller accepts.
+  // `status` as this task's answer, with this task and process recorded as
+  // its origin.
+  grpc::Status AnswerError(absl::Status status) const {
+    ErrorContext origin;
+    origin.task = task_name_;
+    origin.incarnation = incarnation_;
+    return ToGrpcStatus(AddErrorContext(std::move(status), origin));
+  }
+  // Writes the results, each a value or an error that names this task and
+  // process; refuses an answer larger than this task or the caller accepts.
   grpc::Status EncodeResults(absl::Span<const RCReference<AsyncValue>> results,
                              const proto::ExecuteRequest& request,
                              proto::ExecuteResponse* response) const;
@@ -291,18 +306,23 @@ absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Find(
   auto it = programs_.find(id);
   if (it == programs_.end()) {
     *evicted = evicted_ids_.count(id) != 0;
+    // Retryable: registering the program again and repeating the call
+    // succeeds, and the client forgets the registration on this code.
     if (*evicted) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "task ", task_name_, " evicted program ", id,
-          " to keep within its limits (", max_programs_, " programs, ",
-          max_program_bytes_, " bytes): register the program again"));
+      return MarkRetryable(
+          absl::FailedPreconditionError(absl::StrCat(
+              "task ", task_name_, " evicted program ", id,
+              " to keep within its limits (", max_programs_, " programs, ",
+              max_program_bytes_, " bytes): register the program again")),
+          task_name_, incarnation_);
     }
     // FailedPrecondition, not NotFound: the caller's registration is stale
     // (this process never saw it, or evicted it), and the client registers
     // the program again on this code.
-    return absl::FailedPreconditionError(
-        absl::StrCat("task ", task_name_, " has no program with id ", id,
-                     ": register the program first"));
+    return MarkRetryable(absl::FailedPreconditionError(absl::StrCat(
+                             "task ", task_name_, " has no program with id ",
+                             id, ": register the program first")),
+                         task_name_, incarnation_);
   }
   recency_.splice(recency_.begin(), recency_, it->second.recency);
   return it->second.loaded;
@@ -337,9 +357,10 @@ grpc::Status WorkerService::EncodeResults(
   for (const RCReference<AsyncValue>& result : results) {
     proto::Value* value = response->add_results();
     absl::Status encoded = EncodeValue(*result, value);
-    if (!encoded.ok()) return ToGrpcStatus(encoded);
+    if (!encoded.ok()) return AnswerError(encoded);
     if (value->has_error() && value->error().task().empty()) {
       value->mutable_error()->set_task(task_name_);
+      value->mutable_error()->set_incarnation(incarnation_);
     }
   }
   int64_t limit = max_message_bytes_;
@@ -354,7 +375,7 @@ grpc::Status WorkerService::EncodeResults(
   if (!fits.ok()) {
     // What was encoded is not sent; let it go now.
     response->Clear();
-    return ToGrpcStatus(fits);
+    return AnswerError(fits);
   }
   return grpc::Status::OK;
 }
@@ -372,14 +393,8 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
       : service_(service), request_(request), response_(response) {}
 
   // Answers `status` at once: the request was refused before it started.
-  void Refuse(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
-
-  // Refuses a request that Start handed to the executor.
-  void RefuseStarted(const absl::Status& status) {
-    program_.reset();
-    service_->TrimPrograms();
-    service_->EndExecution(/*cancelled=*/false);
-    Refuse(status);
+  void Refuse(const absl::Status& status) {
+    Finish(service_->AnswerError(status));
   }
 
   // Starts the execution of `function` of `program` on the executor.
@@ -415,6 +430,11 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
   }
 
   void Run() {
+    if (absl::Status fault = SLUICE_FAULT_POINT("worker.call.begin");
+        !fault.ok()) {
+      Done(service_->AnswerError(fault));
+      return;
+    }
     std::vector<RCReference<AsyncValue>> arguments;
     std::vector<AsyncValue*> pointers;
     arguments.reserve(request_->arguments_size());
@@ -424,12 +444,11 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
                                       service_->host_->allocator()));
       if (arguments.back()->IsError()) {
         // A malformed tensor: the call is refused, as for a wrong type.
-        RefuseStarted(
-            absl::Status(arguments.back()->GetError().code(),
-                         absl::StrCat("argument ", pointers.size(),
-                                      " of function '", request_->function(),
-                                      "' on task ", service_->task_name_, ": ",
-                                      arguments.back()->GetError().message())));
+        Done(service_->AnswerError(WithMessagePrefix(
+            arguments.back()->GetError(),
+            absl::StrCat("argument ", pointers.size(), " of function '",
+                         request_->function(), "' on task ",
+                         service_->task_name_, ": "))));
         return;
       }
       pointers.push_back(arguments.back().get());
@@ -448,8 +467,13 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
   }
 
   void Answer() {
-    grpc::Status status =
-        service_->EncodeResults(results_, *request_, response_);
+    absl::Status fault = SLUICE_FAULT_POINT("worker.call.end");
+    Done(fault.ok() ? service_->EncodeResults(results_, *request_, response_)
+                    : service_->AnswerError(fault));
+  }
+
+  // Ends the execution with `status`.
+  void Done(const grpc::Status& status) {
     // The values and the program are let go now, not when gRPC is done with
     // the call. The context stays: OnCancel() may still run on a gRPC
     // thread until OnDone().
@@ -478,8 +502,10 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
   // which path it took, and the common path needs OnCancel.
   auto* execution = new Execution(this, request, response);
   if (shutting_down_.load()) {
-    execution->Refuse(absl::UnavailableError(
-        absl::StrCat("task ", task_name_, " is shutting down")));
+    execution->Refuse(
+        MarkRetryable(absl::UnavailableError(absl::StrCat("task ", task_name_,
+                                                          " is shutting down")),
+                      task_name_, incarnation_));
     return execution;
   }
   bool evicted = false;

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,6 +37,17 @@ absl::Status StatusFromLlvmError(llvm::Error error) {
         result = absl::UnknownError(other.message());
       });
   return result;
+}
+
+absl::Status WithMessagePrefix(const absl::Status& status,
+                               std::string_view prefix) {
+  absl::Status prefixed(status.code(),
+                        absl::StrCat(std::string(prefix), status.message()));
+  status.ForEachPayload(
+      [&](absl::string_view type_url, const absl::Cord& payload) {
+        prefixed.SetPayload(type_url, payload);
+      });
+  return prefixed;
 }
 
 std::string DescribeError(const absl::Status& status) {

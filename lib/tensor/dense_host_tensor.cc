@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 
@@ -30,6 +31,21 @@ void AppendValue(T value, std::string* out) {
   } else {
     absl::StrAppend(out, value);
   }
+}
+
+// How this file reads a T tensor's elements. Every tensor made over a
+// buffer shares its bytes, whatever its dtype, so an i1 element may hold
+// any byte another view wrote there; loading it as a bool would be
+// undefined. It is read as a byte instead, nonzero meaning true.
+template <typename T>
+using Stored = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+
+template <typename T>
+absl::Span<const Stored<T>> StoredValues(const DenseHostTensor& tensor) {
+  if (tensor.raw_data() == nullptr) return {};
+  return absl::Span<const Stored<T>>(
+      static_cast<const Stored<T>*>(tensor.raw_data()),
+      static_cast<size_t>(tensor.num_elements()));
 }
 
 }  // namespace
@@ -79,14 +95,14 @@ std::string DenseHostTensor::ToString() const {
                    ", shape = ", shape_.ToString(), ", values = [");
   DispatchDType(dtype_, [&](auto element) {
     using T = decltype(element);
-    absl::Span<const T> elements = values<T>();
+    absl::Span<const Stored<T>> elements = StoredValues<T>(*this);
     for (size_t i = 0; i < elements.size(); ++i) {
       if (i != 0) out.append(", ");
       if (static_cast<int64_t>(i) == kMaxPrintedValues) {
         out.append("...");
         break;
       }
-      AppendValue(elements[i], &out);
+      AppendValue(static_cast<T>(elements[i]), &out);
     }
   });
   out.append("]");
@@ -97,11 +113,11 @@ bool TensorsEqual(const DenseHostTensor& a, const DenseHostTensor& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
   return DispatchDType(a.dtype(), [&](auto element) {
     using T = decltype(element);
-    absl::Span<const T> x = a.values<T>();
-    absl::Span<const T> y = b.values<T>();
+    absl::Span<const Stored<T>> x = StoredValues<T>(a);
+    absl::Span<const Stored<T>> y = StoredValues<T>(b);
     if (x.size() != y.size()) return false;
     for (size_t i = 0; i < x.size(); ++i) {
-      if (!(x[i] == y[i])) return false;
+      if (!(static_cast<T>(x[i]) == static_cast<T>(y[i]))) return false;
     }
     return true;
   });

@@ -15,6 +15,7 @@
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
+#include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -28,6 +29,7 @@
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/fault_point.h"
 #include "sluice/support/print.h"
 #include "tools/sluice_run/diagnostic_verifier.h"
 #include "tools/sluice_run/value_printer.h"
@@ -84,7 +86,7 @@ cl::opt<bool> list_kernels(
 absl::Status RegisterKernels(sluice::KernelRegistry* registry) {
   for (auto* group :
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
-        &sluice::RegisterDistKernels}) {
+        &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels}) {
     if (absl::Status status = group(registry); !status.ok()) return status;
   }
   return absl::OkStatus();
@@ -182,6 +184,11 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // A fault spec that does not parse stops the run before anything runs.
+  if (absl::Status faults = sluice::FaultInjector::InitFromEnvironment();
+      !faults.ok()) {
+    return Fail(std::string(faults.message()));
+  }
   if (rpc_deadline_ms <= 0) {
     return Fail(absl::StrCat("--rpc_deadline_ms must be positive, got ",
                              rpc_deadline_ms.getValue()));

@@ -5,6 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "llvm/Support/raw_ostream.h"
 #include "sluice/support/error_util.h"
+#include "sluice/tensor/dense_host_tensor.h"
+#include "sluice/tensor/host_buffer.h"
+#include "sluice/tensor/tensor_shape.h"
 
 namespace sluice {
 
@@ -28,6 +31,17 @@ std::string FormatResult(const AsyncValue& value, std::string_view type,
     llvm::raw_string_ostream os(text);
     os << number;
     return os.str();
+  }
+  // A value of another payload than its type promises (a kernel of another
+  // library may produce one) falls through to the generic form.
+  if (type == "!t.tensor" && value.IsType<DenseHostTensor>()) {
+    return value.get<DenseHostTensor>().ToString();
+  }
+  if (type == "!ts.shape" && value.IsType<TensorShape>()) {
+    return value.get<TensorShape>().ToString();
+  }
+  if (type == "!ht.host_buffer" && value.IsType<RCReference<HostBuffer>>()) {
+    return value.get<RCReference<HostBuffer>>()->ToString();
   }
   return absl::StrCat(std::string(type), " value");
 }

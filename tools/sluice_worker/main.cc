@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/dist/dist_kernels.h"
+#include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/coordinator/variable_service.h"
@@ -17,6 +18,7 @@
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/fault_point.h"
 
 namespace {
 
@@ -85,6 +87,12 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  // A fault spec that does not parse stops the worker before it serves: a
+  // test that asked for faults must not run without them.
+  if (absl::Status faults = sluice::FaultInjector::InitFromEnvironment();
+      !faults.ok()) {
+    return Fail(std::string(faults.message()));
+  }
   if (task_name.empty()) return Fail("--task_name is required");
   auto parsed = sluice::dist::ParseTaskName(task_name);
   if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
@@ -124,7 +132,7 @@ int main(int argc, char** argv) {
   sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
   for (auto* group :
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
-        &sluice::RegisterDistKernels}) {
+        &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels}) {
     absl::Status registered = group(&registry);
     if (!registered.ok()) {
       std::fprintf(stderr, "sluice_worker: %s\n",

@@ -6,8 +6,11 @@
 // work queue when the worker answers. A worker that is down, dies, stops
 // answering or answers with an error resolves them to error values whose
 // message names the task and the function and whose ErrorContext
-// (sluice/support/error_util.h) records the task, so a program sees a dead
-// worker as data, never as a hang: each RPC has a deadline.
+// (sluice/support/failure.h) records the task, so a program sees a dead
+// worker as data, never as a hang: each RPC has a deadline. A worker that is
+// down, dies, stops or misses the deadline gives retryable errors, which
+// also record the worker's incarnation once a status answer has told it; an
+// error the worker answered with keeps the context and class it had there.
 #ifndef SLUICE_DISTRIBUTED_REMOTE_CLIENT_H_
 #define SLUICE_DISTRIBUTED_REMOTE_CLIENT_H_
 

@@ -10,6 +10,7 @@
 #define SLUICE_SUPPORT_ERROR_UTIL_H_
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
@@ -50,6 +51,12 @@ llvm::Error MakeLlvmError(absl::Status status);
 // Converts an llvm::Error to a status, consuming it. A StatusError gives its
 // status back; any other error becomes kUnknown with LLVM's message.
 absl::Status StatusFromLlvmError(llvm::Error error);
+
+// `status` with `prefix` before its message, keeping its code and its
+// payload (the context and class it carries): "cannot register 'f': " +
+// what the task said.
+absl::Status WithMessagePrefix(const absl::Status& status,
+                               std::string_view prefix);
 
 // The message with its context for people to read:
 // "something bad happened (kernel tfrt_test.fail at prog.mlir:3:8)".

@@ -2,20 +2,27 @@
 // calls, errors raised on the worker, bad requests, cancellation.
 #include "sluice/distributed/worker_server.h"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/test/test_kernels.h"
+#include "lib/distributed/worker_service.grpc.pb.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
+#include "sluice/support/fault_point.h"
+#include "sluice/tensor/dense_host_tensor.h"
 
 namespace sluice::dist {
 namespace {
@@ -41,6 +48,10 @@ func.func @fail() -> (i32, i32) {
   %ok = tfrt.constant.i32 1
   %bad = "tfrt_test.fail"() : () -> i32 loc("remote.mlir":7:3)
   tfrt.return %ok, %bad : i32, i32
+}
+
+func.func @identity(%x: !t.tensor) -> !t.tensor {
+  tfrt.return %x : !t.tensor
 }
 
 func.func @spin(%n: i32) -> i32 {
@@ -214,6 +225,10 @@ TEST_F(WorkerServerTest, WorkerErrorsKeepCodeMessageTaskAndLocation) {
   EXPECT_EQ(context.task, "/job:worker/task:0");
   EXPECT_EQ(context.kernel, "tfrt_test.fail");
   EXPECT_EQ(context.location, "remote.mlir:7:3");
+  // The process that made it, and what kind of failure it is.
+  EXPECT_EQ(context.incarnation, Status().incarnation);
+  EXPECT_NE(context.incarnation, 0u);
+  EXPECT_EQ(Classify(error), FailureClass::kFatal);
 }
 
 TEST_F(WorkerServerTest, BadRequestsGetClearErrorsAndTheWorkerGoesOn) {
@@ -228,11 +243,16 @@ TEST_F(WorkerServerTest, BadRequestsGetClearErrorsAndTheWorkerGoesOn) {
               HasSubstr("has no function 'missing'"));
   EXPECT_THAT(results[0]->GetError().message(),
               HasSubstr("remote call of 'missing' on task /job:worker/task:0"));
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kFatal);
+  // A refusal records the process that refused.
+  EXPECT_EQ(GetErrorContext(results[0]->GetError()).incarnation,
+            Status().incarnation);
 
   results = CallAndWait(add, Args(I32(1)));
   EXPECT_EQ(results[0]->GetError().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(results[0]->GetError().message(),
               HasSubstr("takes 2 argument(s) (i32, i32), the call passed 1"));
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kFatal);
 
   results = CallAndWait(
       add,
@@ -246,6 +266,8 @@ TEST_F(WorkerServerTest, BadRequestsGetClearErrorsAndTheWorkerGoesOn) {
   results = CallAndWait(stale, Args(I32(1), I32(2)));
   EXPECT_THAT(results[0]->GetError().message(),
               HasSubstr("register the program first"));
+  // Registering again and repeating the call would succeed.
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kRetryable);
 
   std::vector<uint8_t> garbage = {'n', 'o', 't', ' ', 's', 'b', 'f'};
   AsyncValueRef<RemoteProgram> bad = task_->RegisterProgram(garbage);
@@ -253,10 +275,66 @@ TEST_F(WorkerServerTest, BadRequestsGetClearErrorsAndTheWorkerGoesOn) {
   ASSERT_TRUE(bad.IsError());
   EXPECT_THAT(bad.GetError().message(),
               HasSubstr("task /job:worker/task:0 cannot load the program"));
+  EXPECT_EQ(Classify(bad.GetError()), FailureClass::kFatal);
 
   // Still serving.
   results = CallAndWait(add, Args(I32(3), I32(4)));
   EXPECT_EQ(results[0]->get<int32_t>(), 7);
+}
+
+TEST_F(WorkerServerTest, CorruptTensorArgumentsAreRefusedAndTheWorkerGoesOn) {
+  RemoteProgram program = Register();
+  // Straight through the stub: the client never sends such tensors.
+  auto stub = proto::Worker::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port()),
+                          grpc::InsecureChannelCredentials()));
+  auto execute = [&](const proto::Tensor& tensor) {
+    proto::ExecuteRequest request;
+    request.set_program_id(program.program_id);
+    request.set_function("identity");
+    *request.add_arguments()->mutable_tensor() = tensor;
+    proto::ExecuteResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(20));
+    return stub->Execute(&context, request, &response);
+  };
+  proto::Tensor unknown_dtype;
+  unknown_dtype.set_dtype(9);
+  proto::Tensor negative;
+  negative.set_dtype(static_cast<uint32_t>(DType::kF32));
+  negative.add_dims(-2);
+  proto::Tensor short_bytes;
+  short_bytes.set_dtype(static_cast<uint32_t>(DType::kI64));
+  short_bytes.add_dims(2);
+  short_bytes.set_data(std::string(15, '\0'));
+  proto::Tensor not_a_bool;
+  not_a_bool.set_dtype(static_cast<uint32_t>(DType::kI1));
+  not_a_bool.add_dims(1);
+  not_a_bool.set_data("\x05");
+  for (const auto& [tensor, expected] :
+       std::vector<std::pair<proto::Tensor, std::string>>{
+           {unknown_dtype, "unknown dtype 9"},
+           {negative, "negative dimension"},
+           {short_bytes, "carries 15 bytes"},
+           {not_a_bool, "an i1 element is 0 or 1"}}) {
+    grpc::Status status = execute(tensor);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(),
+                HasSubstr("argument 0 of function 'identity' on task "
+                          "/job:worker/task:0: tensor message"));
+    EXPECT_THAT(status.error_message(), HasSubstr(expected));
+  }
+  EXPECT_EQ(Status().active_executions, 0);
+
+  // Still serving, tensors included.
+  DenseHostTensor tensor = *DenseHostTensor::FromValues<int32_t>(
+      TensorShape({2}), std::vector<int32_t>{4, 5}, client_host_->allocator());
+  auto results = CallAndWait(
+      *program.GetFunction("identity"),
+      Args(MakeAvailableAsyncValueRef<DenseHostTensor>(tensor).ReleaseRCRef()));
+  ASSERT_FALSE(results[0]->IsError()) << results[0]->GetError();
+  EXPECT_TRUE(TensorsEqual(results[0]->get<DenseHostTensor>(), tensor));
 }
 
 TEST_F(WorkerServerTest, CancellingTheRequestCancelsTheExecution) {
@@ -276,6 +354,7 @@ TEST_F(WorkerServerTest, CancellingTheRequestCancelsTheExecution) {
   request->Cancel();
   client_host_->Await(results);
   EXPECT_EQ(results[0]->GetError().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kCancelled);
   for (int i = 0; i < 500 && Status().active_executions != 0; ++i) {
     absl::SleepFor(absl::Milliseconds(10));
   }
@@ -301,6 +380,7 @@ TEST_F(WorkerServerTest, ACallPastItsDeadlineNamesTaskAndFunction) {
               HasSubstr("remote call of 'spin' on task /job:worker/task:0 "
                         "failed: no answer within 300ms"));
   EXPECT_EQ(GetErrorContext(error).task, "/job:worker/task:0");
+  EXPECT_EQ(Classify(error), FailureClass::kRetryable);
   // The worker saw the deadline pass and stopped the execution.
   for (int i = 0; i < 500 && Status().active_executions != 0; ++i) {
     absl::SleepFor(absl::Milliseconds(10));
@@ -320,6 +400,109 @@ TEST_F(WorkerServerTest, UnknownTasksAreNotFound) {
   EXPECT_EQ(client_->GetTask("/job:worker/task:1").status().code(),
             absl::StatusCode::kNotFound);
   EXPECT_EQ(*client_->GetTask("/job:worker/replica:0/task:0"), task_);
+}
+
+// --- Fault points (the worker and the client share this process's
+// injector) ---------------------------------------------------------------
+
+class WorkerFaultsTest : public WorkerServerTest {
+ protected:
+  void TearDown() override {
+    FaultInjector::Clear();  // releases a hang before the worker stops
+    WorkerServerTest::TearDown();
+  }
+  void SetFaults(std::string_view spec) {
+    absl::Status set = FaultInjector::Set(spec);
+    ASSERT_TRUE(set.ok()) << set;
+  }
+};
+
+TEST_F(WorkerFaultsTest, AnErrorAtCallBeginReachesTheClientWithItsClass) {
+  RemoteFunction add = *Register().GetFunction("add");
+  const uint64_t incarnation = Status().incarnation;
+  // INTERNAL alone reads as fatal: the class seen is the one sent.
+  SetFaults("worker.call.begin=error:INTERNAL:retryable@nth=1");
+  auto results = CallAndWait(add, Args(I32(2), I32(40)));
+  const absl::Status& error = results[0]->GetError();
+  EXPECT_EQ(error.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(error.message(),
+            "remote call of 'add' on task /job:worker/task:0 failed: fault "
+            "injected at worker.call.begin");
+  EXPECT_EQ(Classify(error), FailureClass::kRetryable);
+  EXPECT_EQ(GetErrorContext(error).task, "/job:worker/task:0");
+  EXPECT_EQ(GetErrorContext(error).incarnation, incarnation);
+
+  results = CallAndWait(add, Args(I32(2), I32(40)));
+  EXPECT_EQ(results[0]->get<int32_t>(), 42);
+  EXPECT_EQ(FaultInjector::Hits("worker.call.begin"), 2);
+}
+
+TEST_F(WorkerFaultsTest, AnErrorAtCallEndLosesAnAnswerAlreadyMade) {
+  RemoteFunction add = *Register().GetFunction("add");
+  SetFaults("worker.call.end=error:DATA_LOSS");
+  auto results = CallAndWait(add, Args(I32(2), I32(40)));
+  EXPECT_EQ(results[0]->GetError().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kFatal);
+  // The call ran to its end first.
+  EXPECT_EQ(FaultInjector::Hits("worker.call.begin"), 1);
+  EXPECT_EQ(FaultInjector::Hits("worker.call.end"), 1);
+}
+
+TEST_F(WorkerFaultsTest, AnErrorAtRegisterBeginFailsTheRegistration) {
+  SetFaults("worker.register.begin=error");
+  AsyncValueRef<RemoteProgram> registered = task_->RegisterProgram(program_);
+  client_host_->Await(registered.CopyRCRef());
+  ASSERT_TRUE(registered.IsError());
+  EXPECT_EQ(registered.GetError().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(registered.GetError().message(),
+              HasSubstr("registering a program on task /job:worker/task:0 "
+                        "failed: fault injected at worker.register.begin"));
+  EXPECT_EQ(Classify(registered.GetError()), FailureClass::kRetryable);
+  EXPECT_EQ(Status().registered_programs, 0);
+  // A failed registration is tried again.
+  FaultInjector::Clear();
+  EXPECT_EQ(Register().functions.size(), 5u);
+}
+
+TEST_F(WorkerFaultsTest, AnErrorAtClientSendSendsNothing) {
+  RemoteFunction add = *Register().GetFunction("add");
+  SetFaults("client.call.send=error:DEADLINE_EXCEEDED");
+  auto results = CallAndWait(add, Args(I32(2), I32(40)));
+  const absl::Status& error = results[0]->GetError();
+  EXPECT_EQ(error.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(error.message(),
+            "remote call of 'add' on task /job:worker/task:0 failed: fault "
+            "injected at client.call.send");
+  EXPECT_EQ(Classify(error), FailureClass::kRetryable);
+  EXPECT_EQ(GetErrorContext(error).task, "/job:worker/task:0");
+  EXPECT_EQ(FaultInjector::Hits("worker.call.begin"), 0);
+}
+
+TEST_F(WorkerFaultsTest, ADelayedCallIsAnsweredLate) {
+  RemoteFunction add = *Register().GetFunction("add");
+  SetFaults("worker.call.begin=delay:100");
+  const absl::Time start = absl::Now();
+  auto results = CallAndWait(add, Args(I32(2), I32(40)));
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(100));
+  EXPECT_EQ(results[0]->get<int32_t>(), 42);
+}
+
+TEST_F(WorkerFaultsTest, AHungCallLeavesTheWorkerAnsweringUntilReleased) {
+  RemoteFunction add = *Register().GetFunction("add");
+  SetFaults("worker.call.begin=hang");
+  std::vector<AsyncValue*> arguments = {I32(2).release(), I32(40).release()};
+  auto results = task_->Call(add, arguments, nullptr);
+  for (AsyncValue* argument : arguments) argument->DropRef();
+  for (int i = 0; i < 500 && FaultInjector::Hits("worker.call.begin") == 0;
+       ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  // Hung on an execution thread: the worker still answers status requests.
+  EXPECT_EQ(Status().active_executions, 1);
+  EXPECT_TRUE(results[0]->IsUnavailable());
+  FaultInjector::Clear();
+  client_host_->Await(results);
+  EXPECT_EQ(results[0]->get<int32_t>(), 42);
 }
 
 }  // namespace
