@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -42,9 +43,11 @@ class BadInputTest : public WorkerFixture {
     EXPECT_EQ(sum[0]->get<int32_t>(), 7);
   }
 
-  static void ExpectCallError(const RCReference<AsyncValue>& result,
-                              absl::StatusCode code, std::string_view what) {
-    ExpectTaskError(result, code, what, Name(0));
+  static void ExpectCallError(
+      const RCReference<AsyncValue>& result, absl::StatusCode code,
+      std::string_view what,
+      FailureClass failure_class = FailureClass::kFatal) {
+    ExpectTaskError(result, code, failure_class, what, Name(0));
   }
 
   RemoteProgram program_;
@@ -59,6 +62,7 @@ TEST_F(BadInputTest, MalformedProgramsAreRejected) {
               HasSubstr("task /job:worker/task:0 cannot load the program"));
   EXPECT_THAT(bad.status().message(),
               HasSubstr("registering a program on task /job:worker/task:0"));
+  EXPECT_EQ(Classify(bad.status()), FailureClass::kFatal);
 
   bad = RegisterNow(task(0), {});
   ASSERT_FALSE(bad.ok());
@@ -100,8 +104,9 @@ TEST_F(BadInputTest, UnknownFunctionsAndProgramsAreNotFound) {
   RemoteFunction stale = add_;
   stale.program_id ^= 1;
   results = CallNow(task(0), stale, Args(I32(1), I32(2)));
+  // Registering the program again and repeating the call would succeed.
   ExpectCallError(results[0], absl::StatusCode::kFailedPrecondition,
-                  "register the program first");
+                  "register the program first", FailureClass::kRetryable);
   ExpectStillServing();
 }
 
@@ -127,6 +132,12 @@ TEST_F(BadInputTest, AWorkerErrorNamesTheTask) {
   ErrorContext context = GetErrorContext(results[0]->GetError());
   EXPECT_EQ(context.task, Name(0));
   EXPECT_EQ(context.kernel, "tfrt_test.fail");
+  EXPECT_EQ(context.location, "integration.mlir:45:10");
+  absl::StatusOr<TaskStatus> status = GetStatusNow(task(0));
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(context.incarnation, status->incarnation);
+  // The program is wrong: running it elsewhere fails the same way.
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kFatal);
   ExpectStillServing();
 }
 

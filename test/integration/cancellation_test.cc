@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/request_context.h"
+#include "sluice/support/failure.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -67,6 +68,7 @@ TEST_F(CancellationTest, CancellingTheRequestStopsTheWorkersExecution) {
   ASSERT_TRUE(results[0]->IsError());
   EXPECT_EQ(results[0]->GetError().code(), absl::StatusCode::kCancelled)
       << results[0]->GetError();
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kCancelled);
 
   ASSERT_NO_FATAL_FAILURE(ExpectWorkerSettlesAt(0, 1));
   ExpectNoMoreIterations();
@@ -81,6 +83,9 @@ TEST_F(CancellationTest, ADeadlineStopsTheWorkersExecution) {
       << results[0]->GetError();
   EXPECT_THAT(results[0]->GetError().message(),
               HasSubstr("remote call of 'spin' on task /job:worker/task:0"));
+  // The worker did not answer within the call's deadline: the call may be
+  // tried again, with a longer one or elsewhere.
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kRetryable);
   ASSERT_NO_FATAL_FAILURE(ExpectWorkerSettlesAt(0, 1));
   ExpectNoMoreIterations();
 }
@@ -91,6 +96,7 @@ TEST_F(CancellationTest, ARequestCancelledBeforehandSendsNothing) {
   auto results = CallNow(task(0), spin_, Args(I32(1000000)), request.get());
   ASSERT_TRUE(results[0]->IsError());
   EXPECT_EQ(results[0]->GetError().message(), "not needed after all");
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kCancelled);
   ASSERT_NO_FATAL_FAILURE(ExpectWorkerSettlesAt(0, 0));
   EXPECT_EQ(worker(0).CountOutput(kSlept), 0);
 }
@@ -110,6 +116,7 @@ TEST_F(CancellationTest, OneCancelledCallLeavesTheOthersRunning) {
   doomed->Cancel();
   ASSERT_TRUE(AwaitFor({cancelled[0].CopyRef(), kept[0].CopyRef()}));
   EXPECT_EQ(cancelled[0]->GetError().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(Classify(cancelled[0]->GetError()), FailureClass::kCancelled);
   ASSERT_FALSE(kept[0]->IsError()) << kept[0]->GetError();
   EXPECT_EQ(kept[0]->get<int32_t>(), 0);
   ASSERT_NO_FATAL_FAILURE(ExpectWorkerSettlesAt(0, 1));

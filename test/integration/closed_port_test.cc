@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -45,7 +46,7 @@ TEST_F(ClosedPortTest, ACallAfterShutdownFailsWithUnavailable) {
   sum = CallNow(task(0), *add, Args(I32(1), I32(2)));
   EXPECT_LT(absl::Now() - start, kMargin);
   ExpectTaskError(sum[0], absl::StatusCode::kUnavailable,
-                  "remote call of 'add'", Name(0));
+                  FailureClass::kRetryable, "remote call of 'add'", Name(0));
 }
 
 TEST_F(ClosedPortTest, ACallRunningAtShutdownIsAnswered) {
@@ -71,6 +72,8 @@ TEST_F(ClosedPortTest, ACallRunningAtShutdownIsAnswered) {
       << error;
   EXPECT_THAT(error.message(), HasSubstr("/job:worker/task:0"));
   EXPECT_EQ(GetErrorContext(error).task, Name(0));
+  // The worker went away, whichever way the call learnt it.
+  EXPECT_EQ(Classify(error), FailureClass::kRetryable);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -30,6 +31,10 @@ class KilledWorkerTest : public WorkerFixture {
 TEST_F(KilledWorkerTest, ACallInFlightFailsAtOnceNamingTaskAndFunction) {
   absl::StatusOr<RemoteFunction> spin = RegisterTestFunction(task(0), "spin");
   ASSERT_TRUE(spin.ok()) << spin.status();
+  absl::StatusOr<TaskStatus> before = GetStatusNow(task(0));
+  ASSERT_TRUE(before.ok()) << before.status();
+  const uint64_t incarnation = before->incarnation;
+  ASSERT_NE(incarnation, 0u);
   RCReference<AsyncValue> forever = I32(1000000);
   std::vector<AsyncValue*> arguments = {forever.get()};
   std::vector<RCReference<AsyncValue>> results =
@@ -44,7 +49,9 @@ TEST_F(KilledWorkerTest, ACallInFlightFailsAtOnceNamingTaskAndFunction) {
   EXPECT_LT(took, kMargin) << "the call failed only after " << took;
 
   ExpectTaskError(results[0], absl::StatusCode::kUnavailable,
-                  "remote call of 'spin'", Name(0));
+                  FailureClass::kRetryable, "remote call of 'spin'", Name(0));
+  // The client knew which process served the task: the one now dead.
+  EXPECT_EQ(GetErrorContext(results[0]->GetError()).incarnation, incarnation);
 }
 
 TEST_F(KilledWorkerTest, LaterRequestsToTheDeadTaskFail) {
@@ -61,6 +68,8 @@ TEST_F(KilledWorkerTest, LaterRequestsToTheDeadTaskFail) {
       << sum[0]->GetError();
   EXPECT_THAT(sum[0]->GetError().message(),
               HasSubstr("remote call of 'add' on task /job:worker/task:0"));
+  EXPECT_EQ(Classify(sum[0]->GetError()), FailureClass::kRetryable);
+  EXPECT_EQ(GetErrorContext(sum[0]->GetError()).task, Name(0));
 
   // A status request waits for the task to come back, until its deadline.
   const absl::Duration deadline = absl::Milliseconds(500);
@@ -72,6 +81,7 @@ TEST_F(KilledWorkerTest, LaterRequestsToTheDeadTaskFail) {
       << status.status();
   EXPECT_THAT(status.status().message(),
               HasSubstr("status request on task /job:worker/task:0"));
+  EXPECT_EQ(Classify(status.status()), FailureClass::kRetryable);
   EXPECT_LT(took, deadline + kMargin);
 }
 

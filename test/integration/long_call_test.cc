@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/request_context.h"
+#include "sluice/support/failure.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -75,7 +76,7 @@ TEST_F(LongCallTest, ADeadlineStopsASynchronousLoopOnTheWorker) {
   ASSERT_TRUE(AwaitFor(results, deadline + kMargin));
   EXPECT_LT(absl::Now() - start, deadline + kMargin);
   ExpectTaskError(results[0], absl::StatusCode::kDeadlineExceeded,
-                  "remote call of 'count'", Name(0));
+                  FailureClass::kRetryable, "remote call of 'count'", Name(0));
   // The loop stopped on the worker too: the worker is idle again, and says
   // that it cancelled the execution.
   ASSERT_NO_FATAL_FAILURE(ExpectWorkerSettles(1, kMargin));

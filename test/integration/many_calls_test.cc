@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -78,6 +79,8 @@ TEST_F(ManyCallsTest, EveryCallResolvesWhenAWorkerDiesHalfway) {
                                            "/job:worker/task:1"))
         << "call " << i;
     EXPECT_EQ(GetErrorContext(error).task, Name(1)) << "call " << i;
+    // However the call learnt that the worker died, it may be retried.
+    EXPECT_EQ(Classify(error), FailureClass::kRetryable) << "call " << i;
     (i < kKillAfter ? failed_before_kill : failed_after_kill)++;
   }
   // Every call made after the kill went to a dead worker.

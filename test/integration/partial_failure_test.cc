@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -63,6 +64,7 @@ TEST_F(PartialFailureTest, HealthyCallsSucceedBesideFailingOnes) {
     EXPECT_THAT(error.message(),
                 HasSubstr("remote call of 'add' on task /job:worker/task:1"));
     EXPECT_EQ(GetErrorContext(error).task, Name(1));
+    EXPECT_EQ(Classify(error), FailureClass::kRetryable);
   }
 }
 
@@ -82,6 +84,8 @@ TEST_F(PartialFailureTest, ADeadWorkersErrorFlowsIntoCallsThatUseIt) {
 
   ASSERT_TRUE(downstream[0]->IsError());
   EXPECT_EQ(GetErrorContext(downstream[0]->GetError()).task, Name(1));
+  // Forwarded as it was made: retrying the first call retries both.
+  EXPECT_EQ(Classify(downstream[0]->GetError()), FailureClass::kRetryable);
   EXPECT_THAT(downstream[0]->GetError().message(),
               HasSubstr("on task /job:worker/task:1"));
   ASSERT_FALSE(chained[0]->IsError()) << chained[0]->GetError();

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -53,6 +54,9 @@ TEST_F(UnreachableWorkerTest, AStatusRequestFailsAtItsDeadline) {
   EXPECT_THAT(status.status().message(),
               HasSubstr("status request on task /job:worker/task:0 failed"));
   EXPECT_EQ(GetErrorContext(status.status()).task, Name(0));
+  EXPECT_EQ(Classify(status.status()), FailureClass::kRetryable);
+  // No process of the task ever answered.
+  EXPECT_EQ(GetErrorContext(status.status()).incarnation, 0u);
   // It waited for the worker (use_caller), but no longer than asked.
   EXPECT_GE(took, deadline - absl::Milliseconds(50));
   EXPECT_LT(took, deadline + kMargin);
@@ -64,7 +68,7 @@ TEST_F(UnreachableWorkerTest, ACallFailsAtOnceUnderUseCaller) {
   auto sum = CallNow(task(0), AddOnTask0(), Args(I32(1), I32(2)));
   EXPECT_LT(absl::Now() - start, kMargin);
   ExpectTaskError(sum[0], absl::StatusCode::kUnavailable,
-                  "remote call of 'add'", Name(0));
+                  FailureClass::kRetryable, "remote call of 'add'", Name(0));
 }
 
 TEST_F(UnreachableWorkerTest, ARegistrationFailsAtOnceUnderUseCaller) {
@@ -77,6 +81,7 @@ TEST_F(UnreachableWorkerTest, ARegistrationFailsAtOnceUnderUseCaller) {
       << program.status();
   EXPECT_THAT(program.status().message(),
               HasSubstr("registering a program on task /job:worker/task:0"));
+  EXPECT_EQ(Classify(program.status()), FailureClass::kRetryable);
 }
 
 TEST_F(UnreachableWorkerTest, EverythingFailsAtOnceUnderFailFastTrue) {
@@ -106,6 +111,7 @@ TEST_F(UnreachableWorkerTest, ACallWaitsUntilItsDeadlineUnderFailFastFalse) {
   EXPECT_THAT(sum[0]->GetError().message(),
               HasSubstr("remote call of 'add' on task /job:worker/task:0 "
                         "failed: no answer within 500ms"));
+  EXPECT_EQ(Classify(sum[0]->GetError()), FailureClass::kRetryable);
   EXPECT_GE(took, *options.deadline - absl::Milliseconds(50));
   EXPECT_LT(took, *options.deadline + kMargin);
 }

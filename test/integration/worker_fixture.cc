@@ -48,6 +48,7 @@ void WorkerFixture::StartWorker(int index) {
   options.task_name = Name(index);
   options.port = ports_[index].port();
   options.flags = worker_flags_;
+  options.environment = worker_environment_;
   absl::StatusOr<std::unique_ptr<WorkerProcess>> worker =
       WorkerProcess::Start(std::move(options));
   ASSERT_TRUE(worker.ok()) << worker.status();
@@ -62,11 +63,13 @@ void WorkerFixture::TearDown() {
 }
 
 void ExpectTaskError(const RCReference<AsyncValue>& result,
-                     absl::StatusCode code, std::string_view what,
-                     std::string_view task) {
+                     absl::StatusCode code, FailureClass failure_class,
+                     std::string_view what, std::string_view task) {
   ASSERT_TRUE(result->IsError());
   const absl::Status& error = result->GetError();
   EXPECT_EQ(error.code(), code) << error;
+  EXPECT_EQ(FailureClassName(Classify(error)), FailureClassName(failure_class))
+      << error;
   EXPECT_THAT(error.message(), ::testing::HasSubstr(std::string(what)))
       << error;
   EXPECT_THAT(error.message(),

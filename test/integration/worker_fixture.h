@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/distributed/rpc_options.h"
+#include "sluice/support/failure.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_process.h"
 
@@ -40,17 +41,19 @@ class WorkerFixture : public ::testing::Test {
   std::vector<PortReservation> ports_;
   std::vector<std::unique_ptr<WorkerProcess>> workers_;
   std::vector<std::string> worker_flags_;
+  // Set for every worker started, as "NAME=value" (see WorkerProcessOptions).
+  std::vector<std::string> worker_environment_;
   std::unique_ptr<HostContext> host_;
   std::unique_ptr<ClusterClient> client_;
   std::vector<TaskClient*> tasks_;
 };
 
-// Checks that `result` failed with `code`, that its message contains `what`
-// ("remote call of 'add'") and names `task`, and that its ErrorContext
-// records `task`.
+// Checks that `result` failed with `code` and `failure_class`, that its
+// message contains `what` ("remote call of 'add'") and names `task`, and
+// that its ErrorContext records `task`.
 void ExpectTaskError(const RCReference<AsyncValue>& result,
-                     absl::StatusCode code, std::string_view what,
-                     std::string_view task);
+                     absl::StatusCode code, FailureClass failure_class,
+                     std::string_view what, std::string_view task);
 
 }  // namespace sluice::dist::testing
 

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -133,6 +134,24 @@ absl::StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(
   std::vector<char*> argv;
   for (std::string& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
+  // The test's environment, less the variables options.environment sets.
+  std::vector<std::string> environment = options.environment;
+  std::vector<char*> envp;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    const std::string_view entry(*variable);
+    const std::string_view name_and_equals =
+        entry.substr(0, entry.find('=') + 1);
+    const bool replaced = std::any_of(
+        environment.begin(), environment.end(), [&](const std::string& set) {
+          return !name_and_equals.empty() &&
+                 std::string_view(set).substr(0, name_and_equals.size()) ==
+                     name_and_equals;
+        });
+    if (!replaced) envp.push_back(*variable);
+  }
+  for (std::string& variable : environment) envp.push_back(variable.data());
+  envp.push_back(nullptr);
+  const bool stderr_to_stdout = options.stderr_to_stdout;
 
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) return ErrnoError("pipe2");
@@ -152,12 +171,13 @@ absl::StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     dup2(pipe_fds[1], STDOUT_FILENO);
+    if (stderr_to_stdout) dup2(pipe_fds[1], STDERR_FILENO);
     int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
     // The test's sockets and pipes (other workers' included) stay out of
     // the worker, so that a pipe reaches EOF when its own worker dies.
     syscall(SYS_close_range, 3u, ~0u, 0u);
-    execve(binary.c_str(), argv.data(), environ);
+    execve(binary.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   close(pipe_fds[1]);
@@ -186,14 +206,20 @@ std::string WorkerProcess::address() const {
 absl::Status WorkerProcess::AwaitReady() {
   const absl::Time deadline = absl::Now() + options_.ready_timeout;
   std::string text;
+  size_t line_start = 0;
   for (;;) {
-    size_t newline = text.find('\n');
+    size_t newline = text.find('\n', line_start);
     if (newline != std::string::npos) {
-      std::string line = text.substr(0, newline);
+      std::string line = text.substr(line_start, newline - line_start);
       const std::string expected =
           absl::StrCat("sluice_worker ", options_.task_name,
                        " listening on 127.0.0.1:", options_.port);
       if (line != expected) {
+        // With stderr in the pipe, log lines may come before the ready line.
+        if (options_.stderr_to_stdout) {
+          line_start = newline + 1;
+          continue;
+        }
         return absl::InternalError(absl::StrCat("worker ", options_.task_name,
                                                 " printed '", line, "' where '",
                                                 expected, "' was expected"));

@@ -53,6 +53,12 @@ struct WorkerProcessOptions {
   int port = 0;  // required: a reserved port
   // Further flags, e.g. "--max_message_bytes=1048576".
   std::vector<std::string> flags = {"--work_queue=mstd:2"};
+  // Environment variables set for the worker on top of the test's own, as
+  // "NAME=value", e.g. "SLUICE_FAULTS=worker.call.begin=kill@nth=2".
+  std::vector<std::string> environment;
+  // Sends the worker's stderr where its stdout goes, so that a worker that
+  // exits before it is ready says why in Start's error.
+  bool stderr_to_stdout = false;
   // How long the worker may take to print its "listening on" line.
   absl::Duration ready_timeout = absl::Seconds(30);
 };
