@@ -36,13 +36,15 @@ using ::testing::IsEmpty;
 // workspace root.
 constexpr std::string_view kGuides[] = {
     "docs/async_values.md", "docs/checkpoints.md", "docs/distributed.md",
-    "docs/embedding.md",    "docs/faults.md",      "docs/kernels.md"};
+    "docs/embedding.md",    "docs/faults.md",      "docs/kernels.md",
+    "docs/variables.md"};
 constexpr std::string_view kSources[] = {
     "docs/examples/async_values_example.cc",
     "docs/examples/checkpoints_example.cc",
     "docs/examples/distributed_example.cc",
     "docs/examples/faults_example.cc",
     "docs/examples/kernels_example.cc",
+    "docs/examples/variables_example.cc",
     "examples/embed/main.cc"};
 
 constexpr std::string_view kSnippetOpen = "<!-- snippet: ";

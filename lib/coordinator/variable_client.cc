@@ -208,12 +208,22 @@ AsyncValueRef<VariableHandle> VariableClient::Create(
         "cannot place variable ", Quoted(name),
         ": the cluster has no parameter-server tasks (no job of that name)")));
   }
-  const size_t index = placement_->Place(name, initial_value.dtype(),
-                                         initial_value.shape(), ps_tasks_);
-  if (index >= ps_tasks_.size()) {
-    return Failed<VariableHandle>(absl::InternalError(
-        absl::StrCat("the placement policy put variable ", Quoted(name),
-                     " on ps task ", index, " of ", ps_tasks_.size())));
+  size_t index;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto placed = placed_.find(name);
+    if (placed != placed_.end()) {
+      index = placed->second;
+    } else {
+      index = placement_->Place(name, initial_value.dtype(),
+                                initial_value.shape(), ps_tasks_);
+      if (index >= ps_tasks_.size()) {
+        return Failed<VariableHandle>(absl::InternalError(
+            absl::StrCat("the placement policy put variable ", Quoted(name),
+                         " on ps task ", index, " of ", ps_tasks_.size())));
+      }
+      placed_.emplace(name, index);
+    }
   }
   return CreateOn(ps_tasks_[index], std::move(name), initial_value);
 }

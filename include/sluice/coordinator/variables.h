@@ -117,8 +117,11 @@ class VariableClient {
   const std::vector<std::string>& ps_tasks() const { return ps_tasks_; }
 
   // Creates `name` on the task the placement policy picks, holding a copy
-  // of `initial_value`. FailedPrecondition when the cluster has no ps task;
-  // AlreadyExists when the task holds `name` with another dtype or shape.
+  // of `initial_value`. A name this client placed before goes to the same
+  // task again, whatever the policy says; clients that create the same
+  // variables in the same order place them alike under round robin.
+  // FailedPrecondition when the cluster has no ps task; AlreadyExists when
+  // the task holds `name` with another dtype or shape.
   // The first contact with a task waits for it to come up (until the
   // deadline) under the default fail-fast policy, as a status RPC does.
   AsyncValueRef<VariableHandle> Create(std::string name,
@@ -170,6 +173,8 @@ class VariableClient {
   const std::vector<std::string> ps_tasks_;
   const std::unique_ptr<PlacementPolicy> placement_;
   std::mutex mu_;
+  // Where Create put each name.
+  std::map<std::string, size_t, std::less<>> placed_;  // guarded by mu_
   std::map<std::string, std::unique_ptr<internal::VariableChannel>,
            std::less<>>
       channels_;  // guarded by mu_

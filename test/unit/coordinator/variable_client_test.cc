@@ -15,6 +15,7 @@
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/support/failure.h"
+#include "sluice/support/fault_point.h"
 
 namespace sluice::dist {
 namespace {
@@ -249,6 +250,63 @@ TEST_F(VariableClientTest, ADestroyedClientCancelsWhatIsInFlight) {
   // Whatever answered before the client went was applied on the task.
   std::unique_ptr<VariableClient> reader = MakeClient({});
   EXPECT_GE(Await(reader->Read(w)).values<int64_t>()[0], applied);
+}
+
+TEST_F(VariableClientTest, AFaultBeforeAnUpdateAppliesNothing) {
+  VariableHandle w = Await(client_->Create("w", Tensor<int32_t>({1}, {10})));
+  ASSERT_TRUE(FaultInjector::Set("ps.apply.begin=error@nth=1").ok());
+  absl::Status failed =
+      AwaitError(client_->AssignAdd(w, Tensor<int32_t>({1}, {5})));
+  EXPECT_EQ(failed.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Classify(failed), FailureClass::kRetryable);
+  EXPECT_THAT(failed.message(),
+              HasSubstr("assign-adding to variable 'w' on task /job:ps/task:0 "
+                        "failed: fault injected at ps.apply.begin"));
+  EXPECT_EQ(GetErrorContext(failed).task, "/job:ps/task:0");
+  // The retry succeeds, and the update counts once.
+  EXPECT_TRUE(
+      AwaitError(client_->AssignAdd(w, Tensor<int32_t>({1}, {5}))).ok());
+  EXPECT_THAT(Await(client_->Read(w)).values<int32_t>(), ElementsAre(15));
+  EXPECT_EQ(FaultInjector::Hits("ps.apply.begin"), 2);
+  FaultInjector::Clear();
+}
+
+TEST_F(VariableClientTest, AFaultAfterAnUpdateLosesOnlyTheAnswer) {
+  VariableHandle w = Await(client_->Create("w", Tensor<int32_t>({1}, {10})));
+  ASSERT_TRUE(FaultInjector::Set("ps.apply.end=error").ok());
+  absl::Status failed =
+      AwaitError(client_->AssignAdd(w, Tensor<int32_t>({1}, {5})));
+  FaultInjector::Clear();
+  EXPECT_EQ(Classify(failed), FailureClass::kRetryable);
+  EXPECT_THAT(failed.message(), HasSubstr("fault injected at ps.apply.end"));
+  // Applied all the same: an update is applied at least once, not exactly
+  // once, when its answer is lost.
+  EXPECT_THAT(Await(client_->Read(w)).values<int32_t>(), ElementsAre(15));
+}
+
+TEST_F(VariableClientTest, FaultsAtCreateAndReadRefuseThem) {
+  ASSERT_TRUE(FaultInjector::Set("ps.create.begin=error:INTERNAL@nth=1;"
+                                 "ps.read.begin=error@nth=1")
+                  .ok());
+  AsyncValueRef<VariableHandle> refused =
+      client_->Create("w", Tensor<float>({}, {1}));
+  client_host_->Await(refused.CopyRCRef());
+  ASSERT_TRUE(refused.IsError());
+  EXPECT_EQ(refused.GetError().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(Classify(refused.GetError()), FailureClass::kFatal);
+  // Nothing was made on task 0 (where round robin put the first): a
+  // create there now makes the variable with its own value, read back
+  // below (a create of an existing variable would keep the old one).
+  VariableHandle w =
+      Await(client_->CreateOn("/job:ps/task:0", "w", Tensor<float>({}, {2})));
+  AsyncValueRef<DenseHostTensor> read = client_->Read(w);
+  client_host_->Await(read.CopyRCRef());
+  ASSERT_TRUE(read.IsError());
+  EXPECT_THAT(read.GetError().message(),
+              HasSubstr("reading variable 'w' on task /job:ps/task:0 failed: "
+                        "fault injected at ps.read.begin"));
+  EXPECT_THAT(Await(client_->Read(w)).values<float>(), ElementsAre(2.0f));
+  FaultInjector::Clear();
 }
 
 }  // namespace

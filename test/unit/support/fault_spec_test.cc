@@ -82,6 +82,7 @@ TEST(FaultSpecTest, ABadSpecNamesTheEntryAndWhatIsWrong) {
        "fault spec entry 'worker.call.bgin=kill': unknown fault point "
        "'worker.call.bgin'; the fault points are checkpoint.save.begin, "
        "checkpoint.save.tensor, checkpoint.save.rename, client.call.send, "
+       "ps.apply.begin, ps.apply.end, ps.create.begin, ps.read.begin, "
        "worker.call.begin"},
       {"worker.call.begin",
        "entry 'worker.call.begin': expected "
