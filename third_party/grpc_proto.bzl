@@ -1,17 +1,19 @@
 """cc_grpc_library: C++ messages and gRPC stubs of one .proto file, generated
 with the system's protoc and grpc_cpp_plugin (protobuf-compiler-grpc)."""
 
-def cc_grpc_library(name, src, deps = [], visibility = None):
+def cc_grpc_library(name, src, deps = [], imports = [], visibility = None):
     """Generates <src>.pb.{h,cc} and <src>.grpc.pb.{h,cc} and compiles them.
 
     Generated headers are included by their workspace path, e.g.
-    "lib/distributed/worker_service.pb.h".
+    "lib/distributed/worker_service.pb.h". `imports` are the .proto files
+    `src` imports (by their workspace path); `deps` must hold the
+    cc_grpc_library of each.
     """
     stem = src[:-len(".proto")]
     outs = [stem + suffix for suffix in [".pb.h", ".pb.cc", ".grpc.pb.h", ".grpc.pb.cc"]]
     native.genrule(
         name = name + "_generate",
-        srcs = [src],
+        srcs = [src] + imports,
         outs = outs,
         cmd = " ".join([
             "/usr/bin/protoc",

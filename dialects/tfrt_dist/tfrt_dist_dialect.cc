@@ -1,5 +1,6 @@
 #include "dialects/tfrt_dist/tfrt_dist_dialect.h"
 
+#include <cmath>
 #include <string>
 
 #include "dialects/tfrt/inline_anywhere.h"
@@ -21,7 +22,7 @@ namespace tfrt_dist {
 namespace {
 
 constexpr llvm::StringLiteral kTransferableTypes =
-    "i1, i32, i64, f32, f64, !tfrt.string and !tfrt.chain";
+    "i1, i32, i64, f32, f64, !tfrt.string, !tfrt.chain and !t.tensor";
 
 bool IsIndex(llvm::StringRef text) {
   return !text.empty() && llvm::all_of(text, llvm::isDigit);
@@ -85,7 +86,7 @@ bool IsTransferable(mlir::Type type) {
     return width == 1 || width == 32 || width == 64;
   }
   return type.isF32() || type.isF64() ||
-         llvm::isa<tfrt::StringType, tfrt::ChainType>(type);
+         llvm::isa<tfrt::StringType, tfrt::ChainType, t::TensorType>(type);
 }
 
 void TfrtDistDialect::initialize() {
@@ -174,6 +175,88 @@ mlir::LogicalResult CallOp::verifySymbolUses(
   if (!callee) return mlir::success();
   return tfrt::VerifyCallee(*this, symbol_table, registration.getCalleeAttr(),
                             getArgs().getTypes(), getResultTypes());
+}
+
+//===----------------------------------------------------------------------===//
+// Variables
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// The values a hyperparameter may take on a parameter server.
+enum class Range {
+  kFinite,    // a learning rate
+  kUnit,      // a beta: [0, 1)
+  kPositive,  // epsilon: finite and > 0
+};
+
+// A hyperparameter the parameter server would refuse, caught at compile
+// time. An absent (optional) attribute passes.
+mlir::LogicalResult VerifyHyperparameter(mlir::Operation* op,
+                                         llvm::StringRef name,
+                                         mlir::FloatAttr attr, Range range) {
+  if (!attr) return mlir::success();
+  const double x = attr.getValueAsDouble();
+  bool ok = std::isfinite(x);
+  llvm::StringRef expected = "finite";
+  if (range == Range::kUnit) {
+    ok = ok && x >= 0 && x < 1;
+    expected = "in [0, 1)";
+  } else if (range == Range::kPositive) {
+    ok = ok && x > 0;
+    expected = "positive";
+  }
+  if (ok) return mlir::success();
+  return op->emitOpError() << name << " must be " << expected << ", got " << x;
+}
+
+}  // namespace
+
+mlir::LogicalResult CreateVariableOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(*this, {getNameAttrName()}))) {
+    return mlir::failure();
+  }
+  if (getName().empty()) return emitOpError() << "name must not be empty";
+  return mlir::success();
+}
+
+mlir::LogicalResult ReadVariableOp::verify() {
+  return VerifyOnlyAttributes(*this, {});
+}
+
+mlir::LogicalResult AssignVariableOp::verify() {
+  return VerifyOnlyAttributes(*this, {});
+}
+
+mlir::LogicalResult AssignAddVariableOp::verify() {
+  return VerifyOnlyAttributes(*this, {});
+}
+
+mlir::LogicalResult ApplySgdOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(*this, {getLearningRateAttrName()}))) {
+    return mlir::failure();
+  }
+  return VerifyHyperparameter(*this, "learning_rate", getLearningRateAttr(),
+                              Range::kFinite);
+}
+
+mlir::LogicalResult ApplyAdamOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getLearningRateAttrName(), getBeta1AttrName(),
+                  getBeta2AttrName(), getEpsilonAttrName()}))) {
+    return mlir::failure();
+  }
+  if (mlir::failed(VerifyHyperparameter(
+          *this, "learning_rate", getLearningRateAttr(), Range::kFinite)) ||
+      mlir::failed(
+          VerifyHyperparameter(*this, "beta1", getBeta1Attr(), Range::kUnit)) ||
+      mlir::failed(
+          VerifyHyperparameter(*this, "beta2", getBeta2Attr(), Range::kUnit)) ||
+      mlir::failed(VerifyHyperparameter(*this, "epsilon", getEpsilonAttr(),
+                                        Range::kPositive))) {
+    return mlir::failure();
+  }
+  return mlir::success();
 }
 
 }  // namespace tfrt_dist

@@ -3,6 +3,7 @@
 #ifndef SLUICE_DIALECTS_TFRT_DIST_TFRT_DIST_DIALECT_H_
 #define SLUICE_DIALECTS_TFRT_DIST_TFRT_DIST_DIALECT_H_
 
+#include "dialects/t/t_dialect.h"
 #include "dialects/tfrt/tfrt_dialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
@@ -24,7 +25,7 @@ namespace tfrt_dist {
 
 // Whether values of `type` can be sent to or returned by a remote function:
 // the types the worker protocol carries (i1, i32, i64, f32, f64,
-// !tfrt.string, !tfrt.chain).
+// !tfrt.string, !tfrt.chain, !t.tensor).
 bool IsTransferable(mlir::Type type);
 
 }  // namespace tfrt_dist

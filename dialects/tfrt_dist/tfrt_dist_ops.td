@@ -4,6 +4,7 @@
 #ifndef SLUICE_DIALECTS_TFRT_DIST_TFRT_DIST_OPS_TD_
 #define SLUICE_DIALECTS_TFRT_DIST_TFRT_DIST_OPS_TD_
 
+include "dialects/t/t_base.td"
 include "dialects/tfrt/tfrt_base.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/SymbolInterfaces.td"
@@ -16,9 +17,10 @@ def TfrtDist_Dialect : Dialect {
   // per op, and the generic form should print the attributes TFRT's would.
   let usePropertiesForAttributes = 0;
   let useDefaultTypePrinterParser = 1;
-  // Calls take and return !tfrt.chain and !tfrt.string, which may be parsed
-  // before any tfrt op has loaded the tfrt dialect.
-  let dependentDialects = ["::sluice::tfrt::TfrtDialect"];
+  // Calls take and return !tfrt.chain, !tfrt.string and !t.tensor, which
+  // may be parsed before any op of their dialects has loaded them.
+  let dependentDialects = ["::sluice::tfrt::TfrtDialect",
+                           "::sluice::t::TDialect"];
 }
 
 class TfrtDist_Type<string name, string type_mnemonic>
@@ -33,6 +35,10 @@ def TfrtDist_TaskHandleType : TfrtDist_Type<"TaskHandle", "task_handle"> {
 def TfrtDist_RemoteFunctionType
     : TfrtDist_Type<"RemoteFunction", "remote_function"> {
   let summary = "a function registered on a task, ready to be called";
+}
+
+def TfrtDist_VariableType : TfrtDist_Type<"Variable", "variable"> {
+  let summary = "a variable held by a parameter-server task";
 }
 
 class TfrtDist_Op<string mnemonic, list<Trait> traits = []>
@@ -78,6 +84,81 @@ def TfrtDist_CallOp : TfrtDist_Op<"call",
     $function `(` $args `)` attr-dict `:` functional-type($args, $results)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Variables on parameter servers (docs/variables.md). Each op starts one RPC
+// and returns at once; its results resolve when the task answers.
+//===----------------------------------------------------------------------===//
+
+def TfrtDist_CreateVariableOp : TfrtDist_Op<"create_variable"> {
+  let summary = "creates a variable on a parameter-server task";
+  let description = [{
+    Creates the variable `name`, holding a copy of the initial value as it
+    is once `in_chain` is ready, on a task of the cluster's `ps` job picked
+    by the placement policy (round robin), and returns its handle. A
+    variable of that name with the same dtype and shape is kept as it is.
+  }];
+  let arguments = (ins T_TensorType:$initial_value, Tfrt_ChainType:$in_chain,
+                   StrAttr:$name);
+  let results = (outs TfrtDist_VariableType:$variable);
+  let assemblyFormat = "$initial_value `,` $in_chain attr-dict";
+  let hasVerifier = 1;
+}
+
+def TfrtDist_ReadVariableOp : TfrtDist_Op<"read_variable"> {
+  let summary = "reads a variable's value";
+  let description = [{
+    A copy of the variable's value, read once `in_chain` is ready: it sees
+    every update ordered before it, and none half done.
+  }];
+  let arguments = (ins TfrtDist_VariableType:$variable,
+                   Tfrt_ChainType:$in_chain);
+  let results = (outs T_TensorType:$value);
+  let assemblyFormat = "$variable `,` $in_chain attr-dict";
+  let hasVerifier = 1;
+}
+
+class TfrtDist_UpdateOp<string mnemonic, string operand_summary>
+    : TfrtDist_Op<mnemonic> {
+  let arguments = (ins TfrtDist_VariableType:$variable,
+                   T_TensorType:$operand, Tfrt_ChainType:$in_chain);
+  let results = (outs Tfrt_ChainType:$out_chain);
+  let description = "The update is applied atomically once `in_chain` is "
+      "ready; `out_chain` is ready once the task has applied it. The "
+      # operand_summary # " must have the variable's dtype and shape.";
+  let hasVerifier = 1;
+}
+
+def TfrtDist_AssignVariableOp
+    : TfrtDist_UpdateOp<"assign_variable", "value"> {
+  let summary = "replaces a variable's value";
+  let assemblyFormat = "$variable `,` $operand `,` $in_chain attr-dict";
+}
+
+def TfrtDist_AssignAddVariableOp
+    : TfrtDist_UpdateOp<"assign_add_variable", "delta"> {
+  let summary = "adds to a variable's value";
+  let assemblyFormat = "$variable `,` $operand `,` $in_chain attr-dict";
+}
+
+def TfrtDist_ApplySgdOp : TfrtDist_UpdateOp<"apply_sgd", "gradient"> {
+  let summary = "one SGD step: var -= learning_rate * gradient";
+  let arguments = (ins TfrtDist_VariableType:$variable,
+                   T_TensorType:$operand, Tfrt_ChainType:$in_chain,
+                   F64Attr:$learning_rate);
+  let assemblyFormat = "$variable `,` $operand `,` $in_chain attr-dict";
+}
+
+def TfrtDist_ApplyAdamOp : TfrtDist_UpdateOp<"apply_adam", "gradient"> {
+  let summary = "one Adam step, with the moments the task keeps";
+  let arguments = (ins TfrtDist_VariableType:$variable,
+                   T_TensorType:$operand, Tfrt_ChainType:$in_chain,
+                   F64Attr:$learning_rate,
+                   OptionalAttr<F64Attr>:$beta1,
+                   OptionalAttr<F64Attr>:$beta2,
+                   OptionalAttr<F64Attr>:$epsilon);
+  let assemblyFormat = "$variable `,` $operand `,` $in_chain attr-dict";
 }
 
 #endif  // SLUICE_DIALECTS_TFRT_DIST_TFRT_DIST_OPS_TD_

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "kernels/dist/distributed_context.h"
+#include "kernels/dist/variable_kernels.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/async_value.h"
@@ -206,6 +207,10 @@ void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
 }  // namespace dist_kernels
 
 absl::Status RegisterDistKernels(KernelRegistry* registry) {
+  if (absl::Status variables = RegisterVariableKernels(registry);
+      !variables.ok()) {
+    return variables;
+  }
   return registry->AddKernels({
       {"tfrt_dist.get_task_handle", SLUICE_KERNEL(dist_kernels::GetTaskHandle)
                                         .WithAttributeNames({"task_name"})},

@@ -16,10 +16,13 @@ struct TaskHandle {
   dist::TaskClient* client = nullptr;
 };
 
-// The payload of !tfrt_dist.remote_function is dist::RemoteFunction.
+// The payload of !tfrt_dist.remote_function is dist::RemoteFunction, that of
+// !tfrt_dist.variable dist::VariableHandle.
 
-// Registers tfrt_dist.get_task_handle, tfrt_dist.register_function and
-// tfrt_dist.call. They find their cluster through the host's
+// Registers every tfrt_dist kernel: tfrt_dist.get_task_handle,
+// tfrt_dist.register_function and tfrt_dist.call, and the variable ops
+// (create_variable, read_variable, assign_variable, assign_add_variable,
+// apply_sgd, apply_adam). They find their cluster through the host's
 // DistributedContext.
 absl::Status RegisterDistKernels(KernelRegistry* registry);
 

@@ -13,10 +13,13 @@ DistributedContext::~DistributedContext() {
   // host destroys shared objects before its queue). They end operations,
   // which needs the map still alive and the mutex free, so they run here.
   std::unique_ptr<dist::ClusterClient> client;
+  std::unique_ptr<dist::VariableClient> variables;
   {
     std::lock_guard<std::mutex> lock(mu_);
     client = std::move(client_);
+    variables = std::move(variables_);
   }
+  variables.reset();
   client.reset();
   host_->Quiesce();
 }
@@ -62,6 +65,17 @@ absl::StatusOr<dist::ClusterClient*> DistributedContext::GetClusterClient() {
   client_ =
       std::make_unique<dist::ClusterClient>(*std::move(spec), options, host_);
   return client_.get();
+}
+
+absl::StatusOr<dist::VariableClient*> DistributedContext::GetVariableClient() {
+  absl::StatusOr<dist::ClusterClient*> cluster = GetClusterClient();
+  if (!cluster.ok()) return cluster.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (variables_ == nullptr) {
+    variables_ = std::make_unique<dist::VariableClient>(
+        (*cluster)->spec(), (*cluster)->options(), host_);
+  }
+  return variables_.get();
 }
 
 AsyncValueRef<Chain> DistributedContext::BeginOperation() {

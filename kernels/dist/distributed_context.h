@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "sluice/coordinator/variables.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/distributed/rpc_options.h"
@@ -48,6 +49,11 @@ class DistributedContext {
   // environment's error when it is malformed (the same error every time).
   absl::StatusOr<dist::ClusterClient*> GetClusterClient();
 
+  // The client of the cluster's parameter servers (the tasks of its `ps`
+  // job), made on first use with the cluster client's spec and options;
+  // GetClusterClient's error when there is no cluster.
+  absl::StatusOr<dist::VariableClient*> GetVariableClient();
+
   // Starts tracking one RPC a kernel started: the kernel resolves the
   // returned chain once the answer has been handed on. See AwaitIdle.
   AsyncValueRef<Chain> BeginOperation();
@@ -62,6 +68,7 @@ class DistributedContext {
   std::mutex mu_;
   absl::Duration default_deadline_ = dist::RpcOptions().deadline;
   std::unique_ptr<dist::ClusterClient> client_;
+  std::unique_ptr<dist::VariableClient> variables_;
   // Why the environment gave no cluster, once a kernel asked for one.
   std::optional<absl::Status> environment_error_;
   uint64_t next_operation_ = 0;

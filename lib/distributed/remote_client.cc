@@ -1,9 +1,5 @@
 #include "sluice/distributed/remote_client.h"
 
-#include <chrono>
-#include <condition_variable>
-#include <optional>
-#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +7,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/distributed/grpc_status.h"
 #include "lib/distributed/program_fingerprint.h"
+#include "lib/distributed/rpc_channel.h"
 #include "lib/distributed/value_codec.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
 #include "sluice/host_context/run_when_ready.h"
@@ -19,54 +16,6 @@
 #include "sluice/support/fault_point.h"
 
 namespace sluice::dist {
-namespace {
-
-// `cause` as the failure of `what` on `task`: its message after one that
-// names both, its context and class kept, and the task (with the process
-// that served it, 0 when unknown) recorded as its origin unless the cause
-// names one.
-absl::Status TaskFailure(const absl::Status& cause, std::string_view task,
-                         uint64_t incarnation, std::string_view what) {
-  ErrorContext origin;
-  origin.task = std::string(task);
-  origin.incarnation = incarnation;
-  return AddErrorContext(
-      WithMessagePrefix(cause, absl::StrCat(std::string(what), " on task ",
-                                            std::string(task), " failed: ")),
-      origin);
-}
-
-// The class of a failed RPC that the transport ended, not the worker:
-// CANCELLED is a cancellation when this side cancelled the RPC (its request
-// was cancelled, or the client is closing), and otherwise the worker going
-// away in the middle of the call, as UNAVAILABLE and DEADLINE_EXCEEDED are.
-FailureClass TransportFailureClass(absl::StatusCode code, bool cancelled_here) {
-  if (code == absl::StatusCode::kCancelled) {
-    return cancelled_here ? FailureClass::kCancelled : FailureClass::kRetryable;
-  }
-  return ClassOfCode(code, /*from_peer=*/true, /*has_generation=*/false);
-}
-
-// The error of a failed RPC. One the worker answered with keeps the context
-// and class it sent; one the transport made (the task is down, stopped, or
-// slower than the deadline) is classified by TransportFailureClass.
-absl::Status RpcFailure(const grpc::Status& status, bool cancelled_here,
-                        std::string_view task, uint64_t incarnation,
-                        std::string_view what, absl::Duration deadline) {
-  std::optional<absl::Status> answered = PeerError(status);
-  if (answered) return TaskFailure(*answered, task, incarnation, what);
-  const auto code = static_cast<absl::StatusCode>(status.error_code());
-  std::string reason = status.error_message();
-  if (code == absl::StatusCode::kDeadlineExceeded) {
-    reason = absl::StrCat("no answer within ", absl::FormatDuration(deadline),
-                          " (deadline exceeded)");
-  }
-  absl::Status made = MarkFailureClass(
-      absl::Status(code, reason), TransportFailureClass(code, cancelled_here));
-  return TaskFailure(made, task, incarnation, what);
-}
-
-}  // namespace
 
 absl::StatusOr<RemoteFunction> RemoteProgram::GetFunction(
     std::string_view name) const {
@@ -82,103 +31,10 @@ absl::StatusOr<RemoteFunction> RemoteProgram::GetFunction(
 
 namespace internal {
 
-// The ClientContext of one RPC. It goes as soon as the RPC completes,
-// while the channel is surely still alive: a ClientContext holds a
-// reference to its channel, and dropping a channel's last reference on one
-// of gRPC's callback threads tears down gRPC's callback queue under that
-// very thread (a double free inside gRPC).
-struct RpcContext {
-  // When the RPC gives up; set when it is launched. A call repeated after
-  // registering its program again keeps the first one's.
-  absl::Time deadline = absl::InfiniteFuture();
-  std::mutex mu;
-  std::unique_ptr<grpc::ClientContext> context =
-      std::make_unique<grpc::ClientContext>();
-
-  // Whether this side cancelled the RPC; guarded by mu.
-  bool cancelled_here = false;
-
-  void TryCancel() {
-    std::lock_guard<std::mutex> lock(mu);
-    cancelled_here = true;
-    if (context != nullptr) context->TryCancel();
-  }
-  bool CancelledHere() {
-    std::lock_guard<std::mutex> lock(mu);
-    return cancelled_here;
-  }
-};
-
-// One unary RPC: its context, messages, and the values its answer resolves.
-// Owned by a shared_ptr: gRPC's completion callback (a copyable
-// std::function), the task that resolves the values on the host, and a
-// cancellation callback may all hold it. It names no TaskClient, so a
-// resolution that runs late touches nothing the client owns.
-template <typename Request, typename Response, typename Outputs>
-struct PendingRpc : RpcContext {
-  Request request;
-  Response response;
-  Outputs outputs;
-  std::string task_name;
-  absl::Duration timeout;
-};
-
-// The channel to one task, and the RPCs in flight on it. The destructor
-// cancels what is still running and waits for it: gRPC calls back on its
-// own threads, and nothing may call back into a destroyed client.
-// Completion callbacks reach the channel by plain pointer, never through
-// the TaskClient, whose unique_ptr to it is already null while this waits.
-class TaskChannel {
+// The channel to one worker task.
+class TaskChannel final : public RpcChannel<proto::Worker> {
  public:
-  TaskChannel(const std::string& address, const RpcOptions& options) {
-    grpc::ChannelArguments arguments;
-    arguments.SetMaxReceiveMessageSize(options.max_message_bytes);
-    arguments.SetMaxSendMessageSize(options.max_message_bytes);
-    // A task that comes up late is found within ~0.5 s, not gRPC's
-    // default backoff of up to two minutes.
-    // (Not GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: gRPC takes it as the connect
-    // timeout too, and would fail a handshake slower than that.)
-    arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-    channel_ = grpc::CreateCustomChannel(
-        address, grpc::InsecureChannelCredentials(), arguments);
-    stub_ = proto::Worker::NewStub(channel_);
-  }
-
-  ~TaskChannel() {
-    std::unique_lock<std::mutex> lock(mu_);
-    closing_ = true;
-    for (RpcContext* rpc : in_flight_) rpc->TryCancel();
-    idle_.wait(lock, [this] { return in_flight_.empty(); });
-  }
-
-  proto::Worker::Stub::async_interface* async() { return stub_->async(); }
-
-  // Brackets one RPC; Begin returns false once the client is closing.
-  bool Begin(RpcContext* rpc) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (closing_) return false;
-    in_flight_.insert(rpc);
-    return true;
-  }
-  // Called from the completion callback: drops the RPC's ClientContext.
-  void End(RpcContext* rpc) {
-    std::lock_guard<std::mutex> lock(mu_);
-    in_flight_.erase(rpc);
-    {
-      std::lock_guard<std::mutex> context_lock(rpc->mu);
-      rpc->context.reset();
-    }
-    if (in_flight_.empty()) idle_.notify_all();
-  }
-
- private:
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<proto::Worker::Stub> stub_;
-  std::mutex mu_;
-  std::condition_variable idle_;
-  std::set<RpcContext*> in_flight_;
-  bool closing_ = false;
+  using RpcChannel::RpcChannel;
 };
 
 // The programs registered on one task, and which process of the task they
@@ -218,6 +74,8 @@ struct ProgramCache {
 
 struct CallOutputs {
   std::vector<RCReference<IndirectAsyncValue>> results;
+  // Where the tensors among the results get their buffers.
+  HostAllocator* allocator = nullptr;
   std::shared_ptr<ProgramCache> programs;
   // Tells a cancelled call from a failed one when the answer comes.
   RCReference<RequestContext> request;
@@ -236,49 +94,6 @@ struct NoOutputs {};
 using RegistrationAgain = PendingRpc<proto::RegisterProgramRequest,
                                      proto::RegisterProgramResponse, NoOutputs>;
 
-// Starts `call` with `start(stub, context, request, response, callback)`
-// and has `resolve(call, status)` run on `host` when it completes, unless
-// `take_over(call, status)`, which runs first on gRPC's thread while the
-// call's context is still there, returns true: it has then seen to the
-// outputs.
-template <typename Call, typename Start, typename Resolve, typename TakeOver>
-void Launch(TaskChannel* channel, HostContext* host,
-            const std::shared_ptr<Call>& call, bool wait_for_ready, Start start,
-            Resolve resolve, TakeOver take_over) {
-  if (call->deadline == absl::InfiniteFuture()) {
-    call->deadline = absl::Now() + call->timeout;
-  }
-  call->context->set_deadline(absl::ToChronoTime(call->deadline));
-  call->context->set_wait_for_ready(wait_for_ready);
-  if (!channel->Begin(call.get())) {
-    call->TryCancel();
-    resolve(*call, grpc::Status(grpc::StatusCode::CANCELLED,
-                                "the client is shutting down"));
-    return;
-  }
-  start(channel->async(), call->context.get(), &call->request, &call->response,
-        [channel, host, call, resolve, take_over](grpc::Status status) {
-          // Resolved on the host's queue, so that the kernels waiting for
-          // the answer run there and not on gRPC's threads. The queue
-          // outlives the client: a client is destroyed before its host,
-          // or, as a shared object, before the host's queue.
-          if (!take_over(call, status)) {
-            host->EnqueueWork(
-                [call, status, resolve] { resolve(*call, status); });
-          }
-          channel->End(call.get());
-        });
-}
-
-template <typename Call, typename Start, typename Resolve>
-void Launch(TaskChannel* channel, HostContext* host,
-            const std::shared_ptr<Call>& call, bool wait_for_ready, Start start,
-            Resolve resolve) {
-  Launch(
-      channel, host, call, wait_for_ready, start, resolve,
-      [](const std::shared_ptr<Call>&, const grpc::Status&) { return false; });
-}
-
 }  // namespace internal
 
 using internal::CallOutputs;
@@ -286,7 +101,9 @@ using internal::ExecuteCall;
 using internal::Launch;
 using internal::PendingRpc;
 using internal::RegistrationAgain;
+using internal::RpcFailure;
 using internal::TaskChannel;
+using internal::TaskFailure;
 
 TaskClient::TaskClient(std::string task_name, std::string address,
                        RpcOptions options, HostContext* host)
@@ -428,11 +245,24 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
                outputs.results.size(), " expected")));
   } else {
     for (size_t i = 0; i < outputs.results.size(); ++i) {
-      outputs.results[i]->ForwardTo(
-          DecodeValue(call.response.results(i), call.task_name));
+      const proto::Value& wire = call.response.results(i);
+      RCReference<AsyncValue> value =
+          DecodeValue(wire, call.task_name, outputs.allocator);
+      if (value->IsError() && !wire.has_error()) {
+        // A malformed value, not an error the task sent: say whose.
+        value = MakeErrorAsyncValueRef(TaskFailure(
+            WithMessagePrefix(value->GetError(),
+                              absl::StrCat("result ", i, ": ")),
+            call.task_name, outputs.programs->Incarnation(), outputs.what));
+      }
+      outputs.results[i]->ForwardTo(std::move(value));
     }
   }
-  // The answer's values now live in the results; the request may go.
+  // The values are the caller's now, and the request may go. Nothing of
+  // them stays with the call: gRPC's thread may drop its last reference
+  // after the client and its host are gone, and a tensor's buffer must go
+  // back to the host's allocator while that still lives.
+  outputs.results.clear();
   outputs.request.reset();
 }
 
@@ -536,12 +366,14 @@ std::vector<RCReference<AsyncValue>> TaskClient::Call(
     results.push_back(call->outputs.results.back().CopyRef());
   }
   if (request != nullptr) call->outputs.request = FormRef(request);
+  call->outputs.allocator = host_->allocator();
   call->outputs.programs = programs_;
   call->outputs.what = absl::StrCat("remote call of '", function.name, "'");
   call->task_name = task_name_;
   call->timeout = options.deadline.value_or(options_.deadline);
   call->request.set_program_id(function.program_id);
   call->request.set_function(function.name);
+  call->request.set_max_response_bytes(options_.max_message_bytes);
 
   std::vector<RCReference<AsyncValue>> held;
   held.reserve(arguments.size());
@@ -573,6 +405,18 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
                                   ": argument ", i, ": ", encoded.message())));
       return;
     }
+  }
+  // Checked here, where the error can say which argument is large, rather
+  // than by gRPC, whose refusal names neither the call nor its arguments.
+  absl::Status fits =
+      CheckMessageSize(call->request.ByteSizeLong(), options_.max_message_bytes,
+                       "the request", call->request.arguments(), "argument");
+  if (!fits.ok()) {
+    SetAll(outputs.results,
+           absl::Status(fits.code(),
+                        absl::StrCat(outputs.what, " on task ", task_name_,
+                                     ": ", fits.message())));
+    return;
   }
   if (absl::Status fault = SLUICE_FAULT_POINT("client.call.send");
       !fault.ok()) {

@@ -5,8 +5,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "lib/distributed/tensor_codec.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/support/error_util.h"
+#include "sluice/tensor/dense_host_tensor.h"
 
 namespace sluice::dist {
 namespace {
@@ -93,17 +95,20 @@ absl::Status EncodeValue(const AsyncValue& value, proto::Value* out) {
     out->set_string(value.get<std::string>());
   } else if (value.IsType<Chain>()) {
     out->mutable_chain();
+  } else if (value.IsType<DenseHostTensor>()) {
+    return EncodeTensor(value.get<DenseHostTensor>(), out->mutable_tensor());
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot send a value of type '", value.TypeName(),
-        "' to another task: only i1, i32, i64, f32, f64, !tfrt.string and "
-        "!tfrt.chain values travel"));
+        "' to another task: only i1, i32, i64, f32, f64, !tfrt.string, "
+        "!tfrt.chain and !t.tensor values travel"));
   }
   return absl::OkStatus();
 }
 
 RCReference<AsyncValue> DecodeValue(const proto::Value& value,
-                                    std::string_view task) {
+                                    std::string_view task,
+                                    HostAllocator* allocator) {
   switch (value.kind_case()) {
     case proto::Value::kI1:
       return MakeAvailableAsyncValueRef<bool>(value.i1()).ReleaseRCRef();
@@ -122,11 +127,49 @@ RCReference<AsyncValue> DecodeValue(const proto::Value& value,
       return MakeReadyChain().ReleaseRCRef();
     case proto::Value::kError:
       return MakeErrorAsyncValueRef(DecodeError(value.error(), task));
+    case proto::Value::kTensor: {
+      absl::StatusOr<DenseHostTensor> tensor =
+          DecodeTensor(value.tensor(), allocator);
+      if (!tensor.ok()) return MakeErrorAsyncValueRef(tensor.status());
+      return MakeAvailableAsyncValueRef<DenseHostTensor>(*std::move(tensor))
+          .ReleaseRCRef();
+    }
     case proto::Value::KIND_NOT_SET:
       break;
   }
   return MakeErrorAsyncValueRef(
       absl::InvalidArgumentError("received a value with no payload"));
+}
+
+absl::Status CheckMessageSize(
+    size_t message_bytes, int64_t limit, std::string_view message,
+    const google::protobuf::RepeatedPtrField<proto::Value>& values,
+    std::string_view what) {
+  if (static_cast<uint64_t>(message_bytes) <= static_cast<uint64_t>(limit)) {
+    return absl::OkStatus();
+  }
+  std::string error = absl::StrCat(std::string(message), " is ", message_bytes,
+                                   " bytes, over the limit of ", limit,
+                                   " bytes (max_message_bytes)");
+  int largest = -1;
+  size_t largest_bytes = 0;
+  for (int i = 0; i < values.size(); ++i) {
+    const size_t bytes = values.Get(i).ByteSizeLong();
+    if (largest < 0 || bytes > largest_bytes) {
+      largest = i;
+      largest_bytes = bytes;
+    }
+  }
+  if (largest >= 0) {
+    const proto::Value& value = values.Get(largest);
+    absl::StrAppend(&error, "; ", std::string(what), " ", largest, " takes ",
+                    largest_bytes, ": a ", std::string(WireTypeName(value)));
+    if (value.has_tensor()) {
+      absl::StatusOr<WireTensor> tensor = CheckTensor(value.tensor());
+      if (tensor.ok()) absl::StrAppend(&error, " ", tensor->Describe());
+    }
+  }
+  return absl::ResourceExhaustedError(error);
 }
 
 std::string_view WireTypeName(const proto::Value& value) {
@@ -145,6 +188,8 @@ std::string_view WireTypeName(const proto::Value& value) {
       return "!tfrt.string";
     case proto::Value::kChain:
       return "!tfrt.chain";
+    case proto::Value::kTensor:
+      return "!t.tensor";
     case proto::Value::kError:
       return "error";
     case proto::Value::KIND_NOT_SET:

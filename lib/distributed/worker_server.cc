@@ -60,6 +60,7 @@ class WorkerService final : public proto::Worker::CallbackService {
   WorkerService(HostContext* host, const WorkerOptions& options)
       : host_(host),
         task_name_(options.task_name),
+        max_message_bytes_(options.max_message_bytes),
         max_programs_(std::max(options.max_programs, 1)),
         max_program_bytes_(options.max_program_bytes),
         incarnation_(NewIncarnation()),
@@ -169,12 +170,14 @@ class WorkerService final : public proto::Worker::CallbackService {
     return ToGrpcStatus(AddErrorContext(std::move(status), origin));
   }
   // Writes the results, each a value or an error that names this task and
-  // process.
+  // process; refuses an answer larger than this task or the caller accepts.
   grpc::Status EncodeResults(absl::Span<const RCReference<AsyncValue>> results,
+                             const proto::ExecuteRequest& request,
                              proto::ExecuteResponse* response) const;
 
   HostContext* const host_;
   const std::string task_name_;
+  const int max_message_bytes_;
   const int max_programs_;
   const int64_t max_program_bytes_;
   const uint64_t incarnation_;
@@ -349,6 +352,7 @@ absl::Status WorkerService::CheckArguments(
 
 grpc::Status WorkerService::EncodeResults(
     absl::Span<const RCReference<AsyncValue>> results,
+    const proto::ExecuteRequest& request,
     proto::ExecuteResponse* response) const {
   for (const RCReference<AsyncValue>& result : results) {
     proto::Value* value = response->add_results();
@@ -358,6 +362,20 @@ grpc::Status WorkerService::EncodeResults(
       value->mutable_error()->set_task(task_name_);
       value->mutable_error()->set_incarnation(incarnation_);
     }
+  }
+  int64_t limit = max_message_bytes_;
+  if (request.max_response_bytes() > 0) {
+    limit = std::min(limit, request.max_response_bytes());
+  }
+  absl::Status fits =
+      CheckMessageSize(response->ByteSizeLong(), limit,
+                       absl::StrCat("the answer of '", request.function(),
+                                    "' on task ", task_name_),
+                       response->results(), "result");
+  if (!fits.ok()) {
+    // What was encoded is not sent; let it go now.
+    response->Clear();
+    return AnswerError(fits);
   }
   return grpc::Status::OK;
 }
@@ -422,7 +440,17 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
     arguments.reserve(request_->arguments_size());
     pointers.reserve(request_->arguments_size());
     for (const proto::Value& argument : request_->arguments()) {
-      arguments.push_back(DecodeValue(argument, service_->task_name_));
+      arguments.push_back(DecodeValue(argument, service_->task_name_,
+                                      service_->host_->allocator()));
+      if (arguments.back()->IsError()) {
+        // A malformed tensor: the call is refused, as for a wrong type.
+        Done(service_->AnswerError(WithMessagePrefix(
+            arguments.back()->GetError(),
+            absl::StrCat("argument ", pointers.size(), " of function '",
+                         request_->function(), "' on task ",
+                         service_->task_name_, ": "))));
+        return;
+      }
       pointers.push_back(arguments.back().get());
     }
     RCReference<RequestContext> context;
@@ -440,7 +468,7 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
 
   void Answer() {
     absl::Status fault = SLUICE_FAULT_POINT("worker.call.end");
-    Done(fault.ok() ? service_->EncodeResults(results_, response_)
+    Done(fault.ok() ? service_->EncodeResults(results_, *request_, response_)
                     : service_->AnswerError(fault));
   }
 
@@ -549,6 +577,9 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
   builder.SetMaxReceiveMessageSize(impl->options_.max_message_bytes);
   builder.SetMaxSendMessageSize(impl->options_.max_message_bytes);
   builder.RegisterService(&impl->service_);
+  for (grpc::Service* service : impl->options_.services) {
+    builder.RegisterService(service);
+  }
   impl->server_ = builder.BuildAndStart();
   if (impl->server_ == nullptr || impl->port_ == 0) {
     return absl::UnavailableError(

@@ -9,8 +9,30 @@ namespace sluice {
 
 absl::Span<const FaultPointInfo> KnownFaultPoints() {
   static constexpr FaultPointInfo kPoints[] = {
+      {"checkpoint.save.begin",
+       "SaveCheckpoint, with the directory locked, before anything is written",
+       "the saving process failing before the save leaves a trace"},
+      {"checkpoint.save.tensor",
+       "SaveCheckpoint, before each tensor's bytes go to the data file",
+       "the saving process failing with a data file half written"},
+      {"checkpoint.save.rename",
+       "SaveCheckpoint, before the data file and then the manifest are "
+       "renamed into place (hits 1 and 2 of a save)",
+       "the saving process failing with its data complete but no manifest, "
+       "or with both files written but the manifest not yet in place"},
       {"client.call.send", "TaskClient::Call, before the Execute RPC is sent",
        "the transport failing before the call reaches the worker"},
+      {"ps.apply.begin",
+       "VariableService, an update of a variable before it is applied",
+       "the parameter server failing before the update: nothing applied"},
+      {"ps.apply.end", "VariableService, an update applied, before the answer",
+       "the parameter server failing after the update: the answer is lost"},
+      {"ps.create.begin",
+       "VariableService, a CreateVariable request before the variable is "
+       "made",
+       "the parameter server failing as a variable is created"},
+      {"ps.read.begin", "VariableService, a read before the value is copied",
+       "the parameter server failing as a variable is read"},
       {"worker.call.begin",
        "WorkerServer, an accepted Execute call before its function runs",
        "the worker failing as a call starts: nothing of it has run"},

@@ -163,6 +163,16 @@ TEST_F(BadInputTest, AnAnswerOverTheWorkersLimitIsAnError) {
       CallNow(task(0), twice, Args(String(std::string(768 << 10, 'z'))));
   ExpectCallError(results[0], absl::StatusCode::kResourceExhausted,
                   "remote call of 'twice'");
+  // The worker says how large the answer is, not only gRPC that it is
+  // too large.
+  EXPECT_THAT(results[0]->GetError().message(),
+              HasSubstr(absl::StrCat("the answer of 'twice' on task ", Name(0),
+                                     " is ")));
+  EXPECT_THAT(results[0]->GetError().message(),
+              HasSubstr(absl::StrCat("bytes, over the limit of ",
+                                     kWorkerMaxMessageBytes,
+                                     " bytes (max_message_bytes); result 0 "
+                                     "takes ")));
   ExpectStillServing();
   absl::StatusOr<TaskStatus> status = WaitForIdle(task(0));
   ASSERT_TRUE(status.ok()) << status.status();

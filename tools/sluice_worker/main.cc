@@ -8,10 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/dist/dist_kernels.h"
+#include "kernels/ft/ft_kernels.h"
 #include "kernels/math/math_kernels.h"
 #include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
+#include "sluice/coordinator/variable_service.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/worker_server.h"
 #include "sluice/host_context/concurrent_work_queue.h"
@@ -44,8 +46,8 @@ cl::opt<std::string> work_queue_type(
     cl::init("mstd"));
 cl::opt<int> max_message_bytes(
     "max_message_bytes",
-    cl::desc("largest request or answer, in bytes (default 64 MiB)"),
-    cl::init(64 << 20));
+    cl::desc("largest request or answer, in bytes (default 256 MiB)"),
+    cl::init(sluice::dist::WorkerOptions().max_message_bytes));
 cl::opt<int> max_programs(
     "max_programs",
     cl::desc("registered programs kept loaded; past it the least recently "
@@ -133,7 +135,7 @@ int main(int argc, char** argv) {
   for (auto* group :
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
         &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
-        &sluice::RegisterMathKernels}) {
+        &sluice::RegisterMathKernels, &sluice::RegisterFtKernels}) {
     absl::Status registered = group(&registry);
     if (!registered.ok()) {
       std::fprintf(stderr, "sluice_worker: %s\n",
@@ -156,6 +158,10 @@ int main(int argc, char** argv) {
   }
   options.max_programs = max_programs;
   options.max_program_bytes = max_program_bytes;
+  // Every task can hold variables; the tasks of the `ps` job are where
+  // clients place them by default.
+  sluice::dist::VariableService variables(name, host.allocator());
+  options.services.push_back(variables.service());
   auto server = sluice::dist::WorkerServer::Start(&host, options);
   if (!server.ok()) return Fail(std::string(server.status().message()));
 

@@ -39,8 +39,11 @@ struct RpcOptions {
   FailFastPolicy fail_fast = FailFastPolicy::kUseCaller;
   // Deadline of every RPC unless the call names its own.
   absl::Duration deadline = absl::Seconds(30);
-  // Largest message either side sends or accepts.
-  int max_message_bytes = 64 << 20;
+  // Largest message either side sends or accepts: room for tensors of a
+  // few hundred MiB. A call whose request is larger fails before it is sent
+  // (ResourceExhausted naming the size, the limit and the largest
+  // argument); the worker is asked for no larger an answer.
+  int max_message_bytes = 256 << 20;
 };
 
 }  // namespace sluice::dist

@@ -11,17 +11,24 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "sluice/host_context/host_context.h"
+
+namespace grpc {
+class Service;
+}  // namespace grpc
 
 namespace sluice::dist {
 
 struct WorkerOptions {
   std::string task_name;  // "/job:worker/task:0": reported and put on errors
   std::string address;    // "127.0.0.1:7001"; port 0 picks a free port
-  int max_message_bytes = 64 << 20;
+  // Largest request or answer; an answer over it (or over the caller's
+  // own limit) is refused with ResourceExhausted naming its size.
+  int max_message_bytes = 256 << 20;
   // Registered programs kept loaded. Past either limit the least recently
   // used programs that no call is running are evicted; a client re-registers
   // an evicted program on its next call to it, without an error. A single
@@ -33,6 +40,10 @@ struct WorkerOptions {
   // How long an idle execution thread waits for the next call, spinning,
   // before it parks: waking a parked thread costs tens of microseconds.
   absl::Duration execution_spin = absl::Microseconds(100);
+  // Further gRPC services served on the same port, such as the variables
+  // of a parameter server (sluice/coordinator/variable_service.h). Each
+  // must outlive the server.
+  std::vector<grpc::Service*> services;
 };
 
 class WorkerServer {

@@ -3,9 +3,10 @@
 
 usage: with_workers.py N [options] -- COMMAND [ARG...]
 
-Starts tasks /job:worker/task:0 .. N-1 on free ports, waits until each says
-it is listening, runs COMMAND with SLUICE_CLUSTER naming them, and always
-stops the workers afterwards (SIGTERM; they must exit 0). What COMMAND
+Starts tasks /job:worker/task:0 .. N-1 (and, with --ps=P, parameter servers
+/job:ps/task:0 .. P-1) on free ports, waits until each says it is
+listening, runs COMMAND with SLUICE_CLUSTER naming them, and always stops
+the workers afterwards (SIGTERM; they must exit 0). What COMMAND
 writes to stdout is printed once it is done; its stderr passes through.
 
 The exit status is COMMAND's, or 1 when a worker failed (did not start,
@@ -13,7 +14,7 @@ crashed, did not exit 0 on SIGTERM), or 124 when COMMAND ran past
 --timeout. With --expect-exit=CODE it is 0 exactly when COMMAND exited with
 CODE and every worker behaved: `not` would hide a worker's failure.
 
-Options (I is a task index):
+Options (I is the index of a task of the worker job):
   --timeout=SECONDS       kill COMMAND after this long (default 60)
   --expect-exit=CODE      succeed when COMMAND exits with CODE
   --dead=I                give task I a port nobody listens on
@@ -27,6 +28,9 @@ Options (I is a task index):
                           `--- task I stderr:`
   --cluster-file=PATH     write the cluster's JSON to PATH and leave
                           SLUICE_CLUSTER unset (for `--cluster=@PATH`)
+  --ps=P                  also start P parameter servers, /job:ps/task:0 ..
+                          P-1 (sluice_worker processes too), with the
+                          workers
   --worker=PATH           the sluice_worker binary (default: from PATH)
 """
 
@@ -48,8 +52,8 @@ POLL_SECONDS = 0.02
 READY_LINE = re.compile(rb"^sluice_worker (\S+) listening on \S+$")
 
 
-def task_name(index):
-    return "/job:worker/task:%d" % index
+def task_name(index, job="worker"):
+    return "/job:%s/task:%d" % (job, index)
 
 
 def parse_indexed(value, what):
@@ -80,6 +84,7 @@ def parse_args(argv):
     parser.add_argument("--merge-output", action="store_true")
     parser.add_argument("--worker-logs", action="store_true")
     parser.add_argument("--cluster-file")
+    parser.add_argument("--ps", type=int, default=0)
     parser.add_argument("--worker", default=shutil.which("sluice_worker"))
     args = parser.parse_args(own)
     if args.worker is None:
@@ -124,17 +129,20 @@ def without_ready_lines(data):
 
 class Worker:
 
-    def __init__(self, index, port, scratch, output_path, binary, env):
+    def __init__(self, index, port, scratch, output_path, binary, env,
+                 job="worker"):
         self.index = index
         self.env = env
-        self.name = task_name(index)
+        self.name = task_name(index, job)
+        # "task 1", "ps task 0": what the logs call it.
+        self.label = ("task %d" if job == "worker" else job + " task %d") % index
         self.port = port
         self.binary = binary
         # Merged: the command's output file, which is printed anyway.
         self.merged = output_path is not None
         self.stdout_path = output_path or os.path.join(
-            scratch, "task%d.stdout" % index)
-        self.stderr_path = os.path.join(scratch, "task%d.stderr" % index)
+            scratch, "%s%d.stdout" % (job, index))
+        self.stderr_path = os.path.join(scratch, "%s%d.stderr" % (job, index))
         self.process = None
         self.killed = False  # by the harness, on purpose
 
@@ -191,9 +199,9 @@ def print_logs(workers, stream):
         if worker.process is None:
             continue
         if not worker.merged:
-            stream.buffer.write(b"--- task %d stdout:\n" % worker.index)
+            stream.buffer.write(b"--- %s stdout:\n" % worker.label.encode())
             stream.buffer.write(without_ready_lines(read(worker.stdout_path)))
-        stream.buffer.write(b"--- task %d stderr:\n" % worker.index)
+        stream.buffer.write(b"--- %s stderr:\n" % worker.label.encode())
         stream.buffer.write(read(worker.stderr_path))
         stream.buffer.flush()
 
@@ -201,8 +209,11 @@ def print_logs(workers, stream):
 def run(args, command, scratch):
     output_path = os.path.join(scratch, "output")
     open(output_path, "wb").close()
-    ports = free_ports(args.num_tasks)
-    cluster = json.dumps({"worker": ["127.0.0.1:%d" % port for port in ports]})
+    ports = free_ports(args.num_tasks + args.ps)
+    jobs = {"worker": ["127.0.0.1:%d" % port for port in ports[:args.num_tasks]]}
+    if args.ps:
+        jobs["ps"] = ["127.0.0.1:%d" % port for port in ports[args.num_tasks:]]
+    cluster = json.dumps(jobs)
     # Workers know the cluster too, so that their functions can call other
     # tasks.
     worker_env = dict(os.environ, SLUICE_CLUSTER=cluster)
@@ -212,12 +223,19 @@ def run(args, command, scratch):
                worker_env)
         for i in range(args.num_tasks)
     ]
+    parameter_servers = [
+        Worker(i, ports[args.num_tasks + i], scratch,
+               output_path if args.merge_output else None, args.worker,
+               worker_env, job="ps")
+        for i in range(args.ps)
+    ]
     problems = []
     process = None
     try:
         # Started now: every task but the dead and the late ones.
         early = [w for w in workers
                  if w.index not in args.dead and w.index not in args.start_late]
+        early += parameter_servers
         for worker in early:
             worker.start()
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
@@ -229,12 +247,12 @@ def run(args, command, scratch):
                 elif worker.process.poll() is not None:
                     problems.append("%s exited with status %d before listening"
                                     % (worker.name, worker.process.returncode))
-                    return 1, problems, workers
+                    return 1, problems, workers + parameter_servers
             if time.monotonic() > deadline:
                 problems.append("%s did not listen within %d s" %
                                 (", ".join(w.name for w in waiting),
                                  READY_TIMEOUT_SECONDS))
-                return 1, problems, workers
+                return 1, problems, workers + parameter_servers
             time.sleep(POLL_SECONDS)
 
         env = dict(os.environ)
@@ -278,7 +296,7 @@ def run(args, command, scratch):
                 process.wait()
                 problems.append("command timed out after %g s" % args.timeout)
                 write_stdout(without_ready_lines(read(output_path)))
-                return 124, problems, workers
+                return 124, problems, workers + parameter_servers
             time.sleep(POLL_SECONDS)
         for index, text in kills:
             problems.append("the command never printed %r, so %s was not "
@@ -289,7 +307,7 @@ def run(args, command, scratch):
         if process is not None and process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-        for worker in workers:
+        for worker in workers + parameter_servers:
             problem = worker.stop()
             if problem:
                 problems.append(problem)
@@ -297,8 +315,8 @@ def run(args, command, scratch):
     output = read(output_path)
     write_stdout(without_ready_lines(output) if args.merge_output else output)
     if args.worker_logs:
-        print_logs(workers, sys.stdout)
-    return code, problems, workers
+        print_logs(workers + parameter_servers, sys.stdout)
+    return code, problems, workers + parameter_servers
 
 
 def main():

@@ -68,7 +68,7 @@ func.func @takes_f16(%x: f16) {
 
 func.func @untransferable_callee() {
   %t = tfrt_dist.get_task_handle "/job:worker/task:0"
-  // expected-error @+1 {{callee argument #0 has type 'f16', which a remote call cannot carry (it carries i1, i32, i64, f32, f64, !tfrt.string and !tfrt.chain)}}
+  // expected-error @+1 {{callee argument #0 has type 'f16', which a remote call cannot carry (it carries i1, i32, i64, f32, f64, !tfrt.string, !tfrt.chain and !t.tensor)}}
   %fn = tfrt_dist.register_function %t @takes_f16
   tfrt.return
 }
@@ -207,5 +207,69 @@ func.func @hint_attributes_allowed(%fn: !tfrt_dist.remote_function) {
 
 // expected-error @+1 {{type `handle` in dialect `tfrt_dist`}}
 func.func @unknown_type(%t: !tfrt_dist.handle) {
+  tfrt.return
+}
+
+// -----
+
+func.func @variable_without_a_name(%x: !t.tensor, %ch: !tfrt.chain) {
+  // expected-error @+1 {{'tfrt_dist.create_variable' op name must not be empty}}
+  %v = tfrt_dist.create_variable %x, %ch {name = ""}
+  tfrt.return
+}
+
+// -----
+
+func.func @variable_of_a_scalar(%x: f32, %ch: !tfrt.chain) {
+  // expected-error @+1 {{operand #0 must be a dense host tensor of any dtype and shape, but got 'f32'}}
+  %v = "tfrt_dist.create_variable"(%x, %ch) {name = "w"} : (f32, !tfrt.chain) -> !tfrt_dist.variable
+  tfrt.return
+}
+
+// -----
+
+func.func @read_with_an_attribute(%v: !tfrt_dist.variable, %ch: !tfrt.chain) {
+  // expected-error @+1 {{'tfrt_dist.read_variable' op has unknown attribute 'name'; it takes none}}
+  %x = tfrt_dist.read_variable %v, %ch {name = "w"}
+  tfrt.return
+}
+
+// -----
+
+func.func @sgd_without_a_learning_rate(%v: !tfrt_dist.variable, %g: !t.tensor, %ch: !tfrt.chain) {
+  // expected-error @+1 {{requires attribute 'learning_rate'}}
+  %c = tfrt_dist.apply_sgd %v, %g, %ch
+  tfrt.return
+}
+
+// -----
+
+func.func @sgd_infinite_learning_rate(%v: !tfrt_dist.variable, %g: !t.tensor, %ch: !tfrt.chain) {
+  // expected-error @+1 {{'tfrt_dist.apply_sgd' op learning_rate must be finite, got INF}}
+  %c = tfrt_dist.apply_sgd %v, %g, %ch {learning_rate = 0x7FF0000000000000 : f64}
+  tfrt.return
+}
+
+// -----
+
+func.func @adam_beta_of_one(%v: !tfrt_dist.variable, %g: !t.tensor, %ch: !tfrt.chain) {
+  // expected-error @+1 {{'tfrt_dist.apply_adam' op beta2 must be in [0, 1), got 1}}
+  %c = tfrt_dist.apply_adam %v, %g, %ch {learning_rate = 0.1 : f64, beta2 = 1.0 : f64}
+  tfrt.return
+}
+
+// -----
+
+func.func @adam_zero_epsilon(%v: !tfrt_dist.variable, %g: !t.tensor, %ch: !tfrt.chain) {
+  // expected-error @+1 {{'tfrt_dist.apply_adam' op epsilon must be positive, got 0}}
+  %c = tfrt_dist.apply_adam %v, %g, %ch {learning_rate = 0.1 : f64, epsilon = 0.0 : f64}
+  tfrt.return
+}
+
+// -----
+
+func.func @adam_unknown_attribute(%v: !tfrt_dist.variable, %g: !t.tensor, %ch: !tfrt.chain) {
+  // expected-error @+1 {{'tfrt_dist.apply_adam' op has unknown attribute 'momentum'; it takes learning_rate, beta1, beta2, epsilon}}
+  %c = tfrt_dist.apply_adam %v, %g, %ch {learning_rate = 0.1 : f64, momentum = 0.9 : f64}
   tfrt.return
 }

@@ -70,3 +70,23 @@ func.func @passed_in(%fn: !tfrt_dist.remote_function, %x: i64) -> f32 {
 func.func @types(%t: !tfrt_dist.task_handle) -> !tfrt_dist.task_handle {
   tfrt.return %t : !tfrt_dist.task_handle
 }
+
+// The variable ops, with Adam's optional hyperparameters left out or given.
+// CHECK-LABEL: func.func @variables
+func.func @variables(%x: !t.tensor, %ch: !tfrt.chain) -> (!t.tensor, !tfrt.chain) {
+  // CHECK-NEXT: %[[V:.*]] = tfrt_dist.create_variable %{{.*}}, %{{.*}} {name = "w"}
+  %v = tfrt_dist.create_variable %x, %ch {name = "w"}
+  // CHECK-NEXT: tfrt_dist.assign_variable %[[V]], %{{.*}}, %{{.*}}
+  %c1 = tfrt_dist.assign_variable %v, %x, %ch
+  // CHECK-NEXT: tfrt_dist.assign_add_variable %[[V]]
+  %c2 = tfrt_dist.assign_add_variable %v, %x, %c1
+  // CHECK-NEXT: tfrt_dist.apply_sgd %[[V]], %{{.*}}, %{{.*}} {learning_rate = 1.000000e-01 : f64}
+  %c3 = tfrt_dist.apply_sgd %v, %x, %c2 {learning_rate = 0.1 : f64}
+  // CHECK-NEXT: tfrt_dist.apply_adam %[[V]], %{{.*}}, %{{.*}} {learning_rate = 1.000000e-03 : f64}
+  %c4 = tfrt_dist.apply_adam %v, %x, %c3 {learning_rate = 0.001 : f64}
+  // CHECK-NEXT: tfrt_dist.apply_adam %[[V]], %{{.*}}, %{{.*}} {beta1 = 8.000000e-01 : f64, epsilon = 9.9999999999999995E-7 : f64, learning_rate = 1.000000e-03 : f64}
+  %c5 = tfrt_dist.apply_adam %v, %x, %c4 {learning_rate = 0.001 : f64, beta1 = 0.8 : f64, epsilon = 1.0e-6 : f64}
+  // CHECK-NEXT: tfrt_dist.read_variable %[[V]], %{{.*}}
+  %r = tfrt_dist.read_variable %v, %c5
+  tfrt.return %r, %c5 : !t.tensor, !tfrt.chain
+}

@@ -2,16 +2,25 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/distributed/tensor_codec.h"
 #include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/host_allocator.h"
 #include "sluice/support/error_util.h"
+#include "sluice/tensor/dense_host_tensor.h"
 
 namespace sluice::dist {
 namespace {
 
 using ::testing::HasSubstr;
+
+HostAllocator* Allocator() {
+  static HostAllocator* const allocator = CreateMallocAllocator().release();
+  return allocator;
+}
 
 template <typename T>
 T RoundTrip(T payload, std::string_view expected_type) {
@@ -20,7 +29,8 @@ T RoundTrip(T payload, std::string_view expected_type) {
   absl::Status encoded = EncodeValue(*value.GetAsyncValue(), &wire);
   EXPECT_TRUE(encoded.ok()) << encoded;
   EXPECT_EQ(WireTypeName(wire), expected_type);
-  RCReference<AsyncValue> decoded = DecodeValue(wire, "/job:w/task:0");
+  RCReference<AsyncValue> decoded =
+      DecodeValue(wire, "/job:w/task:0", Allocator());
   EXPECT_TRUE(decoded->IsType<T>());
   return decoded->get<T>();
 }
@@ -46,7 +56,8 @@ TEST(ValueCodecTest, ErrorsKeepCodeMessageAndContext) {
   ASSERT_TRUE(EncodeValue(*MakeErrorAsyncValueRef(error), &wire).ok());
   EXPECT_EQ(WireTypeName(wire), "error");
 
-  RCReference<AsyncValue> decoded = DecodeValue(wire, "/job:w/task:1");
+  RCReference<AsyncValue> decoded =
+      DecodeValue(wire, "/job:w/task:1", Allocator());
   ASSERT_TRUE(decoded->IsError());
   const absl::Status& status = decoded->GetError();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
@@ -108,10 +119,10 @@ TEST(ValueCodecTest, ABadCodeFromAPeerIsStillAnError) {
   proto::Value wire;
   wire.mutable_error()->set_code(0);
   wire.mutable_error()->set_message("odd");
-  EXPECT_EQ(DecodeValue(wire, "t")->GetError().code(),
+  EXPECT_EQ(DecodeValue(wire, "t", Allocator())->GetError().code(),
             absl::StatusCode::kUnknown);
   wire.mutable_error()->set_code(99);
-  EXPECT_EQ(DecodeValue(wire, "t")->GetError().code(),
+  EXPECT_EQ(DecodeValue(wire, "t", Allocator())->GetError().code(),
             absl::StatusCode::kUnknown);
 }
 
@@ -123,7 +134,8 @@ TEST(ValueCodecTest, UnsupportedTypesAndEmptyValuesAreErrors) {
   EXPECT_EQ(encoded.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(encoded.message(), HasSubstr("cannot send a value"));
 
-  RCReference<AsyncValue> decoded = DecodeValue(proto::Value(), "t");
+  RCReference<AsyncValue> decoded =
+      DecodeValue(proto::Value(), "t", Allocator());
   ASSERT_TRUE(decoded->IsError());
   EXPECT_THAT(decoded->GetError().message(), HasSubstr("no payload"));
 }
@@ -134,6 +146,52 @@ TEST(ValueCodecTest, IndirectValuesEncodeTheirTarget) {
   proto::Value wire;
   ASSERT_TRUE(EncodeValue(*indirect, &wire).ok());
   EXPECT_EQ(wire.i32(), 5);
+}
+
+TEST(ValueCodecTest, TensorsRoundTripAsTTensor) {
+  const std::vector<float> values = {1.5f, -0.0f, 3.25e-30f, 7.0f, 8.0f, 9.0f};
+  DenseHostTensor tensor = *DenseHostTensor::FromValues<float>(
+      TensorShape({2, 3}), values, Allocator());
+  AsyncValueRef<DenseHostTensor> value =
+      MakeAvailableAsyncValueRef<DenseHostTensor>(tensor);
+  proto::Value wire;
+  ASSERT_TRUE(EncodeValue(*value.GetAsyncValue(), &wire).ok());
+  EXPECT_EQ(WireTypeName(wire), "!t.tensor");
+  EXPECT_EQ(wire.tensor().data().size(), values.size() * sizeof(float));
+
+  RCReference<AsyncValue> decoded = DecodeValue(wire, "t", Allocator());
+  ASSERT_TRUE(decoded->IsType<DenseHostTensor>());
+  const DenseHostTensor& received = decoded->get<DenseHostTensor>();
+  EXPECT_TRUE(TensorsEqual(received, tensor));
+  // Its own bytes, not the message's.
+  EXPECT_NE(received.raw_data(), tensor.raw_data());
+}
+
+TEST(ValueCodecTest, AMalformedTensorDecodesToAnError) {
+  proto::Value wire;
+  wire.mutable_tensor()->set_dtype(42);
+  RCReference<AsyncValue> decoded = DecodeValue(wire, "t", Allocator());
+  ASSERT_TRUE(decoded->IsError());
+  EXPECT_EQ(decoded->GetError().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(decoded->GetError().message(), HasSubstr("unknown dtype 42"));
+}
+
+TEST(ValueCodecTest, AMessageOverItsLimitNamesSizesAndTheLargestValue) {
+  google::protobuf::RepeatedPtrField<proto::Value> values;
+  values.Add()->set_i32(1);
+  DenseHostTensor tensor =
+      *DenseHostTensor::Create(DType::kF32, TensorShape({256, 4}), Allocator());
+  ASSERT_TRUE(EncodeTensor(tensor, values.Add()->mutable_tensor()).ok());
+
+  EXPECT_TRUE(
+      CheckMessageSize(4200, 4200, "the request", values, "argument").ok());
+  absl::Status refused =
+      CheckMessageSize(4200, 4096, "the request", values, "argument");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("the request is 4200 bytes, over the limit of 4096 "
+                        "bytes (max_message_bytes); argument 1 takes"));
+  EXPECT_THAT(refused.message(), HasSubstr("a !t.tensor f32 [256, 4]"));
 }
 
 }  // namespace

@@ -2,15 +2,19 @@
 // calls, errors raised on the worker, bad requests, cancellation.
 #include "sluice/distributed/worker_server.h"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/test/test_kernels.h"
+#include "lib/distributed/worker_service.grpc.pb.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/concurrent_work_queue.h"
@@ -18,6 +22,7 @@
 #include "sluice/support/error_util.h"
 #include "sluice/support/failure.h"
 #include "sluice/support/fault_point.h"
+#include "sluice/tensor/dense_host_tensor.h"
 
 namespace sluice::dist {
 namespace {
@@ -43,6 +48,10 @@ func.func @fail() -> (i32, i32) {
   %ok = tfrt.constant.i32 1
   %bad = "tfrt_test.fail"() : () -> i32 loc("remote.mlir":7:3)
   tfrt.return %ok, %bad : i32, i32
+}
+
+func.func @identity(%x: !t.tensor) -> !t.tensor {
+  tfrt.return %x : !t.tensor
 }
 
 func.func @spin(%n: i32) -> i32 {
@@ -273,6 +282,61 @@ TEST_F(WorkerServerTest, BadRequestsGetClearErrorsAndTheWorkerGoesOn) {
   EXPECT_EQ(results[0]->get<int32_t>(), 7);
 }
 
+TEST_F(WorkerServerTest, CorruptTensorArgumentsAreRefusedAndTheWorkerGoesOn) {
+  RemoteProgram program = Register();
+  // Straight through the stub: the client never sends such tensors.
+  auto stub = proto::Worker::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port()),
+                          grpc::InsecureChannelCredentials()));
+  auto execute = [&](const proto::Tensor& tensor) {
+    proto::ExecuteRequest request;
+    request.set_program_id(program.program_id);
+    request.set_function("identity");
+    *request.add_arguments()->mutable_tensor() = tensor;
+    proto::ExecuteResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(20));
+    return stub->Execute(&context, request, &response);
+  };
+  proto::Tensor unknown_dtype;
+  unknown_dtype.set_dtype(9);
+  proto::Tensor negative;
+  negative.set_dtype(static_cast<uint32_t>(DType::kF32));
+  negative.add_dims(-2);
+  proto::Tensor short_bytes;
+  short_bytes.set_dtype(static_cast<uint32_t>(DType::kI64));
+  short_bytes.add_dims(2);
+  short_bytes.set_data(std::string(15, '\0'));
+  proto::Tensor not_a_bool;
+  not_a_bool.set_dtype(static_cast<uint32_t>(DType::kI1));
+  not_a_bool.add_dims(1);
+  not_a_bool.set_data("\x05");
+  for (const auto& [tensor, expected] :
+       std::vector<std::pair<proto::Tensor, std::string>>{
+           {unknown_dtype, "unknown dtype 9"},
+           {negative, "negative dimension"},
+           {short_bytes, "carries 15 bytes"},
+           {not_a_bool, "an i1 element is 0 or 1"}}) {
+    grpc::Status status = execute(tensor);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(),
+                HasSubstr("argument 0 of function 'identity' on task "
+                          "/job:worker/task:0: tensor message"));
+    EXPECT_THAT(status.error_message(), HasSubstr(expected));
+  }
+  EXPECT_EQ(Status().active_executions, 0);
+
+  // Still serving, tensors included.
+  DenseHostTensor tensor = *DenseHostTensor::FromValues<int32_t>(
+      TensorShape({2}), std::vector<int32_t>{4, 5}, client_host_->allocator());
+  auto results = CallAndWait(
+      *program.GetFunction("identity"),
+      Args(MakeAvailableAsyncValueRef<DenseHostTensor>(tensor).ReleaseRCRef()));
+  ASSERT_FALSE(results[0]->IsError()) << results[0]->GetError();
+  EXPECT_TRUE(TensorsEqual(results[0]->get<DenseHostTensor>(), tensor));
+}
+
 TEST_F(WorkerServerTest, CancellingTheRequestCancelsTheExecution) {
   RemoteProgram program = Register();
   RCReference<RequestContext> request =
@@ -397,7 +461,7 @@ TEST_F(WorkerFaultsTest, AnErrorAtRegisterBeginFailsTheRegistration) {
   EXPECT_EQ(Status().registered_programs, 0);
   // A failed registration is tried again.
   FaultInjector::Clear();
-  EXPECT_EQ(Register().functions.size(), 4u);
+  EXPECT_EQ(Register().functions.size(), 5u);
 }
 
 TEST_F(WorkerFaultsTest, AnErrorAtClientSendSendsNothing) {

@@ -1,0 +1,68 @@
+// VariableStore: the variables of one parameter-server task, and the
+// requests of the Variables service (variable_service.proto) carried out on
+// them. Each variable has a lock of its own: updates of different variables
+// run in parallel, updates of one run one at a time, each whole, and a read
+// sees no update half done. The store's own lock is held only to find or
+// add a variable, never while one is computed on or copied.
+#ifndef SLUICE_LIB_COORDINATOR_VARIABLE_STORE_H_
+#define SLUICE_LIB_COORDINATOR_VARIABLE_STORE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lib/coordinator/variable_service.pb.h"
+#include "sluice/host_context/host_allocator.h"
+
+namespace sluice::dist {
+
+class VariableStore {
+ public:
+  // `task_name` names this task in errors. Variables' elements come from
+  // `allocator`, which must outlive the store.
+  VariableStore(std::string task_name, HostAllocator* allocator);
+  ~VariableStore();
+  VariableStore(const VariableStore&) = delete;
+  VariableStore& operator=(const VariableStore&) = delete;
+
+  // Creates a variable holding the request's initial value. A variable of
+  // that name with the same dtype and shape is kept as it is (`created` is
+  // false): creating is idempotent, so a retried or repeated create does no
+  // harm. AlreadyExists when its dtype or shape differ.
+  absl::Status Create(const proto::CreateVariableRequest& request,
+                      proto::CreateVariableResponse* response);
+
+  // The variable's value (and its optimizer state, when asked), copied into
+  // the response under the variable's lock.
+  absl::Status Read(const proto::ReadVariableRequest& request,
+                    proto::ReadVariableResponse* response);
+
+  // Checks the update against the variable (dtype, shape, hyperparameters)
+  // and applies it; nothing changes when a check fails.
+  absl::Status Update(const proto::UpdateVariableRequest& request);
+
+  // Every variable's name, dtype and shape, in name order.
+  void List(proto::ListVariablesResponse* response);
+
+ private:
+  struct Variable;
+
+  // The variable `name`, or NotFound naming it and this task.
+  absl::StatusOr<std::shared_ptr<Variable>> Find(std::string_view name);
+
+  const std::string task_name_;
+  HostAllocator* const allocator_;
+  std::mutex mu_;
+  // Shared: a request keeps the variable it works on alive without the
+  // store's lock.
+  std::map<std::string, std::shared_ptr<Variable>, std::less<>>
+      variables_;  // guarded by mu_
+};
+
+}  // namespace sluice::dist
+
+#endif  // SLUICE_LIB_COORDINATOR_VARIABLE_STORE_H_

@@ -1,0 +1,225 @@
+// What every client RPC of Sluice shares, whichever service it calls (the
+// Worker service of remote execution, the Variables service of parameter
+// servers): a channel that cancels and waits for its RPCs when it goes, a
+// deadline on every RPC, answers resolved on a HostContext's work queue, and
+// failures that name the task. Internal: not part of the public API.
+#ifndef SLUICE_LIB_DISTRIBUTED_RPC_CHANNEL_H_
+#define SLUICE_LIB_DISTRIBUTED_RPC_CHANNEL_H_
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/distributed/grpc_status.h"
+#include "sluice/distributed/rpc_options.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
+
+namespace sluice::dist::internal {
+
+// `cause` as the failure of `what` on `task`: its message after one that
+// names both, its context and class kept, and the task (with the process
+// that served it, 0 when unknown) recorded as its origin unless the cause
+// names one.
+inline absl::Status TaskFailure(const absl::Status& cause,
+                                std::string_view task, uint64_t incarnation,
+                                std::string_view what) {
+  ErrorContext origin;
+  origin.task = std::string(task);
+  origin.incarnation = incarnation;
+  return AddErrorContext(
+      WithMessagePrefix(cause, absl::StrCat(std::string(what), " on task ",
+                                            std::string(task), " failed: ")),
+      origin);
+}
+
+// The class of a failed RPC that the transport ended, not the task:
+// CANCELLED is a cancellation when this side cancelled the RPC (its request
+// was cancelled, or the client is closing), and otherwise the task going
+// away in the middle of the call, as UNAVAILABLE and DEADLINE_EXCEEDED are.
+inline FailureClass TransportFailureClass(absl::StatusCode code,
+                                          bool cancelled_here) {
+  if (code == absl::StatusCode::kCancelled) {
+    return cancelled_here ? FailureClass::kCancelled : FailureClass::kRetryable;
+  }
+  return ClassOfCode(code, /*from_peer=*/true, /*has_generation=*/false);
+}
+
+// The error of a failed RPC. One the task answered with keeps the context
+// and class it sent; one the transport made (the task is down, stopped, or
+// slower than the deadline) is classified by TransportFailureClass.
+inline absl::Status RpcFailure(const grpc::Status& status, bool cancelled_here,
+                               std::string_view task, uint64_t incarnation,
+                               std::string_view what, absl::Duration deadline) {
+  std::optional<absl::Status> answered = PeerError(status);
+  if (answered) return TaskFailure(*answered, task, incarnation, what);
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
+  std::string reason = status.error_message();
+  if (code == absl::StatusCode::kDeadlineExceeded) {
+    reason = absl::StrCat("no answer within ", absl::FormatDuration(deadline),
+                          " (deadline exceeded)");
+  }
+  absl::Status made = MarkFailureClass(
+      absl::Status(code, reason), TransportFailureClass(code, cancelled_here));
+  return TaskFailure(made, task, incarnation, what);
+}
+
+// The ClientContext of one RPC. It goes as soon as the RPC completes,
+// while the channel is surely still alive: a ClientContext holds a
+// reference to its channel, and dropping a channel's last reference on one
+// of gRPC's callback threads tears down gRPC's callback queue under that
+// very thread (a double free inside gRPC).
+struct RpcContext {
+  // When the RPC gives up; set when it is launched. A call repeated after
+  // registering its program again keeps the first one's.
+  absl::Time deadline = absl::InfiniteFuture();
+  std::mutex mu;
+  std::unique_ptr<grpc::ClientContext> context =
+      std::make_unique<grpc::ClientContext>();
+
+  // Whether this side cancelled the RPC; guarded by mu.
+  bool cancelled_here = false;
+
+  void TryCancel() {
+    std::lock_guard<std::mutex> lock(mu);
+    cancelled_here = true;
+    if (context != nullptr) context->TryCancel();
+  }
+  bool CancelledHere() {
+    std::lock_guard<std::mutex> lock(mu);
+    return cancelled_here;
+  }
+};
+
+// One unary RPC: its context, messages, and the values its answer resolves.
+// Owned by a shared_ptr: gRPC's completion callback (a copyable
+// std::function), the task that resolves the values on the host, and a
+// cancellation callback may all hold it. It names no client, so a
+// resolution that runs late touches nothing a client owns.
+template <typename Request, typename Response, typename Outputs>
+struct PendingRpc : RpcContext {
+  Request request;
+  Response response;
+  Outputs outputs;
+  std::string task_name;
+  absl::Duration timeout;
+};
+
+// The channel to one task, and the RPCs in flight on it. The destructor
+// cancels what is still running and waits for it: gRPC calls back on its
+// own threads, and nothing may call back into a destroyed client.
+// Completion callbacks reach the channel by plain pointer, never through
+// the client that owns it, whose pointer to it is already null while this
+// waits.
+template <typename Service>
+class RpcChannel {
+ public:
+  RpcChannel(const std::string& address, const RpcOptions& options) {
+    grpc::ChannelArguments arguments;
+    arguments.SetMaxReceiveMessageSize(options.max_message_bytes);
+    arguments.SetMaxSendMessageSize(options.max_message_bytes);
+    // A task that comes up late is found within ~0.5 s, not gRPC's
+    // default backoff of up to two minutes.
+    // (Not GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: gRPC takes it as the connect
+    // timeout too, and would fail a handshake slower than that.)
+    arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
+    channel_ = grpc::CreateCustomChannel(
+        address, grpc::InsecureChannelCredentials(), arguments);
+    stub_ = Service::NewStub(channel_);
+  }
+
+  ~RpcChannel() {
+    std::unique_lock<std::mutex> lock(mu_);
+    closing_ = true;
+    for (RpcContext* rpc : in_flight_) rpc->TryCancel();
+    idle_.wait(lock, [this] { return in_flight_.empty(); });
+  }
+
+  typename Service::Stub::async_interface* async() { return stub_->async(); }
+
+  // Brackets one RPC; Begin returns false once the client is closing.
+  bool Begin(RpcContext* rpc) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) return false;
+    in_flight_.insert(rpc);
+    return true;
+  }
+  // Called from the completion callback: drops the RPC's ClientContext.
+  void End(RpcContext* rpc) {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_.erase(rpc);
+    {
+      std::lock_guard<std::mutex> context_lock(rpc->mu);
+      rpc->context.reset();
+    }
+    if (in_flight_.empty()) idle_.notify_all();
+  }
+
+ private:
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<typename Service::Stub> stub_;
+  std::mutex mu_;
+  std::condition_variable idle_;
+  std::set<RpcContext*> in_flight_;
+  bool closing_ = false;
+};
+
+// Starts `call` with `start(stub, context, request, response, callback)`
+// and has `resolve(call, status)` run on `host` when it completes, unless
+// `take_over(call, status)`, which runs first on gRPC's thread while the
+// call's context is still there, returns true: it has then seen to the
+// outputs.
+template <typename Channel, typename Call, typename Start, typename Resolve,
+          typename TakeOver>
+void Launch(Channel* channel, HostContext* host,
+            const std::shared_ptr<Call>& call, bool wait_for_ready, Start start,
+            Resolve resolve, TakeOver take_over) {
+  if (call->deadline == absl::InfiniteFuture()) {
+    call->deadline = absl::Now() + call->timeout;
+  }
+  call->context->set_deadline(absl::ToChronoTime(call->deadline));
+  call->context->set_wait_for_ready(wait_for_ready);
+  if (!channel->Begin(call.get())) {
+    call->TryCancel();
+    resolve(*call, grpc::Status(grpc::StatusCode::CANCELLED,
+                                "the client is shutting down"));
+    return;
+  }
+  start(channel->async(), call->context.get(), &call->request, &call->response,
+        [channel, host, call, resolve, take_over](grpc::Status status) {
+          // Resolved on the host's queue, so that the kernels waiting for
+          // the answer run there and not on gRPC's threads. The queue
+          // outlives the client: a client is destroyed before its host,
+          // or, as a shared object, before the host's queue.
+          if (!take_over(call, status)) {
+            host->EnqueueWork(
+                [call, status, resolve] { resolve(*call, status); });
+          }
+          channel->End(call.get());
+        });
+}
+
+template <typename Channel, typename Call, typename Start, typename Resolve>
+void Launch(Channel* channel, HostContext* host,
+            const std::shared_ptr<Call>& call, bool wait_for_ready, Start start,
+            Resolve resolve) {
+  Launch(
+      channel, host, call, wait_for_ready, start, resolve,
+      [](const std::shared_ptr<Call>&, const grpc::Status&) { return false; });
+}
+
+}  // namespace sluice::dist::internal
+
+#endif  // SLUICE_LIB_DISTRIBUTED_RPC_CHANNEL_H_
