@@ -5,6 +5,8 @@
 #include "dialects/tfrt/tfrt_dialect.h"
 #include "dialects/tfrt_dht/tfrt_dht_dialect.h"
 #include "dialects/tfrt_dist/tfrt_dist_dialect.h"
+#include "dialects/tfrt_ft/tfrt_ft_dialect.h"
+#include "dialects/tfrt_math/tfrt_math_dialect.h"
 #include "dialects/tfrt_test/tfrt_test_dialect.h"
 #include "dialects/ts/ts_dialect.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
@@ -16,7 +18,8 @@ void RegisterSluiceDialects(mlir::DialectRegistry& registry) {
   registry.insert<mlir::func::FuncDialect, tfrt::TfrtDialect,
                   tfrt_test::TfrtTestDialect, tfrt_dist::TfrtDistDialect,
                   t::TDialect, ts::TsDialect, ht::HtDialect,
-                  tfrt_dht::TfrtDhtDialect>();
+                  tfrt_dht::TfrtDhtDialect, tfrt_math::TfrtMathDialect,
+                  tfrt_ft::TfrtFtDialect>();
   // tfrt.call is inlined into func.func bodies, whose dialect must agree.
   mlir::func::registerInlinerExtension(registry);
 }

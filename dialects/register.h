@@ -8,9 +8,9 @@
 
 namespace sluice {
 
-// Adds the tfrt, tfrt_test, tfrt_dist, tfrt_dht, t, ts and ht dialects, func
-// (functions are func.func) and the inliner support calls into func bodies
-// need.
+// Adds the tfrt, tfrt_test, tfrt_dist, tfrt_dht, tfrt_math, t, ts and ht
+// dialects, func (functions are func.func) and the inliner support calls
+// into func bodies need.
 void RegisterSluiceDialects(mlir::DialectRegistry& registry);
 
 }  // namespace sluice

@@ -50,7 +50,7 @@ absl::Status CheckDType(std::string_view op, const DenseHostTensor& tensor) {
 }
 
 // TFRT leaves the elements unspecified; zeroing them means no program ever
-// reads bytes another one freed, and i1 elements are always 0 or 1.
+// reads bytes another one freed.
 template <typename T, int kRank>
 absl::StatusOr<DenseHostTensor> CreateUninitializedTensor(
     AggregateAttribute shape, HostContext* host) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -17,6 +18,8 @@
 #include "absl/types/span.h"
 #include "lib/coordinator/checkpoint_files.h"
 #include "lib/coordinator/checkpoint_format.h"
+#include "lib/coordinator/prefixed_status.h"
+#include "sluice/support/fault_point.h"
 #include "sluice/support/logging.h"
 #include "sluice/tensor/dense_host_tensor.h"
 
@@ -25,6 +28,7 @@ namespace {
 
 using internal::AtomicFileWriter;
 using internal::Manifest;
+using internal::Prefixed;
 using internal::ReadOnlyFile;
 using internal::TensorEntry;
 
@@ -33,12 +37,6 @@ using internal::TensorEntry;
 // former lets a restore fall back to an older checkpoint.
 bool IsDamage(const absl::Status& status) {
   return absl::IsDataLoss(status) || absl::IsNotFound(status);
-}
-
-// `status` with `prefix` before its message, code kept.
-absl::Status Prefixed(const std::string& prefix, const absl::Status& status) {
-  return absl::Status(status.code(),
-                      absl::StrCat(prefix, ": ", status.message()));
 }
 
 absl::Status CheckSaveArguments(
@@ -80,39 +78,49 @@ uint64_t RandomNonce() {
   return (static_cast<uint64_t>(device()) << 32) | device();
 }
 
-// Writes the data file and returns the manifest that describes it.
-absl::StatusOr<Manifest> WriteDataFile(
-    const std::string& directory, int64_t step, int64_t epoch,
-    const std::map<std::string, DenseHostTensor>& tensors) {
+// The manifest of `tensors`, its checksums still zero: the data file's
+// layout is known before a byte is written.
+Manifest PlanManifest(int64_t step, int64_t epoch,
+                      const std::map<std::string, DenseHostTensor>& tensors) {
   Manifest manifest;
   manifest.step = step;
   manifest.epoch = epoch;
   manifest.data_file = internal::DataFileName(step, RandomNonce());
-  absl::StatusOr<AtomicFileWriter> file =
-      AtomicFileWriter::Create(directory, manifest.data_file);
-  if (!file.ok()) return file.status();
-  absl::Status status = file->Append(internal::EncodeDataHeader());
-  if (!status.ok()) return status;
   uint64_t offset = internal::kDataHeaderBytes;
-  std::vector<uint8_t> scratch;
   for (const auto& [name, tensor] : tensors) {
-    absl::Span<const uint8_t> bytes = internal::StoredBytes(tensor, &scratch);
     TensorEntry entry;
     entry.name = name;
     entry.dtype = tensor.dtype();
     entry.shape = tensor.shape();
     entry.offset = offset;
-    entry.size = bytes.size();
-    entry.crc32 = internal::Crc32(bytes);
-    status = file->Append(bytes);
-    if (!status.ok()) return status;
-    offset += bytes.size();
+    entry.size = tensor.num_bytes();
+    offset += entry.size;
     manifest.tensors.push_back(std::move(entry));
   }
   manifest.data_file_size = offset;
-  status = file->Commit();
-  if (!status.ok()) return status;
   return manifest;
+}
+
+// Writes the data file `manifest` plans and fills in its checksums.
+absl::Status WriteDataFile(
+    const std::string& directory,
+    const std::map<std::string, DenseHostTensor>& tensors, Manifest* manifest) {
+  absl::StatusOr<AtomicFileWriter> file =
+      AtomicFileWriter::Create(directory, manifest->data_file);
+  if (!file.ok()) return file.status();
+  absl::Status status = file->Append(internal::EncodeDataHeader());
+  if (!status.ok()) return status;
+  std::vector<uint8_t> scratch;
+  auto entry = manifest->tensors.begin();
+  for (const auto& [name, tensor] : tensors) {
+    status = SLUICE_FAULT_POINT("checkpoint.save.tensor");
+    if (!status.ok()) return status;
+    absl::Span<const uint8_t> bytes = internal::StoredBytes(tensor, &scratch);
+    (entry++)->crc32 = internal::Crc32(bytes);
+    status = file->Append(bytes);
+    if (!status.ok()) return status;
+  }
+  return file->Commit();
 }
 
 // The manifest of `step`, decoded, and its data file opened and checked to
@@ -280,31 +288,34 @@ absl::Status SaveCheckpoint(
     const CheckpointOptions& options) {
   absl::Status status = CheckSaveArguments(directory, step, tensors, options);
   if (!status.ok()) return status;
+  Manifest manifest = PlanManifest(step, epoch, tensors);
+  // Checked before anything is written, with zero checksums, which take as
+  // many bytes as the real ones.
+  const size_t manifest_size = internal::EncodeManifest(manifest).size();
+  if (manifest_size > static_cast<uint64_t>(kMaxCheckpointManifestBytes)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cannot save checkpoint of step %d in '%s': its manifest would have "
+        "%d bytes, more than the %d a restore accepts",
+        step, directory, manifest_size, kMaxCheckpointManifestBytes));
+  }
   status = internal::MakeDirectories(directory);
   if (!status.ok()) return status;
   absl::StatusOr<internal::DirectoryLock> lock =
       internal::DirectoryLock::TryAcquire(directory, internal::kLockFileName);
   if (!lock.ok()) return lock.status();
+  status = SLUICE_FAULT_POINT("checkpoint.save.begin");
+  if (!status.ok()) return status;
 
-  absl::StatusOr<Manifest> manifest =
-      WriteDataFile(directory, step, epoch, tensors);
-  if (!manifest.ok()) return manifest.status();
-  const std::string manifest_bytes = internal::EncodeManifest(*manifest);
-  if (manifest_bytes.size() >
-      static_cast<uint64_t>(kMaxCheckpointManifestBytes)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "cannot save checkpoint of step %d in '%s': its manifest would have "
-        "%d bytes, more than the %d a restore accepts",
-        step, directory, manifest_bytes.size(), kMaxCheckpointManifestBytes));
-  }
+  status = WriteDataFile(directory, tensors, &manifest);
+  if (!status.ok()) return status;
   absl::StatusOr<AtomicFileWriter> file =
       AtomicFileWriter::Create(directory, internal::ManifestFileName(step));
   if (!file.ok()) return file.status();
-  status = file->Append(manifest_bytes);
+  status = file->Append(internal::EncodeManifest(manifest));
   if (status.ok()) status = file->Commit();
   if (!status.ok()) return status;
 
-  RemoveStaleFiles(directory, step, manifest->data_file, options.keep_last);
+  RemoveStaleFiles(directory, step, manifest.data_file, options.keep_last);
   return absl::OkStatus();
 }
 

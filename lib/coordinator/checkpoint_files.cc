@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "lib/coordinator/checkpoint_format.h"
+#include "sluice/support/fault_point.h"
 
 namespace sluice::dist::internal {
 namespace {
@@ -222,6 +223,11 @@ absl::Status AtomicFileWriter::Commit() {
     status = ErrnoError(errno, "cannot close", temporary);
     ::unlink(temporary.c_str());
     return status;
+  }
+  if (absl::Status fault = SLUICE_FAULT_POINT("checkpoint.save.rename");
+      !fault.ok()) {
+    ::unlink(temporary.c_str());
+    return fault;
   }
   const std::string final_path = FinalPath();
   if (::rename(temporary.c_str(), final_path.c_str()) != 0) {

@@ -69,7 +69,7 @@ class AtomicFileWriter {
 
   absl::Status Append(absl::Span<const uint8_t> bytes);
   absl::Status Append(const std::string& bytes);
-  // Runs the fault point "checkpoint.rename" just before the rename.
+  // The fault point "checkpoint.save.rename" comes just before the rename.
   absl::Status Commit();
 
  private:

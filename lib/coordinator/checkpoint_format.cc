@@ -31,6 +31,9 @@ constexpr uint64_t kMinTensorEntryBytes = 2 + 1 + 1 + 1 + 8 + 8 + 4;
 // length; the name and the data file size follow.
 constexpr uint64_t kManifestHeaderBytes = 8 + 4 + 4 + 8 + 8 + 4 + 2;
 constexpr uint64_t kMaxDataFileNameBytes = 255;
+// A header, a data file name of one byte, the data file size, no tensor,
+// the checksum.
+constexpr uint64_t kMinManifestBytes = kManifestHeaderBytes + 1 + 8 + 4;
 
 void AppendLe(std::string* out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) {
@@ -253,10 +256,10 @@ std::string EncodeManifest(const Manifest& manifest) {
 }
 
 absl::StatusOr<Manifest> DecodeManifest(absl::Span<const uint8_t> bytes) {
-  if (bytes.size() < kManifestHeaderBytes + 4) {
+  if (bytes.size() < kMinManifestBytes) {
     return absl::DataLossError(
         absl::StrFormat("%d bytes, shorter than any manifest (%d)",
-                        bytes.size(), kManifestHeaderBytes + 4));
+                        bytes.size(), kMinManifestBytes));
   }
   if (std::memcmp(bytes.data(), kManifestMagic, sizeof(kManifestMagic)) != 0) {
     return absl::DataLossError("not a checkpoint manifest (bad magic bytes)");

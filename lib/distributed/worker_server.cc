@@ -307,22 +307,22 @@ absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Find(
   if (it == programs_.end()) {
     *evicted = evicted_ids_.count(id) != 0;
     // Retryable: registering the program again and repeating the call
-    // succeeds, and the client forgets the registration on this code.
+    // succeeds.
     if (*evicted) {
-      return MarkRetryable(
+      return MarkFailureClass(
           absl::FailedPreconditionError(absl::StrCat(
               "task ", task_name_, " evicted program ", id,
               " to keep within its limits (", max_programs_, " programs, ",
               max_program_bytes_, " bytes): register the program again")),
-          task_name_, incarnation_);
+          FailureClass::kRetryable);
     }
     // FailedPrecondition, not NotFound: the caller's registration is stale
     // (this process never saw it, or evicted it), and the client registers
     // the program again on this code.
-    return MarkRetryable(absl::FailedPreconditionError(absl::StrCat(
-                             "task ", task_name_, " has no program with id ",
-                             id, ": register the program first")),
-                         task_name_, incarnation_);
+    return MarkFailureClass(absl::FailedPreconditionError(absl::StrCat(
+                                "task ", task_name_, " has no program with id ",
+                                id, ": register the program first")),
+                            FailureClass::kRetryable);
   }
   recency_.splice(recency_.begin(), recency_, it->second.recency);
   return it->second.loaded;
@@ -503,9 +503,9 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
   auto* execution = new Execution(this, request, response);
   if (shutting_down_.load()) {
     execution->Refuse(
-        MarkRetryable(absl::UnavailableError(absl::StrCat("task ", task_name_,
-                                                          " is shutting down")),
-                      task_name_, incarnation_));
+        MarkFailureClass(absl::UnavailableError(absl::StrCat(
+                             "task ", task_name_, " is shutting down")),
+                         FailureClass::kRetryable));
     return execution;
   }
   bool evicted = false;

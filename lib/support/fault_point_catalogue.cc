@@ -9,6 +9,17 @@ namespace sluice {
 
 absl::Span<const FaultPointInfo> KnownFaultPoints() {
   static constexpr FaultPointInfo kPoints[] = {
+      {"checkpoint.save.begin",
+       "SaveCheckpoint, with the directory locked, before anything is written",
+       "the saving process failing before the save leaves a trace"},
+      {"checkpoint.save.tensor",
+       "SaveCheckpoint, before each tensor's bytes go to the data file",
+       "the saving process failing with a data file half written"},
+      {"checkpoint.save.rename",
+       "SaveCheckpoint, before the data file and then the manifest are "
+       "renamed into place (hits 1 and 2 of a save)",
+       "the saving process failing with its data complete but no manifest, "
+       "or with both files written but the manifest not yet in place"},
       {"client.call.send", "TaskClient::Call, before the Execute RPC is sent",
        "the transport failing before the call reaches the worker"},
       {"ps.apply.begin",

@@ -57,7 +57,7 @@ absl::StatusOr<DenseHostTensor> DenseHostTensor::Create(
   if (size.has_value()) buffer = HostBuffer::Allocate(*size, allocator);
   if (!buffer) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot allocate a ", DTypeName(dtype), " tensor of shape ",
+        "cannot allocate an ", DTypeName(dtype), " tensor of shape ",
         shape.ToString(), ": the host allocator refused ",
         size.has_value() ? absl::StrCat(*size, " bytes") : "the size"));
   }
@@ -69,7 +69,7 @@ absl::StatusOr<DenseHostTensor> DenseHostTensor::Create(
   std::optional<size_t> size = ByteSize(dtype, shape.num_elements());
   if (!size.has_value() || *size > buffer->size()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a ", DTypeName(dtype), " tensor of shape ", shape.ToString(),
+        "an ", DTypeName(dtype), " tensor of shape ", shape.ToString(),
         " does not fit in a buffer of ", buffer->size(), " bytes"));
   }
   if (reinterpret_cast<uintptr_t>(buffer->data()) % DTypeSize(dtype) != 0) {

@@ -15,6 +15,8 @@
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
+#include "kernels/ft/ft_kernels.h"
+#include "kernels/math/math_kernels.h"
 #include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
@@ -86,7 +88,8 @@ cl::opt<bool> list_kernels(
 absl::Status RegisterKernels(sluice::KernelRegistry* registry) {
   for (auto* group :
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
-        &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels}) {
+        &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
+        &sluice::RegisterMathKernels, &sluice::RegisterFtKernels}) {
     if (absl::Status status = group(registry); !status.ok()) return status;
   }
   return absl::OkStatus();

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/dist/dist_kernels.h"
+#include "kernels/ft/ft_kernels.h"
+#include "kernels/math/math_kernels.h"
 #include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
@@ -132,7 +134,8 @@ int main(int argc, char** argv) {
   sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&host);
   for (auto* group :
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
-        &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels}) {
+        &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
+        &sluice::RegisterMathKernels, &sluice::RegisterFtKernels}) {
     absl::Status registered = group(&registry);
     if (!registered.ok()) {
       std::fprintf(stderr, "sluice_worker: %s\n",

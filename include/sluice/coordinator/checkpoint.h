@@ -56,10 +56,10 @@ struct Checkpoint {
 // it atomically. One save at a time per directory: a save that finds
 // another under way in any process fails with UNAVAILABLE. Errors name the
 // file and the system call that failed.
-absl::Status SaveCheckpoint(const std::string& directory, int64_t step,
-                            int64_t epoch,
-                            const std::map<std::string, DenseHostTensor>& tensors,
-                            const CheckpointOptions& options = {});
+absl::Status SaveCheckpoint(
+    const std::string& directory, int64_t step, int64_t epoch,
+    const std::map<std::string, DenseHostTensor>& tensors,
+    const CheckpointOptions& options = {});
 
 // The newest checkpoint in `directory` that reads back intact, its tensors
 // in buffers from `allocator`. Each newer one that is partial or corrupt (a

@@ -5,9 +5,9 @@
 // RUN: FileCheck %s --check-prefix=DIAG < %t.stderr
 
 // CHECK-LABEL: --- Running 'tensor_too_large':
-// CHECK-NEXT: 'tensor_too_large' returned <<error: tfrt_dht.create_uninitialized_tensor: cannot allocate a i32 tensor of shape [1000]: the host allocator refused 4000 bytes, code: RESOURCE_EXHAUSTED>>
+// CHECK-NEXT: 'tensor_too_large' returned <<error: tfrt_dht.create_uninitialized_tensor: cannot allocate an i32 tensor of shape [1000]: the host allocator refused 4000 bytes, code: RESOURCE_EXHAUSTED>>
 func.func @tensor_too_large() -> !t.tensor {
-  // DIAG: allocation.mlir:[[# @LINE + 1]]:8: error: runtime error: tfrt_dht.create_uninitialized_tensor: cannot allocate a i32 tensor of shape [1000]: the host allocator refused 4000 bytes
+  // DIAG: allocation.mlir:[[# @LINE + 1]]:8: error: runtime error: tfrt_dht.create_uninitialized_tensor: cannot allocate an i32 tensor of shape [1000]: the host allocator refused 4000 bytes
   %a = tfrt_dht.create_uninitialized_tensor.i32.1 [1000 : i64]
   tfrt.return %a : !t.tensor
 }
@@ -26,13 +26,13 @@ func.func @buffer_too_large() -> !ht.host_buffer {
 // is untouched.
 // CHECK-LABEL: --- Running 'second_does_not_fit':
 // CHECK-NEXT: DenseHostTensor dtype = i64, shape = [75], values = [3, 3, 3,
-// CHECK-NEXT: 'second_does_not_fit' returned <<error: tfrt_dht.create_uninitialized_tensor: cannot allocate a i64 tensor of shape [75]: the host allocator refused 600 bytes, code: RESOURCE_EXHAUSTED>>
+// CHECK-NEXT: 'second_does_not_fit' returned <<error: tfrt_dht.create_uninitialized_tensor: cannot allocate an i64 tensor of shape [75]: the host allocator refused 600 bytes, code: RESOURCE_EXHAUSTED>>
 func.func @second_does_not_fit() -> !t.tensor {
   %c0 = tfrt.new.chain
   %a = tfrt_dht.create_uninitialized_tensor.i64.1 [75 : i64]
   %c1 = tfrt_dht.fill_tensor_with_constant.i64 %a, %c0 3 : i64
   %c2 = tfrt_dht.print_tensor %a, %c1
-  // DIAG: allocation.mlir:[[# @LINE + 1]]:8: error: runtime error: tfrt_dht.create_uninitialized_tensor: cannot allocate a i64 tensor of shape [75]
+  // DIAG: allocation.mlir:[[# @LINE + 1]]:8: error: runtime error: tfrt_dht.create_uninitialized_tensor: cannot allocate an i64 tensor of shape [75]
   %b = tfrt_dht.create_uninitialized_tensor.i64.1 [75 : i64]
   tfrt.return %b : !t.tensor
 }

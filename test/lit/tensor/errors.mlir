@@ -158,3 +158,15 @@ func.func @error_flows() -> !tfrt.chain {
   %c3 = tfrt_dht.print_tensor %t, %c2
   tfrt.return %c3 : !tfrt.chain
 }
+
+// A kernel given a value that is typed !t.tensor but holds something else
+// (made so by an op of another dialect) fails instead of reading it.
+// CHECK-LABEL: --- Running 'not_a_tensor':
+// CHECK-NEXT: 'not_a_tensor' returned <<error: operand #0 does not hold a value of the type the kernel takes, code: INVALID_ARGUMENT>>
+func.func @not_a_tensor() -> !tfrt.chain {
+  %c0 = tfrt.new.chain
+  %t = "tfrt_test.get_thread_id"(%c0) : (!tfrt.chain) -> !t.tensor
+  // expected-error @+1 {{operand #0 does not hold a value of the type the kernel takes}}
+  %c1 = tfrt_dht.print_tensor %t, %c0
+  tfrt.return %c1 : !tfrt.chain
+}

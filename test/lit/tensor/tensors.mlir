@@ -171,3 +171,15 @@ func.func @returns() -> (!t.tensor, !ts.shape, !ht.host_buffer) {
   %buffer, %c2 = tfrt_dht.get_buffer %a, %c1
   tfrt.return %a, %shape, %buffer : !t.tensor, !ts.shape, !ht.host_buffer
 }
+
+// A value typed as a tensor, shape or buffer by an op of another dialect
+// that made it hold something else prints in the generic form.
+// CHECK-LABEL: --- Running 'mislabeled':
+// CHECK-NEXT: 'mislabeled' returned !t.tensor value,!ts.shape value,!ht.host_buffer value
+func.func @mislabeled() -> (!t.tensor, !ts.shape, !ht.host_buffer) {
+  %c = tfrt.new.chain
+  %t = "tfrt_test.get_thread_id"(%c) : (!tfrt.chain) -> !t.tensor
+  %s = "tfrt_test.get_thread_id"(%c) : (!tfrt.chain) -> !ts.shape
+  %b = "tfrt_test.get_thread_id"(%c) : (!tfrt.chain) -> !ht.host_buffer
+  tfrt.return %t, %s, %b : !t.tensor, !ts.shape, !ht.host_buffer
+}

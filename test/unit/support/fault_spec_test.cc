@@ -80,7 +80,8 @@ TEST(FaultSpecTest, ABadSpecNamesTheEntryAndWhatIsWrong) {
   const BadSpec cases[] = {
       {"worker.call.bgin=kill",
        "fault spec entry 'worker.call.bgin=kill': unknown fault point "
-       "'worker.call.bgin'; the fault points are client.call.send, "
+       "'worker.call.bgin'; the fault points are checkpoint.save.begin, "
+       "checkpoint.save.tensor, checkpoint.save.rename, client.call.send, "
        "ps.apply.begin, ps.apply.end, ps.create.begin, ps.read.begin, "
        "worker.call.begin"},
       {"worker.call.begin",

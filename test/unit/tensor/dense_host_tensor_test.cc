@@ -77,7 +77,7 @@ TEST_F(DenseHostTensorTest, RefusedAllocationIsAnError) {
   ASSERT_FALSE(tensor.ok());
   EXPECT_EQ(tensor.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(tensor.status().message(),
-            "cannot allocate a f64 tensor of shape [200]: the host allocator "
+            "cannot allocate an f64 tensor of shape [200]: the host allocator "
             "refused 1600 bytes");
 }
 
@@ -101,7 +101,7 @@ TEST_F(DenseHostTensorTest, TensorOverSliceSharesParentBytes) {
                                     tensor->buffer().CopyRef())
                 .status()
                 .message(),
-            "a f32 tensor of shape [3] does not fit in a buffer of 8 bytes");
+            "an f32 tensor of shape [3] does not fit in a buffer of 8 bytes");
 }
 
 TEST_F(DenseHostTensorTest, EqualityComparesDtypeShapeAndValues) {
