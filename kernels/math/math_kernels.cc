@@ -16,11 +16,11 @@ absl::Status CheckOperandDTypes(
   int index = 0;
   for (const DenseHostTensor* operand : operands) {
     if (operand->dtype() != dtype) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          std::string(family), ": operand #", index, " is an ",
-          DTypeName(operand->dtype()), " tensor of shape ",
-          operand->shape().ToString(), "; ", KernelName(family, dtype),
-          " takes ", DTypeName(dtype)));
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(family), ": operand #", index, " is an ",
+                       DTypeName(operand->dtype()), " tensor of shape ",
+                       operand->shape().ToString(), "; ",
+                       KernelName(family, dtype), " takes ", DTypeName(dtype)));
     }
     ++index;
   }
