@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -20,22 +21,34 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(CompileSourceTest, CompilesText) {
-  mlir::DialectRegistry registry;
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  CompileSourceOptions options;
-  options.diagnostics = &os;
-  absl::StatusOr<std::vector<uint8_t>> bytes = CompileMlirToSbf(
+// Compiles with an empty dialect registry (every op is unregistered) and
+// collects the diagnostics as a tool would print them.
+class CompileSourceTest : public ::testing::Test {
+ protected:
+  CompileSourceTest() { options_.diagnostics = &diagnostics_; }
+
+  absl::StatusOr<std::vector<uint8_t>> Compile(std::string_view source,
+                                               std::string_view file) {
+    return CompileMlirToSbf(source, file, registry_, options_);
+  }
+
+  mlir::DialectRegistry registry_;
+  std::string diagnostic_text_;
+  llvm::raw_string_ostream diagnostics_{diagnostic_text_};
+  CompileSourceOptions options_;
+};
+
+TEST_F(CompileSourceTest, CompilesText) {
+  absl::StatusOr<std::vector<uint8_t>> bytes = Compile(
       R"mlir(
         func.func @main() -> i32 {
           %one = "tfrt.constant.i32"() {value = 1 : i32} : () -> i32
           "tfrt.return"(%one) : (i32) -> ()
         }
       )mlir",
-      "prog.mlir", registry, options);
+      "prog.mlir");
   ASSERT_TRUE(bytes.ok()) << bytes.status();
-  EXPECT_EQ(os.str(), "");
+  EXPECT_EQ(diagnostics_.str(), "");
   absl::StatusOr<bef::SbfProgram> program = bef::ReadSbf(*bytes);
   ASSERT_TRUE(program.ok()) << program.status();
   ASSERT_EQ(program->functions.size(), 1u);
@@ -45,62 +58,46 @@ TEST(CompileSourceTest, CompilesText) {
   EXPECT_EQ(program->locations[kernel.location_index].file, "prog.mlir");
   EXPECT_EQ(program->locations[kernel.location_index].line, 3u);
 
-  options.include_optional_sections = false;
-  bytes = CompileMlirToSbf("func.func @f() { \"tfrt.return\"() : () -> () }",
-                           "f.mlir", registry, options);
+  options_.include_optional_sections = false;
+  bytes = Compile("func.func @f() { \"tfrt.return\"() : () -> () }", "f.mlir");
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   program = bef::ReadSbf(*bytes);
   ASSERT_TRUE(program.ok()) << program.status();
   EXPECT_FALSE(program->has_register_types);
 }
 
-TEST(CompileSourceTest, ParseErrors) {
-  mlir::DialectRegistry registry;
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  CompileSourceOptions options;
-  options.diagnostics = &os;
-  absl::StatusOr<std::vector<uint8_t>> bytes = CompileMlirToSbf(
-      "func.func @main() {\n  %x = \"t.op\"(%nope) : (i32) -> i32\n}\n",
-      "bad.mlir", registry, options);
+TEST_F(CompileSourceTest, ParseErrors) {
+  absl::StatusOr<std::vector<uint8_t>> bytes =
+      Compile("func.func @main() {\n  %x = \"t.op\"(%nope) : (i32) -> i32\n}\n",
+              "bad.mlir");
   ASSERT_FALSE(bytes.ok());
   EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(bytes.status().message()),
             "bad.mlir:2:15: error: use of undeclared SSA value name");
   // Printed with the source line, as MLIR tools print diagnostics.
-  EXPECT_THAT(os.str(),
+  EXPECT_THAT(diagnostics_.str(),
               HasSubstr("bad.mlir:2:15: error: use of undeclared SSA value "
                         "name\n  %x = \"t.op\"(%nope) : (i32) -> i32\n"));
 }
 
-TEST(CompileSourceTest, CompileErrors) {
-  mlir::DialectRegistry registry;
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  CompileSourceOptions options;
-  options.diagnostics = &os;
-  absl::StatusOr<std::vector<uint8_t>> bytes = CompileMlirToSbf(
-      "func.func private @ext(i32) -> i32\n", "ext.mlir", registry, options);
+TEST_F(CompileSourceTest, CompileErrors) {
+  absl::StatusOr<std::vector<uint8_t>> bytes =
+      Compile("func.func private @ext(i32) -> i32\n", "ext.mlir");
   ASSERT_FALSE(bytes.ok());
   EXPECT_EQ(std::string(bytes.status().message()),
             "ext.mlir:1:1: error: external functions are not allowed");
-  EXPECT_EQ(os.str(),
+  EXPECT_EQ(diagnostics_.str(),
             "ext.mlir:1:1: error: external functions are not allowed\n"
             "func.func private @ext(i32) -> i32\n"
             "^\n");
 }
 
-TEST(CompileSourceTest, UnregisteredDialectsCanBeRefused) {
-  mlir::DialectRegistry registry;
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  CompileSourceOptions options;
-  options.diagnostics = &os;
-  options.allow_unregistered_dialects = false;
-  absl::StatusOr<std::vector<uint8_t>> bytes = CompileMlirToSbf(
+TEST_F(CompileSourceTest, UnregisteredDialectsCanBeRefused) {
+  options_.allow_unregistered_dialects = false;
+  absl::StatusOr<std::vector<uint8_t>> bytes = Compile(
       "func.func @f() {\n  \"vt.op\"() : () -> ()\n  \"tfrt.return\"() : () "
       "-> ()\n}\n",
-      "strict.mlir", registry, options);
+      "strict.mlir");
   ASSERT_FALSE(bytes.ok());
   EXPECT_THAT(std::string(bytes.status().message()),
               HasSubstr("strict.mlir:2:10: error: "));
@@ -116,43 +113,31 @@ std::string NestedArrayProgram(int arrays) {
          "} : () -> ()\n  \"tfrt.return\"() : () -> ()\n}\n";
 }
 
-TEST(CompileSourceTest, NestingAtTheLimitCompiles) {
-  mlir::DialectRegistry registry;
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  CompileSourceOptions options;
-  options.diagnostics = &os;
+TEST_F(CompileSourceTest, NestingAtTheLimitCompiles) {
   absl::StatusOr<std::vector<uint8_t>> bytes =
-      CompileMlirToSbf(NestedArrayProgram(kMaxSourceNesting - 2), "deep.mlir",
-                       registry, options);
+      Compile(NestedArrayProgram(kMaxSourceNesting - 2), "deep.mlir");
   ASSERT_TRUE(bytes.ok()) << bytes.status();
-  EXPECT_EQ(os.str(), "");
+  EXPECT_EQ(diagnostics_.str(), "");
   EXPECT_TRUE(bef::ReadSbf(*bytes).ok());
 }
 
-TEST(CompileSourceTest, NestingPastTheLimitIsRefusedBeforeParsing) {
-  mlir::DialectRegistry registry;
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  CompileSourceOptions options;
-  options.diagnostics = &os;
+TEST_F(CompileSourceTest, NestingPastTheLimitIsRefusedBeforeParsing) {
   // The 255th `[` opens level 257: column 19 + 255 of line 2, where
   // `  "t.op"() {deep = ` takes 19 columns.
   absl::StatusOr<std::vector<uint8_t>> bytes =
-      CompileMlirToSbf(NestedArrayProgram(kMaxSourceNesting - 1), "deep.mlir",
-                       registry, options);
+      Compile(NestedArrayProgram(kMaxSourceNesting - 1), "deep.mlir");
   ASSERT_FALSE(bytes.ok());
   EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(bytes.status().message()),
             "deep.mlir:2:274: error: nesting deeper than 256 levels; sluice "
             "limits programs to 256 levels of brackets ((), [], {} and <>)");
-  EXPECT_THAT(os.str(), HasSubstr("deep.mlir:2:274: error: nesting deeper "
-                                  "than 256 levels"));
+  EXPECT_THAT(diagnostics_.str(),
+              HasSubstr("deep.mlir:2:274: error: nesting deeper "
+                        "than 256 levels"));
 
   // Far past the limit, where MLIR's parser would run out of stack: the
   // same error, at the same bracket.
-  bytes = CompileMlirToSbf(NestedArrayProgram(100000), "deeper.mlir", registry,
-                           options);
+  bytes = Compile(NestedArrayProgram(100000), "deeper.mlir");
   ASSERT_FALSE(bytes.ok());
   EXPECT_THAT(std::string(bytes.status().message()),
               HasSubstr("deeper.mlir:2:274: error: nesting deeper than 256"));
@@ -160,13 +145,8 @@ TEST(CompileSourceTest, NestingPastTheLimitIsRefusedBeforeParsing) {
 
 // A compiled program with one byte changed is never read as another
 // program: every position, flipped, is refused.
-TEST(CompileSourceTest, EveryFlippedByteOfACompiledProgramIsRefused) {
-  mlir::DialectRegistry registry;
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  CompileSourceOptions options;
-  options.diagnostics = &os;
-  absl::StatusOr<std::vector<uint8_t>> bytes = CompileMlirToSbf(
+TEST_F(CompileSourceTest, EveryFlippedByteOfACompiledProgramIsRefused) {
+  absl::StatusOr<std::vector<uint8_t>> bytes = Compile(
       R"mlir(
         func.func @add(%a: i32, %b: i32) -> i32 {
           %sum = "tfrt.add.i32"(%a, %b) : (i32, i32) -> i32
@@ -181,7 +161,7 @@ TEST(CompileSourceTest, EveryFlippedByteOfACompiledProgramIsRefused) {
           "tfrt.return"(%two, %s) : (i32, !t.string) -> ()
         }
       )mlir",
-      "sample.mlir", registry, options);
+      "sample.mlir");
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   ASSERT_TRUE(bef::ReadSbf(*bytes).ok());
   for (size_t at = 0; at < bytes->size(); ++at) {
