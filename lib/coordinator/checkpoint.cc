@@ -18,7 +18,7 @@
 #include "absl/types/span.h"
 #include "lib/coordinator/checkpoint_files.h"
 #include "lib/coordinator/checkpoint_format.h"
-#include "lib/coordinator/prefixed_status.h"
+#include "sluice/support/error_util.h"
 #include "sluice/support/fault_point.h"
 #include "sluice/support/logging.h"
 #include "sluice/tensor/dense_host_tensor.h"
@@ -28,7 +28,6 @@ namespace {
 
 using internal::AtomicFileWriter;
 using internal::Manifest;
-using internal::Prefixed;
 using internal::ReadOnlyFile;
 using internal::TensorEntry;
 
@@ -148,8 +147,8 @@ absl::StatusOr<OpenedCheckpoint> OpenCheckpoint(const std::string& directory,
   if (!status.ok()) return status;
   absl::StatusOr<Manifest> manifest = internal::DecodeManifest(bytes);
   if (!manifest.ok()) {
-    return Prefixed(absl::StrCat("manifest '", manifest_path, "'"),
-                    manifest.status());
+    return WithMessagePrefix(manifest.status(),
+                             absl::StrCat("manifest '", manifest_path, "': "));
   }
   if (manifest->step != step) {
     return absl::DataLossError(absl::StrFormat(
@@ -161,8 +160,9 @@ absl::StatusOr<OpenedCheckpoint> OpenCheckpoint(const std::string& directory,
       internal::JoinPath(directory, manifest->data_file);
   absl::StatusOr<ReadOnlyFile> data = ReadOnlyFile::Open(data_path);
   if (!data.ok()) {
-    return Prefixed(absl::StrCat("data file of manifest '", manifest_path, "'"),
-                    data.status());
+    return WithMessagePrefix(
+        data.status(),
+        absl::StrCat("data file of manifest '", manifest_path, "': "));
   }
   if (data->size() != manifest->data_file_size) {
     return absl::DataLossError(absl::StrFormat(
@@ -184,7 +184,9 @@ absl::StatusOr<Checkpoint> ReadCheckpoint(const std::string& directory,
   uint8_t header[internal::kDataHeaderBytes];
   absl::Status status = data.ReadAt(0, absl::MakeSpan(header));
   if (status.ok()) status = internal::CheckDataHeader(header);
-  if (!status.ok()) return Prefixed(data_error, status);
+  if (!status.ok()) {
+    return WithMessagePrefix(status, absl::StrCat(data_error, ": "));
+  }
 
   Checkpoint checkpoint;
   checkpoint.step = opened->manifest.step;
@@ -196,11 +198,16 @@ absl::StatusOr<Checkpoint> ReadCheckpoint(const std::string& directory,
         absl::StrCat(data_error, ", tensor '", entry.name, "'");
     absl::StatusOr<DenseHostTensor> tensor =
         DenseHostTensor::Create(entry.dtype, entry.shape, allocator);
-    if (!tensor.ok()) return Prefixed(tensor_error, tensor.status());
+    if (!tensor.ok()) {
+      return WithMessagePrefix(tensor.status(),
+                               absl::StrCat(tensor_error, ": "));
+    }
     absl::Span<uint8_t> bytes(static_cast<uint8_t*>(tensor->raw_data()),
                               entry.size);
     status = data.ReadAt(entry.offset, bytes);
-    if (!status.ok()) return Prefixed(tensor_error, status);
+    if (!status.ok()) {
+      return WithMessagePrefix(status, absl::StrCat(tensor_error, ": "));
+    }
     const uint32_t crc = internal::Crc32(bytes);
     if (crc != entry.crc32) {
       return absl::DataLossError(absl::StrFormat(
@@ -209,7 +216,9 @@ absl::StatusOr<Checkpoint> ReadCheckpoint(const std::string& directory,
           tensor_error, entry.crc32, crc, entry.size, entry.offset));
     }
     status = internal::StoredBytesToHost(&*tensor);
-    if (!status.ok()) return Prefixed(tensor_error, status);
+    if (!status.ok()) {
+      return WithMessagePrefix(status, absl::StrCat(tensor_error, ": "));
+    }
     checkpoint.tensors.emplace(std::move(entry.name), *std::move(tensor));
   }
   return checkpoint;
@@ -343,9 +352,9 @@ absl::StatusOr<Checkpoint> RestoreCheckpoint(const std::string& directory,
         ReadCheckpoint(directory, step, allocator);
     if (checkpoint.ok()) return checkpoint;
     if (!IsDamage(checkpoint.status())) {
-      return Prefixed(
-          absl::StrFormat("cannot restore checkpoint of step %d", step),
-          checkpoint.status());
+      return WithMessagePrefix(
+          checkpoint.status(),
+          absl::StrFormat("cannot restore checkpoint of step %d: ", step));
     }
     SLUICE_LOG(WARNING) << "skipping checkpoint of step " << step
                         << ", using an older one if any: "

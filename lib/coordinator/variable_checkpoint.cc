@@ -12,17 +12,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lib/coordinator/prefixed_status.h"
 #include "sluice/coordinator/checkpoint.h"
 #include "sluice/coordinator/variables.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/host_context.h"
+#include "sluice/support/error_util.h"
 #include "sluice/tensor/dense_host_tensor.h"
 
 namespace sluice::dist {
 namespace {
-
-using internal::Prefixed;
 
 // A variable's tensors in a checkpoint are named "<kind>:<variable name>".
 // The kinds hold no ':', so the first one ends the kind whatever the
@@ -145,14 +143,18 @@ absl::Status SaveVariables(VariableClient& client, HostContext* host,
       "saving the variables as checkpoint of step %d in '%s'", step, directory);
   absl::StatusOr<std::vector<VariableHandle>> handles =
       AwaitOne(host, client.ListAll());
-  if (!handles.ok()) return Prefixed(context, handles.status());
+  if (!handles.ok()) {
+    return WithMessagePrefix(handles.status(), absl::StrCat(context, ": "));
+  }
   std::vector<AsyncValueRef<VariableState>> states;
   states.reserve(handles->size());
   for (const VariableHandle& handle : *handles) {
     states.push_back(client.ReadState(handle));
   }
   absl::Status status = AwaitAll(host, states);
-  if (!status.ok()) return Prefixed(context, status);
+  if (!status.ok()) {
+    return WithMessagePrefix(status, absl::StrCat(context, ": "));
+  }
 
   std::map<std::string, DenseHostTensor> tensors;
   std::map<std::string, std::string> task_of;
@@ -171,7 +173,10 @@ absl::Status SaveVariables(VariableClient& client, HostContext* host,
       absl::StatusOr<DenseHostTensor> step_tensor =
           DenseHostTensor::FromValues<int64_t>(TensorShape{}, adam_step,
                                                host->allocator());
-      if (!step_tensor.ok()) return Prefixed(context, step_tensor.status());
+      if (!step_tensor.ok()) {
+        return WithMessagePrefix(step_tensor.status(),
+                                 absl::StrCat(context, ": "));
+      }
       tensors[TensorName(kAdamStep, handle.name)] = *std::move(step_tensor);
       tensors[TensorName(kAdamM, handle.name)] = state.adam.m;
       tensors[TensorName(kAdamV, handle.name)] = state.adam.v;
@@ -195,7 +200,9 @@ absl::StatusOr<RestoredVariables> RestoreVariables(
   // created where the placement policy puts them.
   absl::StatusOr<std::vector<VariableHandle>> existing =
       AwaitOne(host, client.ListAll());
-  if (!existing.ok()) return Prefixed(context, existing.status());
+  if (!existing.ok()) {
+    return WithMessagePrefix(existing.status(), absl::StrCat(context, ": "));
+  }
   std::map<std::string, VariableHandle> held;
   for (VariableHandle& handle : *existing) {
     held.emplace(handle.name, std::move(handle));
@@ -221,7 +228,9 @@ absl::StatusOr<RestoredVariables> RestoreVariables(
     updates.push_back(client.Assign(handle, state.value));
   }
   absl::Status status = AwaitAll(host, handles);
-  if (!status.ok()) return Prefixed(context, status);
+  if (!status.ok()) {
+    return WithMessagePrefix(status, absl::StrCat(context, ": "));
+  }
 
   RestoredVariables restored;
   restored.step = checkpoint->step;
@@ -234,7 +243,9 @@ absl::StatusOr<RestoredVariables> RestoreVariables(
     }
   }
   status = AwaitAll(host, updates);
-  if (!status.ok()) return Prefixed(context, status);
+  if (!status.ok()) {
+    return WithMessagePrefix(status, absl::StrCat(context, ": "));
+  }
   return restored;
 }
 
