@@ -22,7 +22,8 @@ namespace tfrt_dist {
 namespace {
 
 constexpr llvm::StringLiteral kTransferableTypes =
-    "i1, i32, i64, f32, f64, !tfrt.string, !tfrt.chain and !t.tensor";
+    "i1, i32, i64, f32, f64, !tfrt.string, !tfrt.chain, !t.tensor and "
+    "!tfrt_dist.variable";
 
 bool IsIndex(llvm::StringRef text) {
   return !text.empty() && llvm::all_of(text, llvm::isDigit);
@@ -86,7 +87,8 @@ bool IsTransferable(mlir::Type type) {
     return width == 1 || width == 32 || width == 64;
   }
   return type.isF32() || type.isF64() ||
-         llvm::isa<tfrt::StringType, tfrt::ChainType, t::TensorType>(type);
+         llvm::isa<tfrt::StringType, tfrt::ChainType, t::TensorType,
+                   VariableType>(type);
 }
 
 void TfrtDistDialect::initialize() {
