@@ -146,6 +146,7 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
         task_status.registered_programs = response.registered_programs();
         task_status.evicted_programs = response.evicted_programs();
         task_status.incarnation = response.incarnation();
+        task_status.resources = response.resources();
         programs->Saw(response.incarnation());
         call.outputs.emplace(std::move(task_status));
       });
@@ -374,6 +375,9 @@ std::vector<RCReference<AsyncValue>> TaskClient::Call(
   call->request.set_program_id(function.program_id);
   call->request.set_function(function.name);
   call->request.set_max_response_bytes(options_.max_message_bytes);
+  for (uint64_t id : options.keep_results_as) {
+    call->request.add_keep_results_as(id);
+  }
 
   std::vector<RCReference<AsyncValue>> held;
   held.reserve(arguments.size());
@@ -427,6 +431,32 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
   }
   LaunchExecute(channel_.get(), host_,
                 WaitsForReady(options_.fail_fast, RpcKind::kExecution), call);
+}
+
+AsyncValueRef<Chain> TaskClient::ReleaseResources(std::vector<uint64_t> ids) {
+  using Call =
+      PendingRpc<proto::ReleaseResourcesRequest,
+                 proto::ReleaseResourcesResponse, AsyncValueRef<Chain>>;
+  auto call = std::make_shared<Call>();
+  call->outputs = MakeUnconstructedAsyncValueRef<Chain>();
+  call->task_name = task_name_;
+  call->timeout = options_.deadline;
+  for (uint64_t id : ids) call->request.add_ids(id);
+  AsyncValueRef<Chain> result = call->outputs.CopyRef();
+  Launch(
+      channel_.get(), host_, call,
+      WaitsForReady(options_.fail_fast, RpcKind::kExecution),
+      [](auto* stub, auto&&... args) { stub->ReleaseResources(args...); },
+      [programs = programs_](Call& call, const grpc::Status& status) {
+        if (!status.ok()) {
+          call.outputs.SetError(RpcFailure(
+              status, call.CancelledHere(), call.task_name,
+              programs->Incarnation(), "releasing resources", call.timeout));
+          return;
+        }
+        call.outputs.emplace();
+      });
+  return result;
 }
 
 ClusterClient::ClusterClient(ClusterSpec spec, RpcOptions options,

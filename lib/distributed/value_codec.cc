@@ -1,11 +1,16 @@
 #include "lib/distributed/value_codec.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "lib/distributed/tensor_codec.h"
+#include "sluice/distributed/cluster_spec.h"
+#include "sluice/distributed/resource_ref.h"
+#include "sluice/distributed/variable_handle.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/support/error_util.h"
 #include "sluice/tensor/dense_host_tensor.h"
@@ -42,6 +47,47 @@ std::optional<FailureClass> FromWire(int failure_class) {
     default:
       return std::nullopt;
   }
+}
+
+void EncodeVariable(const VariableHandle& variable, proto::VariableRef* out) {
+  out->set_task(variable.task);
+  out->set_name(variable.name);
+  out->set_dtype(static_cast<uint32_t>(variable.dtype));
+  for (int64_t dim : variable.shape.dims()) out->add_dims(dim);
+}
+
+// A peer's variable reference, checked as a tensor message's dtype and
+// shape are.
+absl::StatusOr<VariableHandle> DecodeVariable(const proto::VariableRef& ref) {
+  const std::string what = absl::StrCat("variable reference '", ref.name(),
+                                        "' on task '", ref.task(), "'");
+  if (ref.name().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " has an empty name"));
+  }
+  if (absl::Status task = ParseTaskName(ref.task()).status(); !task.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " names no task: ", task.message()));
+  }
+  std::optional<DType> dtype;
+  if (ref.dtype() <= std::numeric_limits<uint8_t>::max()) {
+    dtype = DTypeFromByte(static_cast<uint8_t>(ref.dtype()));
+  }
+  if (!dtype.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " has unknown dtype ", ref.dtype()));
+  }
+  absl::StatusOr<TensorShape> shape = TensorShape::Create(
+      absl::MakeConstSpan(ref.dims().data(), ref.dims().size()));
+  if (!shape.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " has an invalid shape: ", shape.status().message()));
+  }
+  VariableHandle variable;
+  variable.task = ref.task();
+  variable.name = ref.name();
+  variable.dtype = *dtype;
+  variable.shape = *std::move(shape);
+  return variable;
 }
 
 }  // namespace
@@ -97,11 +143,17 @@ absl::Status EncodeValue(const AsyncValue& value, proto::Value* out) {
     out->mutable_chain();
   } else if (value.IsType<DenseHostTensor>()) {
     return EncodeTensor(value.get<DenseHostTensor>(), out->mutable_tensor());
+  } else if (value.IsType<VariableHandle>()) {
+    EncodeVariable(value.get<VariableHandle>(), out->mutable_variable());
+  } else if (value.IsType<ResourceRef>()) {
+    out->mutable_resource()->set_id(value.get<ResourceRef>().id);
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot send a value of type '", value.TypeName(),
         "' to another task: only i1, i32, i64, f32, f64, !tfrt.string, "
-        "!tfrt.chain and !t.tensor values travel"));
+        "!tfrt.chain, !t.tensor and !tfrt_dist.variable values travel, and "
+        "references to values kept on the receiving task "
+        "(dist::ResourceRef)"));
   }
   return absl::OkStatus();
 }
@@ -134,6 +186,17 @@ RCReference<AsyncValue> DecodeValue(const proto::Value& value,
       return MakeAvailableAsyncValueRef<DenseHostTensor>(*std::move(tensor))
           .ReleaseRCRef();
     }
+    case proto::Value::kVariable: {
+      absl::StatusOr<VariableHandle> variable =
+          DecodeVariable(value.variable());
+      if (!variable.ok()) return MakeErrorAsyncValueRef(variable.status());
+      return MakeAvailableAsyncValueRef<VariableHandle>(*std::move(variable))
+          .ReleaseRCRef();
+    }
+    case proto::Value::kResource:
+      return MakeAvailableAsyncValueRef<ResourceRef>(
+                 ResourceRef{value.resource().id()})
+          .ReleaseRCRef();
     case proto::Value::KIND_NOT_SET:
       break;
   }
@@ -190,6 +253,10 @@ std::string_view WireTypeName(const proto::Value& value) {
       return "!tfrt.chain";
     case proto::Value::kTensor:
       return "!t.tensor";
+    case proto::Value::kVariable:
+      return "!tfrt_dist.variable";
+    case proto::Value::kResource:
+      return "resource";
     case proto::Value::kError:
       return "error";
     case proto::Value::KIND_NOT_SET:

@@ -19,16 +19,20 @@ namespace sluice::dist {
 // context. InvalidArgument for a payload type the wire cannot carry.
 absl::Status EncodeValue(const AsyncValue& value, proto::Value* out);
 
-// A new available value holding what `value` carries; an error value for
-// proto::Value::kError (with its context, `task` filling in a missing
-// task), InvalidArgument for an empty value or a malformed tensor (see
-// CheckTensor). A tensor's bytes go to a buffer from `allocator`.
+// A new available value holding what `value` carries (a dist::ResourceRef
+// for a resource reference, which only the worker that keeps the value can
+// resolve); an error value for proto::Value::kError (with its context,
+// `task` filling in a missing task), InvalidArgument for an empty value, a
+// malformed tensor (see CheckTensor) or a malformed variable reference (an
+// empty name, a task name that does not parse, an unknown dtype, an invalid
+// shape). A tensor's bytes go to a buffer from `allocator`.
 RCReference<AsyncValue> DecodeValue(const proto::Value& value,
                                     std::string_view task,
                                     HostAllocator* allocator);
 
 // The MLIR spelling of the type `value` carries ("i32", "!tfrt.chain",
-// "!t.tensor"), or "error" / "empty".
+// "!t.tensor", "!tfrt_dist.variable"), or "resource" (its type is the kept
+// value's) / "error" / "empty".
 std::string_view WireTypeName(const proto::Value& value);
 
 // Ok when a message of `message_bytes` is within `limit`; otherwise

@@ -21,6 +21,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/distributed/grpc_status.h"
 #include "lib/distributed/program_fingerprint.h"
+#include "lib/distributed/resource_table.h"
 #include "lib/distributed/value_codec.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
 #include "lib/host_context/blocking_pool.h"
@@ -87,6 +88,18 @@ class WorkerService final : public proto::Worker::CallbackService {
       response->set_registered_programs(programs_.size());
       response->set_evicted_programs(evicted_programs_);
     }
+    response->set_resources(resources_.size());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* ReleaseResources(
+      grpc::CallbackServerContext* context,
+      const proto::ReleaseResourcesRequest* request,
+      proto::ReleaseResourcesResponse* response) override {
+    response->set_released(resources_.Release(
+        absl::MakeConstSpan(request->ids().data(), request->ids().size())));
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     reactor->Finish(grpc::Status::OK);
     return reactor;
@@ -154,6 +167,15 @@ class WorkerService final : public proto::Worker::CallbackService {
   }
   absl::Status CheckArguments(const proto::FunctionSignature& signature,
                               const proto::ExecuteRequest& request) const;
+  absl::Status CheckKeepResultsAs(const proto::FunctionSignature& signature,
+                                  const proto::ExecuteRequest& request) const;
+  // The value kept under `ref` for argument `index` of `signature`'s
+  // function: FailedPrecondition, retryable, when this process keeps none
+  // (the caller must make it again), InvalidArgument when it has another
+  // type than the argument's.
+  absl::StatusOr<Resource> ResolveResource(
+      const proto::ResourceRef& ref, int index,
+      const proto::FunctionSignature& signature) const;
   void EndExecution(bool cancelled) {
     // Counted before the execution stops being active: whoever sees it gone
     // sees it counted.
@@ -203,6 +225,9 @@ class WorkerService final : public proto::Worker::CallbackService {
   std::unordered_set<uint64_t> evicted_ids_;  // guarded by mu_
   // Past a limit with every evictable program gone.
   std::atomic<bool> over_limit_{false};
+  // What callers asked this process to keep. Each value holds on to its
+  // program, which is then never evicted.
+  ResourceTable resources_;
   // Last: its threads stop before the rest of the service goes.
   // The threads calls run on, so that gRPC's threads, which also answer the
   // status RPC and deliver cancellations, never run a program: kernels cannot
@@ -339,6 +364,8 @@ absl::Status WorkerService::CheckArguments(
         "), the call passed ", request.arguments_size()));
   }
   for (int i = 0; i < expected.size(); ++i) {
+    // Checked against the kept value's type once it is looked up.
+    if (request.arguments(i).has_resource()) continue;
     std::string_view got = WireTypeName(request.arguments(i));
     if (got != expected[i]) {
       return absl::InvalidArgumentError(
@@ -348,6 +375,50 @@ absl::Status WorkerService::CheckArguments(
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status WorkerService::CheckKeepResultsAs(
+    const proto::FunctionSignature& signature,
+    const proto::ExecuteRequest& request) const {
+  const auto& ids = request.keep_results_as();
+  if (ids.empty()) return absl::OkStatus();
+  if (ids.size() != signature.result_types_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "function '", signature.name(), "' on task ", task_name_, " returns ",
+        signature.result_types_size(), " result(s), keep_results_as names ",
+        ids.size(), " id(s)"));
+  }
+  std::unordered_set<uint64_t> seen;
+  for (uint64_t id : ids) {
+    if (!seen.insert(id).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "keep_results_as of a call of function '", signature.name(),
+          "' on task ", task_name_, " names id ", id, " twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Resource> WorkerService::ResolveResource(
+    const proto::ResourceRef& ref, int index,
+    const proto::FunctionSignature& signature) const {
+  std::optional<Resource> resource = resources_.Find(ref.id());
+  if (!resource.has_value()) {
+    return MarkRetryable(
+        absl::FailedPreconditionError(absl::StrCat(
+            "task ", task_name_, " holds no resource ", ref.id(),
+            " for argument ", index, " of function '", signature.name(),
+            "' (it restarted or the resource was released)")),
+        task_name_, incarnation_);
+  }
+  const std::string& expected = signature.argument_types(index);
+  if (resource->type != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument ", index, " of function '", signature.name(), "' on task ",
+        task_name_, " must be ", expected, ", the call passed resource ",
+        ref.id(), " of type ", resource->type));
+  }
+  return *std::move(resource);
 }
 
 grpc::Status WorkerService::EncodeResults(
@@ -399,9 +470,12 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
 
   // Starts the execution of `function` of `program` on the executor.
   void Start(std::shared_ptr<const LoadedProgram> program,
-             const Function* function, std::optional<absl::Time> deadline) {
+             const Function* function,
+             const proto::FunctionSignature* signature,
+             std::optional<absl::Time> deadline) {
     program_ = std::move(program);
     function_ = function;
+    signature_ = signature;
     {
       std::lock_guard<std::mutex> lock(mu_);
       context_ = RequestContext::Create(service_->host_, deadline);
@@ -440,6 +514,20 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
     arguments.reserve(request_->arguments_size());
     pointers.reserve(request_->arguments_size());
     for (const proto::Value& argument : request_->arguments()) {
+      if (argument.has_resource()) {
+        absl::StatusOr<Resource> resource = service_->ResolveResource(
+            argument.resource(), pointers.size(), *signature_);
+        if (!resource.ok()) {
+          Done(service_->AnswerError(resource.status()));
+          return;
+        }
+        // Its program stays until the call ends, even if it is released
+        // meanwhile.
+        argument_owners_.push_back(std::move(resource->owner));
+        pointers.push_back(resource->value.get());
+        arguments.push_back(std::move(resource->value));
+        continue;
+      }
       arguments.push_back(DecodeValue(argument, service_->task_name_,
                                       service_->host_->allocator()));
       if (arguments.back()->IsError()) {
@@ -468,8 +556,29 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
 
   void Answer() {
     absl::Status fault = SLUICE_FAULT_POINT("worker.call.end");
-    Done(fault.ok() ? service_->EncodeResults(results_, *request_, response_)
-                    : service_->AnswerError(fault));
+    if (!fault.ok()) {
+      Done(service_->AnswerError(fault));
+      return;
+    }
+    KeepResults();
+    Done(service_->EncodeResults(results_, *request_, response_));
+  }
+
+  // Keeps each result the caller asked to keep, answering a chain in its
+  // place; an error is answered, and what was kept under its id is dropped
+  // so that no later call gets a value older than the caller expects.
+  void KeepResults() {
+    const auto& ids = request_->keep_results_as();
+    for (int i = 0; i < ids.size(); ++i) {
+      if (results_[i]->IsError()) {
+        service_->resources_.Release({ids[i]});
+        continue;
+      }
+      service_->resources_.Keep(ids[i],
+                                Resource{program_, std::move(results_[i]),
+                                         signature_->result_types(i)});
+      results_[i] = MakeReadyChain().ReleaseRCRef();
+    }
   }
 
   // Ends the execution with `status`.
@@ -478,6 +587,7 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
     // the call. The context stays: OnCancel() may still run on a gRPC
     // thread until OnDone().
     results_.clear();
+    argument_owners_.clear();
     program_.reset();
     service_->TrimPrograms();
     service_->EndExecution(context_->IsCancelled());
@@ -489,6 +599,9 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
   proto::ExecuteResponse* const response_;
   std::shared_ptr<const LoadedProgram> program_;
   const Function* function_ = nullptr;
+  const proto::FunctionSignature* signature_ = nullptr;  // in program_
+  // The programs of the kept values passed as arguments.
+  std::vector<std::shared_ptr<const void>> argument_owners_;
   std::mutex mu_;
   RCReference<RequestContext> context_;  // set once, under mu_
   bool cancelled_ = false;               // guarded by mu_
@@ -530,6 +643,7 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
     return execution;
   }
   absl::Status checked = CheckArguments(*signature->second, *request);
+  if (checked.ok()) checked = CheckKeepResultsAs(*signature->second, *request);
   if (!checked.ok()) {
     execution->Refuse(checked);
     return execution;
@@ -544,7 +658,7 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
   }
   const Function* function =
       (*program)->program->GetFunction(request->function());
-  execution->Start(*std::move(program), function, deadline);
+  execution->Start(*std::move(program), function, signature->second, deadline);
   return execution;
 }
 

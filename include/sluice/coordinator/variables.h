@@ -31,6 +31,7 @@
 #include "absl/types/span.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/rpc_options.h"
+#include "sluice/distributed/variable_handle.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/tensor/dense_host_tensor.h"
@@ -41,15 +42,6 @@ namespace sluice::dist {
 namespace internal {
 class VariableChannel;
 }  // namespace internal
-
-// A variable: the task that holds it, its name there, and its dtype and
-// shape, which never change.
-struct VariableHandle {
-  std::string task;  // "/job:ps/task:0"
-  std::string name;
-  DType dtype = DType::kF32;
-  TensorShape shape;
-};
 
 // Adam's hyperparameters (Kingma and Ba; the defaults are Keras's).
 struct AdamOptions {

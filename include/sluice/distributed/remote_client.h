@@ -27,6 +27,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "sluice/distributed/cluster_spec.h"
+#include "sluice/distributed/resource_ref.h"
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/host_context.h"
@@ -50,6 +51,7 @@ struct TaskStatus {
   int64_t evicted_programs = 0;     // evicted to keep within them, in all
   // Changes when another process starts serving the task.
   uint64_t incarnation = 0;
+  int64_t resources = 0;  // values kept now (CallOptions::keep_results_as)
 };
 
 // A function of a program registered on a task: what a remote call names.
@@ -75,6 +77,14 @@ struct RemoteProgram {
 struct CallOptions {
   // Overrides RpcOptions::deadline for this call.
   std::optional<absl::Duration> deadline;
+  // Empty: the results come back. Otherwise one id per result (the caller
+  // picks them; INVALID_ARGUMENT for another count): the worker keeps each
+  // result under its id, replacing what it kept under that id, and the
+  // call's result resolves to a Chain; a result that is an error stays that
+  // error, is not kept, and drops what was kept under its id. Pass a kept
+  // value to a later call on the same task as an argument holding a
+  // ResourceRef with its id.
+  std::vector<uint64_t> keep_results_as;
 };
 
 class TaskClient {
@@ -106,10 +116,18 @@ class TaskClient {
   // RPC is sent once all are available, and not at all if one is an error
   // (every result becomes that error). Returns function.result_types.size()
   // values. Cancelling `request` (may be null) cancels the call on the
-  // worker; its results become the cancellation error.
+  // worker; its results become the cancellation error. An argument holding
+  // a ResourceRef passes the value the task keeps under its id, whatever
+  // the argument's type; a task that keeps none (it restarted, or the value
+  // was released) fails the call with FAILED_PRECONDITION, retryable, whose
+  // ErrorContext records the task and its incarnation.
   std::vector<RCReference<AsyncValue>> Call(
       const RemoteFunction& function, absl::Span<AsyncValue* const> arguments,
       RequestContext* request, const CallOptions& options = {});
+
+  // Drops the values the task keeps under `ids`; ids it does not keep are
+  // ignored.
+  AsyncValueRef<Chain> ReleaseResources(std::vector<uint64_t> ids);
 
  private:
   friend class ClusterClient;
