@@ -11,7 +11,7 @@
 namespace sluice::dist {
 namespace {
 
-constexpr std::string_view kIteratorType = "!tfrt_data.iterator";
+constexpr char kIteratorType[] = "!tfrt_data.iterator";
 
 // Checks that `arguments` fit `function`: their number, and the type of
 // each whose type the coordinator knows.

@@ -110,6 +110,8 @@ class ClosureFunction {
 // each worker (CreatePerWorkerResource), kept there.
 class PerWorkerResource {
  public:
+  // Its place among the coordinator's resources, in creation order.
+  size_t index() const { return index_; }
   const std::string& function_name() const { return function_name_; }
   size_t num_results() const { return num_results_; }
 
@@ -142,7 +144,7 @@ class ClosureArgument {
   ClosureArgument(const PerWorkerResource& resource,  // NOLINT: implicit
                   size_t result = 0)
       : kind_(Kind::kResource),
-        resource_index_(resource.index_),
+        resource_index_(resource.index()),
         resource_result_(result) {}
   // The i32 index, in the worker job, of the worker that runs the call.
   static ClosureArgument WorkerIndex() {
@@ -153,6 +155,18 @@ class ClosureArgument {
   static ClosureArgument Of(T value) {
     return ClosureArgument(MakeAvailableAsyncValueRef<T>(std::move(value)));
   }
+
+  ClosureArgument(const ClosureArgument& other)
+      : kind_(other.kind_),
+        value_(other.value_.CopyRef()),
+        resource_index_(other.resource_index_),
+        resource_result_(other.resource_result_) {}
+  ClosureArgument& operator=(const ClosureArgument& other) {
+    *this = ClosureArgument(other);
+    return *this;
+  }
+  ClosureArgument(ClosureArgument&&) = default;
+  ClosureArgument& operator=(ClosureArgument&&) = default;
 
   Kind kind() const { return kind_; }
   const RCReference<AsyncValue>& value() const { return value_; }
