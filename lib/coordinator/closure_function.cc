@@ -13,9 +13,8 @@ absl::StatusOr<ClosureFunction> ClosureFunction::FromProgram(
     std::shared_ptr<const std::vector<uint8_t>> program,
     std::string_view name) {
   if (program == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("no program given for function '", std::string(name),
-                     "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no program given for function '", std::string(name), "'"));
   }
   absl::StatusOr<bef::SbfProgram> read = bef::ReadSbf(*program);
   if (!read.ok()) {

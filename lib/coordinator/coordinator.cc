@@ -21,17 +21,16 @@ absl::Status CheckArguments(const ClosureFunction& function,
                             bool allow_resources) {
   const std::vector<std::string>& types = function.argument_types();
   if (arguments.size() != types.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "function '", function.name(), "' takes ", types.size(),
-        " arguments, but ", arguments.size(), " were given"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("function '", function.name(), "' takes ", types.size(),
+                     " arguments, but ", arguments.size(), " were given"));
   }
   for (size_t i = 0; i < arguments.size(); ++i) {
     const ClosureArgument& argument = arguments[i];
     auto mismatch = [&](std::string_view given) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("argument ", i, " of function '", function.name(),
-                       "' is ", std::string(given), ", but the function takes ",
-                       types[i]));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " of function '", function.name(), "' is ",
+          std::string(given), ", but the function takes ", types[i]));
     };
     switch (argument.kind()) {
       case ClosureArgument::Kind::kValue:
@@ -57,13 +56,13 @@ absl::Status CheckArguments(const ClosureFunction& function,
         if (argument.resource_result() >= results.size()) {
           return mismatch(absl::StrCat("result ", argument.resource_result(),
                                        " of per-worker resource '",
-                                       resource.function.name(), "', which has ",
-                                       results.size()));
+                                       resource.function.name(),
+                                       "', which has ", results.size()));
         }
         if (results[argument.resource_result()] != types[i]) {
-          return mismatch(absl::StrCat(
-              "per-worker resource '", resource.function.name(), "' (",
-              results[argument.resource_result()], ")"));
+          return mismatch(
+              absl::StrCat("per-worker resource '", resource.function.name(),
+                           "' (", results[argument.resource_result()], ")"));
         }
         break;
       }
@@ -217,10 +216,10 @@ absl::StatusOr<PerWorkerResource> Coordinator::CreatePerWorkerDataset(
     const ClosureFunction& function, std::vector<ClosureArgument> arguments) {
   if (function.result_types().size() != 1 ||
       function.result_types()[0] != kIteratorType) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dataset function '", function.name(), "' must return one ",
-        kIteratorType, ", but returns (",
-        absl::StrJoin(function.result_types(), ", "), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dataset function '", function.name(),
+                     "' must return one ", kIteratorType, ", but returns (",
+                     absl::StrJoin(function.result_types(), ", "), ")"));
   }
   return CreatePerWorkerResource(function, std::move(arguments));
 }

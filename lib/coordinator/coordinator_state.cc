@@ -91,9 +91,9 @@ void CoordinatorState::Enqueue(std::shared_ptr<Closure> closure) {
     } else if (!job_failure_.ok()) {
       refused = job_failure_;
     } else if (closure->epoch < epoch_) {
-      refused = absl::CancelledError(absl::StrCat(
-          "closure '", closure->function.name(),
-          "' was cancelled: an earlier closure failed"));
+      refused = absl::CancelledError(
+          absl::StrCat("closure '", closure->function.name(),
+                       "' was cancelled: an earlier closure failed"));
     } else {
       queue_.push_back(std::move(closure));
       changed_.notify_all();
@@ -156,10 +156,11 @@ void CoordinatorState::RecordError(const absl::Status& status) {
     cancelled = TakeAllLocked();
   }
   for (auto& closure : cancelled) {
-    Fail(*closure, absl::CancelledError(absl::StrCat(
-                       "closure '", closure->function.name(),
-                       "' was cancelled: an earlier closure failed: ",
-                       status.message())));
+    Fail(
+        *closure,
+        absl::CancelledError(absl::StrCat(
+            "closure '", closure->function.name(),
+            "' was cancelled: an earlier closure failed: ", status.message())));
   }
 }
 
@@ -178,8 +179,8 @@ void CoordinatorState::FailJob(const absl::Status& status) {
 absl::Status CoordinatorState::Join() {
   std::unique_lock<std::mutex> lock(mu_);
   while (pending_ > 0 && job_failure_.ok() && !stopping_) {
-    changed_.wait_for(lock, absl::ToChronoMilliseconds(
-                                options_.probe_interval + absl::Seconds(1)));
+    changed_.wait_for(lock, absl::ToChronoMilliseconds(options_.probe_interval +
+                                                       absl::Seconds(1)));
     if (pending_ > 0 && num_healthy_ == 0) {
       lock.unlock();
       CheckRecovery();
@@ -242,10 +243,10 @@ void CoordinatorState::CheckRecovery() {
       why.push_back(
           absl::StrCat(workers_[i], " (", last_failure_[i].message(), ")"));
     }
-    status = absl::UnavailableError(absl::StrCat(
-        "no worker answered for ",
-        absl::FormatDuration(options_.recovery_timeout),
-        " (the recovery timeout): ", absl::StrJoin(why, "; ")));
+    status = absl::UnavailableError(
+        absl::StrCat("no worker answered for ",
+                     absl::FormatDuration(options_.recovery_timeout),
+                     " (the recovery timeout): ", absl::StrJoin(why, "; ")));
     failed = TakeAllLocked();
     if (first_error_.ok()) recovery_failure_ = status;
     // The next closures get a whole timeout of their own.

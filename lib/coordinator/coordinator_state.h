@@ -73,8 +73,7 @@ class CoordinatorState {
 
   // Resolves the closure's results to `values` (one per result) and counts
   // it finished. A fatal error among them is recorded for Join to report.
-  void Finish(Closure& closure,
-              std::vector<RCReference<AsyncValue>> values);
+  void Finish(Closure& closure, std::vector<RCReference<AsyncValue>> values);
   // Resolves every result to `status` and counts the closure finished.
   void Fail(Closure& closure, const absl::Status& status);
 

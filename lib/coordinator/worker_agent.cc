@@ -76,14 +76,14 @@ void WorkerAgent::Probe() {
 bool WorkerAgent::BuildResources() {
   while (resources_built_ < state_->num_resources()) {
     ResourceSpec resource = state_->GetResource(resources_built_);
-    auto results = Call(resource.function, resource.arguments,
-                        resource.ids[index_]);
+    auto results =
+        Call(resource.function, resource.arguments, resource.ids[index_]);
     absl::Status why;
     Outcome outcome = Judge(results, &why);
     if (outcome != Outcome::kSucceeded &&
-        HandleFailure(outcome, why,
-                      absl::StrCat("resource '", resource.function.name(),
-                                   "'"))) {
+        HandleFailure(
+            outcome, why,
+            absl::StrCat("resource '", resource.function.name(), "'"))) {
       return false;
     }
     state_->Count(&CoordinatorStats::resource_builds);
@@ -230,11 +230,11 @@ bool WorkerAgent::HandleFailure(Outcome outcome, const absl::Status& why,
     case Outcome::kJobFailed:
       state_->FailJob(MarkFailureClass(
           WithMessagePrefix(
-              why, absl::StrCat(std::string(what), " on ", task_->task_name(),
-                                ": parameter server ",
-                                GetErrorContext(why).task,
-                                " failed; the job must restart from its "
-                                "last checkpoint")),
+              why,
+              absl::StrCat(std::string(what), " on ", task_->task_name(),
+                           ": parameter server ", GetErrorContext(why).task,
+                           " failed; the job must restart from its "
+                           "last checkpoint")),
           FailureClass::kRetryable));
       return false;
     case Outcome::kSucceeded:

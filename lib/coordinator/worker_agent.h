@@ -24,10 +24,10 @@ namespace sluice::dist::internal {
 
 // What one attempt of a call on a worker came to.
 enum class Outcome {
-  kSucceeded,        // every result is a value
-  kFailed,           // the function failed by itself: fatal errors
-  kWorkerFailed,     // the worker died, restarted or stalled: retry
-  kJobFailed,        // a parameter server failed: stop the job
+  kSucceeded,     // every result is a value
+  kFailed,        // the function failed by itself: fatal errors
+  kWorkerFailed,  // the worker died, restarted or stalled: retry
+  kJobFailed,     // a parameter server failed: stop the job
 };
 
 class WorkerAgent {
@@ -56,9 +56,9 @@ class WorkerAgent {
       std::vector<uint64_t> keep_results_as);
   // Classifies the results (or the failure to call) of an attempt; the
   // status that decided it goes to `why`.
-  Outcome Judge(const absl::StatusOr<std::vector<RCReference<AsyncValue>>>&
-                    results,
-                absl::Status* why) const;
+  Outcome Judge(
+      const absl::StatusOr<std::vector<RCReference<AsyncValue>>>& results,
+      absl::Status* why) const;
   // Acts on a failed attempt; true when the worker failed.
   bool HandleFailure(Outcome outcome, const absl::Status& why,
                      std::string_view what);
@@ -76,8 +76,7 @@ class WorkerAgent {
   // Why a resource failed to build here (fatal); closures that take it
   // fail with it.
   std::vector<absl::Status> resource_errors_;
-  std::map<std::pair<const std::vector<uint8_t>*, std::string>,
-           RemoteFunction>
+  std::map<std::pair<const std::vector<uint8_t>*, std::string>, RemoteFunction>
       functions_;
 };
 

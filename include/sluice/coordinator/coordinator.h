@@ -92,9 +92,7 @@ class ClosureFunction {
   const std::vector<std::string>& argument_types() const {
     return argument_types_;
   }
-  const std::vector<std::string>& result_types() const {
-    return result_types_;
-  }
+  const std::vector<std::string>& result_types() const { return result_types_; }
   const std::shared_ptr<const std::vector<uint8_t>>& program() const {
     return program_;
   }
@@ -117,8 +115,7 @@ class PerWorkerResource {
 
  private:
   friend class Coordinator;
-  PerWorkerResource(size_t index, std::string function_name,
-                    size_t num_results)
+  PerWorkerResource(size_t index, std::string function_name, size_t num_results)
       : index_(index),
         function_name_(std::move(function_name)),
         num_results_(num_results) {}
