@@ -1,10 +1,10 @@
 // What the coordinator ops make of what they cannot do: each error is a
 // value, reported once at the op that met it.
 // A single-threaded host: the coordinator would starve it.
-// RUN: %with_workers 1 --expect-exit=1 -- %sluice_run -print_error_code -functions=schedule %s 2> %t.single | FileCheck %s --check-prefix=SINGLE
+// RUN: %with_workers 1 --expect-exit=1 -- %sluice_run -work_queue_type=s -print_error_code -functions=schedule %s 2> %t.single | FileCheck %s --check-prefix=SINGLE
 // RUN: FileCheck %s --check-prefix=SINGLE-DIAG < %t.single
 // No cluster at all.
-// RUN: env -u SLUICE_CLUSTER %sluice_run -work_queue_type=mstd -print_error_code -functions=schedule %s 2> %t.none | FileCheck %s --check-prefix=NONE
+// RUN: not %sluice_run -work_queue_type=mstd -print_error_code -functions=schedule %s 2> %t.none | FileCheck %s --check-prefix=NONE
 // RUN: FileCheck %s --check-prefix=NONE-DIAG < %t.none
 // A failing resource function fails the closures that take the resource.
 // RUN: %with_workers 2 --expect-exit=1 -- %sluice_run -work_queue_type=mstd -print_error_code -functions=failing_resource %s | FileCheck %s --check-prefix=RESOURCE
