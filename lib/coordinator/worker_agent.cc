@@ -140,11 +140,11 @@ absl::StatusOr<std::vector<RCReference<AsyncValue>>> WorkerAgent::Call(
         values.push_back(argument.value().CopyRef());
         break;
       case ClosureArgument::Kind::kResource:
-        values.push_back(
-            MakeAvailableAsyncValueRef<ResourceRef>(
-                ResourceRef{state_->GetResource(argument.resource_index())
-                                .ids[index_][argument.resource_result()]})
-                .CopyRCRef());
+        values.push_back(MakeAvailableAsyncValueRef<ResourceRef>(
+                             ResourceRef{state_->ResourceId(
+                                 argument.resource_index(), index_,
+                                 argument.resource_result())})
+                             .CopyRCRef());
         break;
       case ClosureArgument::Kind::kWorkerIndex:
         values.push_back(
@@ -216,7 +216,7 @@ Outcome WorkerAgent::Judge(
     }
   }
   *why = errors.front();
-  return state_->stopping() ? Outcome::kSucceeded : Outcome::kFailed;
+  return Outcome::kFailed;
 }
 
 bool WorkerAgent::HandleFailure(Outcome outcome, const absl::Status& why,
