@@ -98,8 +98,10 @@ void WorkerAgent::RunClosure(std::shared_ptr<Closure> closure) {
     if (argument.kind() != ClosureArgument::Kind::kResource) continue;
     const absl::Status& error = resource_errors_[argument.resource_index()];
     if (!error.ok()) {
-      state_->Fail(*closure, error);
+      // Recorded before the closure counts as finished, so that a Join
+      // that sees it finished also sees its error.
       state_->RecordError(error);
+      state_->Fail(*closure, error);
       return;
     }
   }
@@ -118,12 +120,13 @@ void WorkerAgent::RunClosure(std::shared_ptr<Closure> closure) {
     state_->Fail(*closure, why);
     return;
   }
+  // Before finishing the closure, as above.
+  if (outcome == Outcome::kFailed) state_->RecordError(why);
   if (!results.ok()) {
     state_->Fail(*closure, results.status());
   } else {
     state_->Finish(*closure, *std::move(results));
   }
-  if (outcome == Outcome::kFailed) state_->RecordError(why);
 }
 
 absl::StatusOr<std::vector<RCReference<AsyncValue>>> WorkerAgent::Call(
