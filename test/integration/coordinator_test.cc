@@ -115,10 +115,14 @@ TEST_F(CoordinatorTest, AKilledWorkersClosureRunsOnAnotherWorker) {
   auto results = coordinator_->Schedule(Function("spin"),
                                         {ClosureArgument::Of<int32_t>(1500)});
   ASSERT_TRUE(results.ok());
-  ASSERT_TRUE(WaitUntil([&] { return coordinator_->stats().attempts == 1; },
-                        kHangBound));
-  absl::SleepFor(absl::Milliseconds(300));
-  // Kill the busy worker: the one that printed.
+  // The busy worker is the one that prints.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return worker(0).CountOutput("Slept for") +
+                   worker(1).CountOutput("Slept for") >
+               0;
+      },
+      kHangBound));
   int busy = worker(0).CountOutput("Slept for") > 0 ? 0 : 1;
   worker(busy).Kill();
   absl::StatusOr<int32_t> spun = coordinator_->Fetch<int32_t>((*results)[0]);
