@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "dialects/register.h"
 #include "kernels/basic/basic_kernels.h"
+#include "kernels/data/data_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
 #include "kernels/ft/ft_kernels.h"
@@ -89,7 +90,8 @@ absl::Status RegisterKernels(sluice::KernelRegistry* registry) {
   for (auto* group :
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
         &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
-        &sluice::RegisterMathKernels, &sluice::RegisterFtKernels}) {
+        &sluice::RegisterMathKernels, &sluice::RegisterFtKernels,
+        &sluice::RegisterDataKernels}) {
     if (absl::Status status = group(registry); !status.ok()) return status;
   }
   return absl::OkStatus();

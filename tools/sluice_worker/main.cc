@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/basic/basic_kernels.h"
+#include "kernels/data/data_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/ft/ft_kernels.h"
 #include "kernels/math/math_kernels.h"
@@ -135,7 +136,8 @@ int main(int argc, char** argv) {
   for (auto* group :
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
         &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
-        &sluice::RegisterMathKernels, &sluice::RegisterFtKernels}) {
+        &sluice::RegisterMathKernels, &sluice::RegisterFtKernels,
+        &sluice::RegisterDataKernels}) {
     absl::Status registered = group(&registry);
     if (!registered.ok()) {
       std::fprintf(stderr, "sluice_worker: %s\n",

@@ -1,0 +1,23 @@
+// The `tfrt_data` dialect: datasets and iterators.
+
+#ifndef SLUICE_DIALECTS_TFRT_DATA_TFRT_DATA_DIALECT_H_
+#define SLUICE_DIALECTS_TFRT_DATA_TFRT_DATA_DIALECT_H_
+
+#include "dialects/t/t_dialect.h"
+#include "dialects/tfrt/tfrt_dialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+
+// The declarations mlir-tblgen generates from tfrt_data_ops.td.
+#include "dialects/tfrt_data/tfrt_data_dialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/tfrt_data/tfrt_data_types.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/tfrt_data/tfrt_data_ops.h.inc"
+
+#endif  // SLUICE_DIALECTS_TFRT_DATA_TFRT_DATA_DIALECT_H_
