@@ -13,7 +13,7 @@ func.func @train_dataset(%worker: i32, %num_workers: i64)
     -> !tfrt_data.iterator {
   %all = tfrt_data.gaussian_clusters_dataset {num_examples = 100000 : i64,
       first_example = 0 : i64, num_features = 16 : i64, num_classes = 8 : i64,
-      seed = 7 : i64, stddev = 2.0 : f64}
+      seed = 7 : i64, stddev = 1.2 : f64}
   %index = "tfrt.cast.i32_to_i64"(%worker) : (i32) -> i64
   %shard = tfrt_data.shard_dataset %all, %num_workers, %index
   %batch_size = tfrt.constant.i64 64
@@ -75,7 +75,7 @@ func.func @evaluate(%shard: i64, %num_shards: i64,
     -> !t.tensor {
   %all = tfrt_data.gaussian_clusters_dataset {num_examples = 20000 : i64,
       first_example = 100000 : i64, num_features = 16 : i64,
-      num_classes = 8 : i64, seed = 7 : i64, stddev = 2.0 : f64}
+      num_classes = 8 : i64, seed = 7 : i64, stddev = 1.2 : f64}
   %part = tfrt_data.shard_dataset %all, %num_shards, %shard
   %everything = tfrt.constant.i64 20000
   %batch = tfrt_data.batch_dataset %part, %everything

@@ -86,9 +86,9 @@ absl::StatusOr<std::vector<VariableHandle>> CreateVariables(
       {"b2", {kClasses}, 0}};
   std::vector<sluice::RCReference<sluice::AsyncValue>> created;
   for (size_t i = 0; i < specs.size(); ++i) {
-    absl::StatusOr<DenseHostTensor> initial = sluice::RandomNormal(
-        sluice::DType::kF32, specs[i].shape, 0.0,
-        specs[i].stddev, seed + i, allocator);
+    absl::StatusOr<DenseHostTensor> initial =
+        sluice::RandomNormal(sluice::DType::kF32, specs[i].shape, 0.0,
+                             specs[i].stddev, seed + i, allocator);
     if (!initial.ok()) return initial.status();
     created.push_back(
         coordinator.variables().Create(specs[i].name, *initial).CopyRCRef());
@@ -216,7 +216,8 @@ int main(int argc, char** argv) {
       "worker and ps jobs; exits 75 when restarting it would resume\n");
   absl::Status status = Train();
   if (!status.ok()) {
-    std::fprintf(stderr, "ps_train: %s\n", std::string(status.message()).c_str());
+    std::fprintf(stderr, "ps_train: %s\n",
+                 std::string(status.message()).c_str());
   }
   std::fflush(stdout);
   return sluice::dist::ExitCodeFor(status);
