@@ -8,6 +8,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -22,7 +23,8 @@ namespace tfrt_dist {
 namespace {
 
 constexpr llvm::StringLiteral kTransferableTypes =
-    "i1, i32, i64, f32, f64, !tfrt.string, !tfrt.chain and !t.tensor";
+    "i1, i32, i64, f32, f64, !tfrt.string, !tfrt.chain, !t.tensor and "
+    "!tfrt_dist.variable";
 
 bool IsIndex(llvm::StringRef text) {
   return !text.empty() && llvm::all_of(text, llvm::isDigit);
@@ -86,7 +88,8 @@ bool IsTransferable(mlir::Type type) {
     return width == 1 || width == 32 || width == 64;
   }
   return type.isF32() || type.isF64() ||
-         llvm::isa<tfrt::StringType, tfrt::ChainType, t::TensorType>(type);
+         llvm::isa<tfrt::StringType, tfrt::ChainType, t::TensorType,
+                   VariableType>(type);
 }
 
 void TfrtDistDialect::initialize() {
@@ -258,6 +261,199 @@ mlir::LogicalResult ApplyAdamOp::verify() {
   }
   return mlir::success();
 }
+
+//===----------------------------------------------------------------------===//
+// The coordinator
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// The type a per-worker dataset's function returns. The tfrt_data dialect
+// defines it; it is matched by spelling so that this dialect does not
+// depend on that one.
+constexpr llvm::StringLiteral kIteratorType = "!tfrt_data.iterator";
+
+std::string Spelling(mlir::Type type) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  type.print(stream);
+  return text;
+}
+
+// The function a coordinator op names, or null after reporting that the
+// module has none of that name.
+mlir::FunctionOpInterface LookUpCallee(mlir::Operation* op,
+                                       mlir::SymbolTableCollection& table,
+                                       mlir::FlatSymbolRefAttr callee) {
+  auto function =
+      table.lookupNearestSymbolFrom<mlir::FunctionOpInterface>(op, callee);
+  if (!function) {
+    op->emitOpError() << "callee '" << callee.getValue()
+                      << "' is not a function of this module: only the "
+                         "module's own functions can run on workers";
+  }
+  return function;
+}
+
+// What a per-worker value stands for on each worker, when the op that made
+// it is in sight; null otherwise (a function's argument), and then the
+// coordinator checks it when the closure is scheduled.
+mlir::Type PerWorkerValueType(mlir::Value value,
+                              mlir::SymbolTableCollection& table) {
+  mlir::Operation* producer = value.getDefiningOp();
+  if (producer == nullptr) return {};
+  if (llvm::isa<WorkerIndexOp>(producer)) {
+    return mlir::IntegerType::get(value.getContext(), 32);
+  }
+  mlir::FlatSymbolRefAttr callee;
+  if (auto resource = llvm::dyn_cast<CreatePerWorkerResourceOp>(producer)) {
+    callee = resource.getCalleeAttr();
+  } else if (auto dataset =
+                 llvm::dyn_cast<CreatePerWorkerDatasetOp>(producer)) {
+    callee = dataset.getCalleeAttr();
+  } else {
+    return {};
+  }
+  auto function = table.lookupNearestSymbolFrom<mlir::FunctionOpInterface>(
+      producer, callee);
+  const unsigned index = llvm::cast<mlir::OpResult>(value).getResultNumber();
+  // The producer's own verifier reports a callee that does not fit it.
+  if (!function || index >= function.getNumResults()) return {};
+  return function.getResultTypes()[index];
+}
+
+// Checks the operands of a coordinator op against its callee's arguments.
+// A plain operand has the argument's type, which must cross the wire; a
+// per-worker operand stands for a value of the argument's type that each
+// worker holds. A resource's function (`for_resource`) takes the worker
+// index but no other per-worker value.
+mlir::LogicalResult VerifyClosureOperands(mlir::Operation* op,
+                                          mlir::FunctionOpInterface callee,
+                                          mlir::ValueRange operands,
+                                          mlir::SymbolTableCollection& table,
+                                          bool for_resource) {
+  llvm::ArrayRef<mlir::Type> expected = callee.getArgumentTypes();
+  if (operands.size() != expected.size()) {
+    return op->emitOpError()
+           << "passes " << operands.size() << " operand(s) to '"
+           << callee.getName() << "', which takes " << expected.size();
+  }
+  for (auto [index, operand] : llvm::enumerate(operands)) {
+    const mlir::Type want = expected[index];
+    if (!llvm::isa<PerWorkerType>(operand.getType())) {
+      if (operand.getType() != want) {
+        return op->emitOpError()
+               << "operand #" << index << " has type " << operand.getType()
+               << ", but '" << callee.getName() << "' takes " << want;
+      }
+      if (!IsTransferable(want)) {
+        return op->emitOpError()
+               << "operand #" << index << " has type " << want
+               << ", which cannot be sent to a worker (it carries "
+               << kTransferableTypes
+               << "); a value of another type can be a per-worker resource";
+      }
+      continue;
+    }
+    if (for_resource && !operand.getDefiningOp<WorkerIndexOp>() &&
+        operand.getDefiningOp() != nullptr) {
+      return op->emitOpError()
+             << "operand #" << index
+             << " is a per-worker resource; a resource's function takes "
+                "values and the worker index only";
+    }
+    const mlir::Type held = PerWorkerValueType(operand, table);
+    if (held && held != want) {
+      return op->emitOpError()
+             << "operand #" << index << " is a per-worker value of type "
+             << held << ", but '" << callee.getName() << "' takes " << want;
+    }
+  }
+  return mlir::success();
+}
+
+// The checks create_per_worker_resource and create_per_worker_dataset
+// share: the callee, its operands, and one result per callee result.
+mlir::FunctionOpInterface VerifyCreatePerWorker(
+    mlir::Operation* op, mlir::SymbolTableCollection& table,
+    mlir::FlatSymbolRefAttr callee_name, mlir::ValueRange operands) {
+  mlir::FunctionOpInterface callee = LookUpCallee(op, table, callee_name);
+  if (!callee || mlir::failed(VerifyClosureOperands(op, callee, operands, table,
+                                                    /*for_resource=*/true))) {
+    return {};
+  }
+  if (op->getNumResults() != callee.getNumResults()) {
+    op->emitOpError() << "has " << op->getNumResults() << " result(s), but '"
+                      << callee.getName() << "' returns "
+                      << callee.getNumResults()
+                      << ": one !tfrt_dist.per_worker per result";
+    return {};
+  }
+  return callee;
+}
+
+}  // namespace
+
+mlir::LogicalResult ScheduleOp::verify() {
+  return VerifyOnlyAttributes(*this, {getCalleeAttrName()});
+}
+
+mlir::LogicalResult ScheduleOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  mlir::FunctionOpInterface callee =
+      LookUpCallee(*this, symbol_table, getCalleeAttr());
+  if (!callee ||
+      mlir::failed(VerifyClosureOperands(*this, callee, getArgs(), symbol_table,
+                                         /*for_resource=*/false))) {
+    return mlir::failure();
+  }
+  llvm::ArrayRef<mlir::Type> returned = callee.getResultTypes();
+  if (!llvm::equal(returned, getResultTypes())) {
+    mlir::InFlightDiagnostic error = emitOpError() << "expects (";
+    llvm::interleaveComma(getResultTypes(), error);
+    error << ") from '" << callee.getName() << "', which returns (";
+    llvm::interleaveComma(returned, error);
+    return error << ")";
+  }
+  return VerifyTransferable(*this, returned, "callee result");
+}
+
+mlir::LogicalResult CreatePerWorkerResourceOp::verify() {
+  return VerifyOnlyAttributes(*this, {getCalleeAttrName()});
+}
+
+mlir::LogicalResult CreatePerWorkerResourceOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  return mlir::success(static_cast<bool>(
+      VerifyCreatePerWorker(*this, symbol_table, getCalleeAttr(), getArgs())));
+}
+
+mlir::LogicalResult CreatePerWorkerDatasetOp::verify() {
+  return VerifyOnlyAttributes(*this, {getCalleeAttrName()});
+}
+
+mlir::LogicalResult CreatePerWorkerDatasetOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  mlir::FunctionOpInterface callee =
+      VerifyCreatePerWorker(*this, symbol_table, getCalleeAttr(), getArgs());
+  if (!callee) return mlir::failure();
+  if (callee.getNumResults() != 1 ||
+      Spelling(callee.getResultTypes()[0]) != kIteratorType) {
+    mlir::InFlightDiagnostic error = emitOpError()
+                                     << "dataset function '" << callee.getName()
+                                     << "' must return one " << kIteratorType
+                                     << ", but returns (";
+    llvm::interleaveComma(callee.getResultTypes(), error);
+    return error << ")";
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult WorkerIndexOp::verify() {
+  return VerifyOnlyAttributes(*this, {});
+}
+
+mlir::LogicalResult JoinOp::verify() { return VerifyOnlyAttributes(*this, {}); }
 
 }  // namespace tfrt_dist
 }  // namespace sluice

@@ -25,7 +25,7 @@ namespace tfrt_dist {
 
 // Whether values of `type` can be sent to or returned by a remote function:
 // the types the worker protocol carries (i1, i32, i64, f32, f64,
-// !tfrt.string, !tfrt.chain, !t.tensor).
+// !tfrt.string, !tfrt.chain, !t.tensor, !tfrt_dist.variable).
 bool IsTransferable(mlir::Type type);
 
 }  // namespace tfrt_dist

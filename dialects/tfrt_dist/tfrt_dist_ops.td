@@ -41,6 +41,10 @@ def TfrtDist_VariableType : TfrtDist_Type<"Variable", "variable"> {
   let summary = "a variable held by a parameter-server task";
 }
 
+def TfrtDist_PerWorkerType : TfrtDist_Type<"PerWorker", "per_worker"> {
+  let summary = "a value every worker of the coordinator holds its own of";
+}
+
 class TfrtDist_Op<string mnemonic, list<Trait> traits = []>
     : Op<TfrtDist_Dialect, mnemonic, traits>;
 
@@ -159,6 +163,90 @@ def TfrtDist_ApplyAdamOp : TfrtDist_UpdateOp<"apply_adam", "gradient"> {
                    OptionalAttr<F64Attr>:$beta2,
                    OptionalAttr<F64Attr>:$epsilon);
   let assemblyFormat = "$variable `,` $operand `,` $in_chain attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// The coordinator (docs/tfrt_dist.md, "The coordinator from .mlir"): closures
+// of the program's own functions run on any worker of the cluster's
+// `worker` job, and values each worker keeps its own of.
+//===----------------------------------------------------------------------===//
+
+def TfrtDist_ScheduleOp : TfrtDist_Op<"schedule",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "queues a closure of a function and returns its results";
+  let description = [{
+    The results are returned at once and resolve when a worker has run the
+    closure. An operand may be a pending value (a result of an earlier
+    schedule): the closure waits for it. A `!tfrt_dist.per_worker` operand
+    stands for the value the worker that runs the closure holds: the
+    callee's argument there has the resource's type.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$args);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $callee `(` $args `)` attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+class TfrtDist_CreatePerWorkerOp<string mnemonic>
+    : TfrtDist_Op<mnemonic,
+                  [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$args);
+  let results = (outs Variadic<TfrtDist_PerWorkerType>:$resources);
+  let assemblyFormat = [{
+    $callee `(` $args `)` attr-dict `:` functional-type($args, $resources)
+  }];
+  let hasVerifier = 1;
+}
+
+def TfrtDist_CreatePerWorkerResourceOp
+    : TfrtDist_CreatePerWorkerOp<"create_per_worker_resource"> {
+  let summary = "runs a function on every worker and keeps its results there";
+  let description = [{
+    Each result stands for the callee's result of the same position, as
+    every worker holds it. The function runs on each worker before that
+    worker's next closure, and again on a worker that comes back as a new
+    process. Its operands must be known when the op runs; the value of
+    `tfrt_dist.worker_index` passes each worker its own index.
+  }];
+}
+
+def TfrtDist_CreatePerWorkerDatasetOp
+    : TfrtDist_CreatePerWorkerOp<"create_per_worker_dataset"> {
+  let summary = "a per-worker resource whose function returns an iterator";
+  let description = [{
+    As create_per_worker_resource, for a callee that returns one
+    `!tfrt_data.iterator`: each worker's own iterator over its own dataset.
+  }];
+}
+
+def TfrtDist_WorkerIndexOp : TfrtDist_Op<"worker_index"> {
+  let summary = "the index of the worker that runs a closure, as an operand";
+  let description = [{
+    Given to schedule or create_per_worker_*, it passes each worker its
+    index in the worker job, as an i32.
+  }];
+  let results = (outs TfrtDist_PerWorkerType:$index);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def TfrtDist_JoinOp : TfrtDist_Op<"join"> {
+  let summary = "waits for every scheduled closure";
+  let description = [{
+    Once `in_chain` is ready, waits (off the host's work queue) until every
+    closure scheduled so far has finished; `out_chain` is then ready, or the
+    first error a closure failed with since the last report. The `after`
+    operands only order the op: it runs once they exist, so the schedules
+    that made them have run.
+  }];
+  let arguments = (ins Tfrt_ChainType:$in_chain, Variadic<AnyType>:$after);
+  let results = (outs Tfrt_ChainType:$out_chain);
+  let assemblyFormat = [{
+    $in_chain (`after` `(` $after^ `:` type($after) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
 }
 
 #endif  // SLUICE_DIALECTS_TFRT_DIST_TFRT_DIST_OPS_TD_

@@ -35,12 +35,13 @@ using ::testing::IsEmpty;
 // The guides under test and the sources they may quote, relative to the
 // workspace root.
 constexpr std::string_view kGuides[] = {
-    "docs/async_values.md", "docs/checkpoints.md", "docs/distributed.md",
-    "docs/embedding.md",    "docs/faults.md",      "docs/kernels.md",
-    "docs/tensor_math.md",  "docs/variables.md"};
+    "docs/async_values.md", "docs/checkpoints.md", "docs/coordinator.md",
+    "docs/distributed.md",  "docs/embedding.md",   "docs/faults.md",
+    "docs/kernels.md",      "docs/tensor_math.md", "docs/variables.md"};
 constexpr std::string_view kSources[] = {
     "docs/examples/async_values_example.cc",
     "docs/examples/checkpoints_example.cc",
+    "docs/examples/coordinator_example.cc",
     "docs/examples/distributed_example.cc",
     "docs/examples/faults_example.cc",
     "docs/examples/kernels_example.cc",

@@ -12,7 +12,6 @@
 #include "kernels/dist/dist_kernels.h"
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,13 +19,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "kernels/dist/coordinator_kernels.h"
 #include "kernels/dist/distributed_context.h"
+#include "kernels/dist/remote_results.h"
 #include "kernels/dist/variable_kernels.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/run_when_ready.h"
 #include "sluice/kernel/async_kernel_frame.h"
 #include "sluice/kernel/attributes.h"
 #include "sluice/kernel/function.h"
@@ -41,13 +41,6 @@ namespace {
 
 DistributedContext& GetDistributedContext(HostContext* host) {
   return host->GetOrCreateSharedContext<DistributedContext>();
-}
-
-// Whether `status` was made on this side of the wire: by the client (a task
-// down, a deadline passed) rather than by a kernel of the task, whose errors
-// record that kernel.
-bool IsLocalFailure(const absl::Status& status) {
-  return GetErrorContext(status).kernel.empty();
 }
 
 // Whether a task's answer to the status RPC says it is `expected`: the
@@ -175,32 +168,7 @@ void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
   std::vector<RCReference<AsyncValue>> results =
       task->Call(function, arguments.values(),
                  frame->exec_ctx().request_context(), options);
-  if (results.empty()) return;
-
-  // The results of one call resolve together, from one answer, so waiting
-  // for all of them delays none.
-  AsyncValueRef<Chain> done =
-      GetDistributedContext(frame->host()).BeginOperation();
-  AsyncKernelFrame async(frame);
-  std::vector<AsyncValue*> pending;
-  pending.reserve(results.size());
-  for (const RCReference<AsyncValue>& result : results) {
-    pending.push_back(result.get());
-  }
-  RunWhenReady(pending, [frame = async, results = std::move(results),
-                         done = std::move(done)]() mutable {
-    std::optional<absl::Status> local_failure;
-    for (size_t i = 0; i < results.size(); ++i) {
-      if (results[i]->IsError() && IsLocalFailure(results[i]->GetError())) {
-        if (!local_failure) local_failure = results[i]->GetError();
-        continue;
-      }
-      frame.SetResultAt(i, std::move(results[i]));
-    }
-    // Fails the results not set above with this kernel's context.
-    if (local_failure) frame.ReportError(*std::move(local_failure));
-    done.emplace();
-  });
+  SetResultsWhenAnswered(frame, std::move(results));
 }
 
 }  // namespace
@@ -210,6 +178,10 @@ absl::Status RegisterDistKernels(KernelRegistry* registry) {
   if (absl::Status variables = RegisterVariableKernels(registry);
       !variables.ok()) {
     return variables;
+  }
+  if (absl::Status coordinator = RegisterCoordinatorKernels(registry);
+      !coordinator.ok()) {
+    return coordinator;
   }
   return registry->AddKernels({
       {"tfrt_dist.get_task_handle", SLUICE_KERNEL(dist_kernels::GetTaskHandle)

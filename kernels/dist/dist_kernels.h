@@ -22,8 +22,8 @@ struct TaskHandle {
 // Registers every tfrt_dist kernel: tfrt_dist.get_task_handle,
 // tfrt_dist.register_function and tfrt_dist.call, and the variable ops
 // (create_variable, read_variable, assign_variable, assign_add_variable,
-// apply_sgd, apply_adam). They find their cluster through the host's
-// DistributedContext.
+// apply_sgd, apply_adam) and the coordinator ops (coordinator_kernels.h).
+// They find their cluster through the host's DistributedContext.
 absl::Status RegisterDistKernels(KernelRegistry* registry);
 
 }  // namespace sluice

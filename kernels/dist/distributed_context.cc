@@ -8,17 +8,31 @@ namespace sluice {
 DistributedContext::DistributedContext(HostContext* host) : host_(host) {}
 
 DistributedContext::~DistributedContext() {
+  // A tfrt_dist.join waits inside the coordinator on a thread of the host's
+  // blocking pool, and closures' results end operations: both must be over
+  // before the coordinator goes. The runners' AwaitIdle after each function
+  // leaves nothing here; a host destroyed earlier waits as they do.
+  bool has_coordinator;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    has_coordinator = coordinator_ != nullptr;
+  }
+  if (has_coordinator) AwaitIdle();
   // The client cancels what is still in flight and waits for it; answers
   // that came just before are queued on the host (which still runs: the
   // host destroys shared objects before its queue). They end operations,
   // which needs the map still alive and the mutex free, so they run here.
   std::unique_ptr<dist::ClusterClient> client;
   std::unique_ptr<dist::VariableClient> variables;
+  std::unique_ptr<dist::Coordinator> coordinator;
   {
     std::lock_guard<std::mutex> lock(mu_);
     client = std::move(client_);
     variables = std::move(variables_);
+    coordinator = std::move(coordinator_);
   }
+  // Its queued closures resolve to CANCELLED, which ends their operations.
+  coordinator.reset();
   variables.reset();
   client.reset();
   host_->Quiesce();
@@ -76,6 +90,26 @@ absl::StatusOr<dist::VariableClient*> DistributedContext::GetVariableClient() {
         (*cluster)->spec(), (*cluster)->options(), host_);
   }
   return variables_.get();
+}
+
+absl::StatusOr<dist::Coordinator*> DistributedContext::GetCoordinator() {
+  absl::StatusOr<dist::ClusterClient*> cluster = GetClusterClient();
+  if (!cluster.ok()) return cluster.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (coordinator_ != nullptr) return coordinator_.get();
+  if (host_->work_queue().GetParallelismLevel() < 2) {
+    return absl::FailedPreconditionError(
+        "the coordinator needs a host with a multi-threaded work queue, and "
+        "this one has a single thread (sluice_run: pass "
+        "-work_queue_type=mstd)");
+  }
+  dist::CoordinatorOptions options;
+  options.rpc = (*cluster)->options();
+  absl::StatusOr<std::unique_ptr<dist::Coordinator>> coordinator =
+      dist::Coordinator::Create((*cluster)->spec(), host_, std::move(options));
+  if (!coordinator.ok()) return coordinator.status();
+  coordinator_ = *std::move(coordinator);
+  return coordinator_.get();
 }
 
 AsyncValueRef<Chain> DistributedContext::BeginOperation() {

@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "sluice/coordinator/coordinator.h"
 #include "sluice/coordinator/variables.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/remote_client.h"
@@ -54,6 +55,15 @@ class DistributedContext {
   // GetClusterClient's error when there is no cluster.
   absl::StatusOr<dist::VariableClient*> GetVariableClient();
 
+  // The coordinator of the cluster's `worker` job (tfrt_dist.schedule and
+  // the per-worker ops), made on first use from the cluster client's spec
+  // with default CoordinatorOptions and the cluster client's RPC options.
+  // GetClusterClient's error when there is no cluster; FailedPrecondition
+  // when the host's work queue has one thread, which the coordinator's
+  // worker threads would starve; the coordinator's own error (no worker
+  // job) otherwise. A failed attempt is retried by the next call.
+  absl::StatusOr<dist::Coordinator*> GetCoordinator();
+
   // Starts tracking one RPC a kernel started: the kernel resolves the
   // returned chain once the answer has been handed on. See AwaitIdle.
   AsyncValueRef<Chain> BeginOperation();
@@ -69,6 +79,7 @@ class DistributedContext {
   absl::Duration default_deadline_ = dist::RpcOptions().deadline;
   std::unique_ptr<dist::ClusterClient> client_;
   std::unique_ptr<dist::VariableClient> variables_;
+  std::unique_ptr<dist::Coordinator> coordinator_;
   // Why the environment gave no cluster, once a kernel asked for one.
   std::optional<absl::Status> environment_error_;
   uint64_t next_operation_ = 0;

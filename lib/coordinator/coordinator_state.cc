@@ -214,6 +214,12 @@ ResourceSpec CoordinatorState::GetResource(size_t index) const {
   return resources_[index];
 }
 
+uint64_t CoordinatorState::ResourceId(size_t resource, size_t worker,
+                                      size_t result) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return resources_[resource].ids[worker][result];
+}
+
 void CoordinatorState::SetHealthy(size_t worker, bool healthy,
                                   const absl::Status& why) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -91,6 +91,8 @@ class CoordinatorState {
   size_t AddResource(ResourceSpec spec);
   size_t num_resources() const;
   ResourceSpec GetResource(size_t index) const;
+  // Where `worker` keeps result `result` of resource `resource`.
+  uint64_t ResourceId(size_t resource, size_t worker, size_t result) const;
 
   // Whether each worker answers; after recovery_timeout with none, the
   // closures waiting fail.

@@ -98,8 +98,10 @@ void WorkerAgent::RunClosure(std::shared_ptr<Closure> closure) {
     if (argument.kind() != ClosureArgument::Kind::kResource) continue;
     const absl::Status& error = resource_errors_[argument.resource_index()];
     if (!error.ok()) {
-      state_->Fail(*closure, error);
+      // Recorded before the closure counts as finished, so that a Join
+      // that sees it finished also sees its error.
       state_->RecordError(error);
+      state_->Fail(*closure, error);
       return;
     }
   }
@@ -118,12 +120,13 @@ void WorkerAgent::RunClosure(std::shared_ptr<Closure> closure) {
     state_->Fail(*closure, why);
     return;
   }
+  // Before finishing the closure, as above.
+  if (outcome == Outcome::kFailed) state_->RecordError(why);
   if (!results.ok()) {
     state_->Fail(*closure, results.status());
   } else {
     state_->Finish(*closure, *std::move(results));
   }
-  if (outcome == Outcome::kFailed) state_->RecordError(why);
 }
 
 absl::StatusOr<std::vector<RCReference<AsyncValue>>> WorkerAgent::Call(
@@ -140,11 +143,11 @@ absl::StatusOr<std::vector<RCReference<AsyncValue>>> WorkerAgent::Call(
         values.push_back(argument.value().CopyRef());
         break;
       case ClosureArgument::Kind::kResource:
-        values.push_back(
-            MakeAvailableAsyncValueRef<ResourceRef>(
-                ResourceRef{state_->GetResource(argument.resource_index())
-                                .ids[index_][argument.resource_result()]})
-                .CopyRCRef());
+        values.push_back(MakeAvailableAsyncValueRef<ResourceRef>(
+                             ResourceRef{state_->ResourceId(
+                                 argument.resource_index(), index_,
+                                 argument.resource_result())})
+                             .CopyRCRef());
         break;
       case ClosureArgument::Kind::kWorkerIndex:
         values.push_back(
@@ -216,7 +219,7 @@ Outcome WorkerAgent::Judge(
     }
   }
   *why = errors.front();
-  return state_->stopping() ? Outcome::kSucceeded : Outcome::kFailed;
+  return Outcome::kFailed;
 }
 
 bool WorkerAgent::HandleFailure(Outcome outcome, const absl::Status& why,

@@ -11,7 +11,7 @@ Iterator::Iterator(const Dataset& dataset, HostAllocator* allocator)
     : reader_(dataset.MakeReader(allocator)) {}
 
 absl::StatusOr<Element> Iterator::GetNext() {
-  absl::MutexLock lock(&mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   if (!exhausted_) {
     Element element;
     absl::StatusOr<bool> more = reader_->Next(element);
@@ -29,7 +29,7 @@ absl::StatusOr<Element> Iterator::GetNext() {
 }
 
 int64_t Iterator::elements_returned() const {
-  absl::MutexLock lock(&mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   return returned_;
 }
 

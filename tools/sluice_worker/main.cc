@@ -9,6 +9,7 @@
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/data/data_kernels.h"
 #include "kernels/dist/dist_kernels.h"
+#include "kernels/dist/distributed_context.h"
 #include "kernels/ft/ft_kernels.h"
 #include "kernels/math/math_kernels.h"
 #include "kernels/tensor/tensor_kernels.h"
@@ -144,6 +145,22 @@ int main(int argc, char** argv) {
                    std::string(registered.message()).c_str());
       return 1;
     }
+  }
+
+  // A cluster named on the command line is also the one the programs' own
+  // tfrt_dist ops (remote calls, variables) use; without it they read
+  // SLUICE_CLUSTER when they first need a cluster.
+  if (!cluster.empty()) {
+    auto spec = sluice::dist::ClusterSpec::FromFlagOrEnvironment(cluster);
+    if (!spec.ok()) return Fail(std::string(spec.status().message()));
+    auto policy = sluice::dist::FailFastPolicyFromEnvironment();
+    if (!policy.ok()) return Fail(std::string(policy.status().message()));
+    sluice::dist::RpcOptions rpc_options;
+    rpc_options.fail_fast = *policy;
+    absl::Status configured =
+        host.GetOrCreateSharedContext<sluice::DistributedContext>().Configure(
+            *std::move(spec), rpc_options);
+    if (!configured.ok()) return Fail(std::string(configured.message()));
   }
 
   sluice::dist::WorkerOptions options;

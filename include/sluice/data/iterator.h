@@ -6,10 +6,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "sluice/data/dataset.h"
 #include "sluice/host_context/host_allocator.h"
 
@@ -33,10 +32,13 @@ class Iterator {
   int64_t elements_returned() const;
 
  private:
-  mutable absl::Mutex mutex_;
-  std::unique_ptr<ElementReader> reader_ ABSL_GUARDED_BY(mutex_);
-  int64_t returned_ ABSL_GUARDED_BY(mutex_) = 0;
-  bool exhausted_ ABSL_GUARDED_BY(mutex_) = false;
+  // std::mutex rather than absl::Mutex: the system's Abseil is not built
+  // for ThreadSanitizer, which would not see absl::Mutex order accesses.
+  mutable std::mutex mutex_;
+  // Guarded by mutex_.
+  std::unique_ptr<ElementReader> reader_;
+  int64_t returned_ = 0;
+  bool exhausted_ = false;
 };
 
 // The payload of a !tfrt_data.iterator value.

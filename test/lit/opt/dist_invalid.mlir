@@ -68,7 +68,7 @@ func.func @takes_f16(%x: f16) {
 
 func.func @untransferable_callee() {
   %t = tfrt_dist.get_task_handle "/job:worker/task:0"
-  // expected-error @+1 {{callee argument #0 has type 'f16', which a remote call cannot carry (it carries i1, i32, i64, f32, f64, !tfrt.string, !tfrt.chain and !t.tensor)}}
+  // expected-error @+1 {{callee argument #0 has type 'f16', which a remote call cannot carry (it carries i1, i32, i64, f32, f64, !tfrt.string, !tfrt.chain, !t.tensor and !tfrt_dist.variable)}}
   %fn = tfrt_dist.register_function %t @takes_f16
   tfrt.return
 }

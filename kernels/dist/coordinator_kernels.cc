@@ -1,0 +1,245 @@
+// The coordinator kernels. schedule and the per-worker ops return at once;
+// join waits on a thread of the host's blocking pool, never on one of its
+// work queue. Failures of the op itself (no cluster, a single-threaded
+// host, arguments that do not fit the function, the first error of an
+// earlier closure that Schedule reports) are reported at the op, so they
+// name it and its location; a closure's results carry the closure's own
+// error as the worker's kernel made it.
+#include "kernels/dist/coordinator_kernels.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/dist/distributed_context.h"
+#include "kernels/dist/remote_results.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/kernel/async_kernel_frame.h"
+#include "sluice/kernel/function.h"
+#include "sluice/kernel/kernel_binding.h"
+#include "sluice/kernel/kernel_frame.h"
+
+namespace sluice {
+namespace coordinator_kernels {
+namespace {
+
+// The ClosureFunction of each function the ops name, made once per
+// function: copying the program and reading its signatures at every
+// schedule would cost more than many closures do. Sharing one copy of the
+// bytes also lets the coordinator send each program to a worker once.
+class ClosureFunctions {
+ public:
+  absl::StatusOr<dist::ClosureFunction> Get(const Function& function) {
+    absl::Span<const uint8_t> bytes = function.program_bytes();
+    if (bytes.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "function '", function.name(),
+          "' belongs to no loaded program, so no worker can run it"));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    Program& program = programs_[bytes.data()];
+    // A program loaded where an unloaded one was has bytes of its own.
+    if (program.bytes == nullptr ||
+        !std::equal(bytes.begin(), bytes.end(), program.bytes->begin(),
+                    program.bytes->end())) {
+      program.bytes = std::make_shared<const std::vector<uint8_t>>(
+          bytes.begin(), bytes.end());
+      program.functions.clear();
+    }
+    auto known = program.functions.find(function.name());
+    if (known != program.functions.end()) return known->second;
+    absl::StatusOr<dist::ClosureFunction> made =
+        dist::ClosureFunction::FromProgram(program.bytes, function.name());
+    if (made.ok()) program.functions.emplace(function.name(), *made);
+    return made;
+  }
+
+ private:
+  struct Program {
+    std::shared_ptr<const std::vector<uint8_t>> bytes;
+    std::unordered_map<std::string, dist::ClosureFunction> functions;
+  };
+  std::mutex mu_;
+  std::unordered_map<const uint8_t*, Program> programs_;
+};
+
+// The host's coordinator, or nullptr after reporting why there is none.
+dist::Coordinator* GetCoordinator(KernelFrame* frame) {
+  absl::StatusOr<dist::Coordinator*> coordinator =
+      frame->host()
+          ->GetOrCreateSharedContext<DistributedContext>()
+          .GetCoordinator();
+  if (!coordinator.ok()) {
+    frame->ReportError(coordinator.status());
+    return nullptr;
+  }
+  return *coordinator;
+}
+
+// The function the op names, with one result slot per result of it; an
+// empty optional after reporting why not.
+std::optional<dist::ClosureFunction> GetCallee(KernelFrame* frame,
+                                               RemainingFunctions functions,
+                                               std::string_view op) {
+  if (functions.size() != 1) {
+    frame->ReportError(absl::InvalidArgumentError(
+        absl::StrCat(std::string(op), " needs one callee function, got ",
+                     functions.size())));
+    return std::nullopt;
+  }
+  absl::StatusOr<dist::ClosureFunction> callee =
+      frame->host()->GetOrCreateSharedContext<ClosureFunctions>().Get(
+          *functions[0]);
+  if (!callee.ok()) {
+    frame->ReportError(callee.status());
+    return std::nullopt;
+  }
+  if (frame->GetNumResults() != callee->result_types().size()) {
+    frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "'", callee->name(), "' returns ", callee->result_types().size(),
+        " result(s), ", std::string(op), " has ", frame->GetNumResults())));
+    return std::nullopt;
+  }
+  return *std::move(callee);
+}
+
+// A per-worker operand is known by its payload, so it must be available
+// when the op runs, as the result of a create op always is; any other
+// operand is a value the closure waits for.
+std::vector<dist::ClosureArgument> ToClosureArguments(
+    RemainingArguments arguments) {
+  std::vector<dist::ClosureArgument> closure_arguments;
+  closure_arguments.reserve(arguments.size());
+  for (AsyncValue* argument : arguments.values()) {
+    if (argument->IsConcrete() && argument->IsType<PerWorkerValue>()) {
+      closure_arguments.push_back(
+          argument->get<PerWorkerValue>().ToClosureArgument());
+    } else {
+      closure_arguments.emplace_back(FormRef(argument));
+    }
+  }
+  return closure_arguments;
+}
+
+// --- tfrt_dist.schedule ------------------------------------------------------
+
+void Schedule(RemainingArguments arguments, RemainingFunctions functions,
+              KernelFrame* frame) {
+  dist::Coordinator* coordinator = GetCoordinator(frame);
+  if (coordinator == nullptr) return;
+  std::optional<dist::ClosureFunction> callee =
+      GetCallee(frame, functions, "tfrt_dist.schedule");
+  if (!callee) return;
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> results =
+      coordinator->Schedule(*callee, ToClosureArguments(arguments));
+  if (!results.ok()) {
+    frame->ReportError(results.status());
+    return;
+  }
+  SetResultsWhenAnswered(frame, *std::move(results));
+}
+
+// --- tfrt_dist.create_per_worker_resource / _dataset
+// --------------------------
+
+using CreateMethod = absl::StatusOr<dist::PerWorkerResource> (
+    dist::Coordinator::*)(const dist::ClosureFunction&,
+                          std::vector<dist::ClosureArgument>);
+
+void CreatePerWorker(CreateMethod create, std::string_view op,
+                     RemainingArguments arguments, RemainingFunctions functions,
+                     KernelFrame* frame) {
+  dist::Coordinator* coordinator = GetCoordinator(frame);
+  if (coordinator == nullptr) return;
+  std::optional<dist::ClosureFunction> callee = GetCallee(frame, functions, op);
+  if (!callee) return;
+  absl::StatusOr<dist::PerWorkerResource> resource =
+      (coordinator->*create)(*callee, ToClosureArguments(arguments));
+  if (!resource.ok()) {
+    frame->ReportError(resource.status());
+    return;
+  }
+  for (size_t i = 0; i < frame->GetNumResults(); ++i) {
+    frame->EmplaceResultAt<PerWorkerValue>(i, PerWorkerValue{*resource, i});
+  }
+}
+
+void CreatePerWorkerResource(RemainingArguments arguments,
+                             RemainingFunctions functions, KernelFrame* frame) {
+  CreatePerWorker(&dist::Coordinator::CreatePerWorkerResource,
+                  "tfrt_dist.create_per_worker_resource", arguments, functions,
+                  frame);
+}
+
+void CreatePerWorkerDataset(RemainingArguments arguments,
+                            RemainingFunctions functions, KernelFrame* frame) {
+  CreatePerWorker(&dist::Coordinator::CreatePerWorkerDataset,
+                  "tfrt_dist.create_per_worker_dataset", arguments, functions,
+                  frame);
+}
+
+// --- tfrt_dist.worker_index --------------------------------------------------
+
+PerWorkerValue WorkerIndex() { return PerWorkerValue{}; }
+
+// --- tfrt_dist.join ----------------------------------------------------------
+
+// Non-strict: the `after` operands only order it, and it waits for its
+// chain itself, so that an error chain is passed on without joining.
+void Join(Argument<Chain> in_chain, RemainingArguments /*after*/,
+          KernelFrame* frame) {
+  dist::Coordinator* coordinator = GetCoordinator(frame);
+  if (coordinator == nullptr) return;
+  AsyncValueRef<Chain> done =
+      frame->host()
+          ->GetOrCreateSharedContext<DistributedContext>()
+          .BeginOperation();
+  AsyncKernelFrame async(frame);
+  in_chain.value()->AndThen([frame = async, chain = in_chain.ValueRef(),
+                             coordinator, done = std::move(done)]() mutable {
+    if (chain->IsError()) {
+      frame.SetResultAt(0, std::move(chain));
+      done.emplace();
+      return;
+    }
+    HostContext* host = frame.host();
+    host->EnqueueBlockingWork([frame = std::move(frame), coordinator,
+                               done = std::move(done)]() mutable {
+      if (absl::Status joined = coordinator->Join(); joined.ok()) {
+        frame.EmplaceResultAt<Chain>(0);
+      } else {
+        frame.ReportError(std::move(joined));
+      }
+      done.emplace();
+    });
+  });
+}
+
+}  // namespace
+}  // namespace coordinator_kernels
+
+absl::Status RegisterCoordinatorKernels(KernelRegistry* registry) {
+  return registry->AddKernels({
+      {"tfrt_dist.schedule", SLUICE_KERNEL(coordinator_kernels::Schedule),
+       Strictness::kNonStrict},
+      {"tfrt_dist.create_per_worker_resource",
+       SLUICE_KERNEL(coordinator_kernels::CreatePerWorkerResource)},
+      {"tfrt_dist.create_per_worker_dataset",
+       SLUICE_KERNEL(coordinator_kernels::CreatePerWorkerDataset)},
+      {"tfrt_dist.worker_index",
+       SLUICE_KERNEL(coordinator_kernels::WorkerIndex)},
+      {"tfrt_dist.join", SLUICE_KERNEL(coordinator_kernels::Join),
+       Strictness::kNonStrict},
+  });
+}
+
+}  // namespace sluice
