@@ -136,6 +136,8 @@ class Tfrt_CastOp<string suffix, Type from, Type to>
   let results = (outs to:$result);
 }
 
+// Widens an i32 (a worker index) to the i64 that dataset ops take.
+def Tfrt_CastI32ToI64Op : Tfrt_CastOp<"i32_to_i64", I32, I64>;
 def Tfrt_CastI64ToF32Op : Tfrt_CastOp<"i64_to_f32", I64, F32>;
 def Tfrt_CastF32ToI64Op : Tfrt_CastOp<"f32_to_i64", F32, I64>;
 def Tfrt_CastI64ToF64Op : Tfrt_CastOp<"i64_to_f64", I64, F64>;

@@ -140,6 +140,7 @@ bool AndI1(bool a, bool b) { return a && b; }
 // --- Casts -------------------------------------------------------------------
 
 // Rounds to the nearest representable value; every int64 is in range.
+int64_t I32ToI64(int32_t value) { return value; }
 float I64ToF32(int64_t value) { return static_cast<float>(value); }
 double I64ToF64(int64_t value) { return static_cast<double>(value); }
 
@@ -207,6 +208,7 @@ absl::Status RegisterValueKernels(KernelRegistry* registry) {
       {"tfrt.lessequal.i32", SLUICE_KERNEL(LessEqual<int32_t>)},
       {"tfrt.lessequal.i64", SLUICE_KERNEL(LessEqual<int64_t>)},
       {"tfrt.and.i1", SLUICE_KERNEL(AndI1)},
+      {"tfrt.cast.i32_to_i64", SLUICE_KERNEL(I32ToI64)},
       {"tfrt.cast.i64_to_f32", SLUICE_KERNEL(I64ToF32)},
       {"tfrt.cast.i64_to_f64", SLUICE_KERNEL(I64ToF64)},
       {"tfrt.cast.f32_to_i64", SLUICE_KERNEL(FloatToI64<float>)},

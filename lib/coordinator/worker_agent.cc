@@ -237,7 +237,7 @@ bool WorkerAgent::HandleFailure(Outcome outcome, const absl::Status& why,
               absl::StrCat(std::string(what), " on ", task_->task_name(),
                            ": parameter server ", GetErrorContext(why).task,
                            " failed; the job must restart from its "
-                           "last checkpoint")),
+                           "last checkpoint: ")),
           FailureClass::kRetryable));
       return false;
     case Outcome::kSucceeded:

@@ -207,6 +207,7 @@ std::vector<KernelCase> AllKernelCases() {
       {"tfrt.lessequal.i32", Operands<int32_t>(3, 3), 1, Is(true)},
       {"tfrt.lessequal.i64", Operands<int64_t>(4, 3), 1, Is(false)},
       {"tfrt.and.i1", Operands(true, true), 1, Is(true)},
+      {"tfrt.cast.i32_to_i64", Operand<int32_t>(-7), 1, Is<int64_t>(-7)},
       {"tfrt.cast.i64_to_f32", Operand<int64_t>(-3), 1, Is(-3.0f)},
       {"tfrt.cast.f32_to_i64", Operand(-2.75f), 1, Is<int64_t>(-2)},
       {"tfrt.cast.i64_to_f64", Operand<int64_t>(737), 1, Is(737.0)},

@@ -1,0 +1,224 @@
+// ps_train: the coordinator of the parameter-server example. It compiles
+// model.mlir, creates the MLP's variables on the ps tasks, trains with Fit
+// on the worker tasks (checkpointing every epoch, resuming from the newest
+// checkpoint), and reports the held-out accuracy. Its exit status is
+// ExitCodeFor(the job's status): 75 when a restart would resume the job.
+// run.py starts it with its cluster; see README.md.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "llvm/Support/CommandLine.h"
+#include "sluice/compiler/compile_program.h"
+#include "sluice/coordinator/checkpoint.h"
+#include "sluice/coordinator/coordinator.h"
+#include "sluice/coordinator/fit.h"
+#include "sluice/host_context/concurrent_work_queue.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/tensor/random.h"
+
+namespace {
+
+namespace cl = llvm::cl;
+using sluice::DenseHostTensor;
+using sluice::dist::ClosureArgument;
+using sluice::dist::ClosureFunction;
+using sluice::dist::Coordinator;
+using sluice::dist::VariableHandle;
+
+cl::opt<std::string> model_path("model", cl::desc("model.mlir (required)"));
+cl::opt<std::string> cluster(
+    "cluster", cl::desc("cluster spec with worker and ps jobs, JSON or @file "
+                        "(default: $SLUICE_CLUSTER)"));
+cl::opt<int64_t> epochs("epochs", cl::desc("epochs to train"), cl::init(10));
+cl::opt<int64_t> steps_per_epoch(
+    "steps_per_epoch",
+    cl::desc("steps of 64 examples per epoch, over all workers"),
+    cl::init(1562));
+cl::opt<std::string> checkpoint_dir(
+    "checkpoint_dir", cl::desc("where checkpoints go (default: none)"));
+cl::opt<int64_t> checkpoint_every_steps(
+    "checkpoint_every_steps",
+    cl::desc("also checkpoint every N steps of an epoch (default 0: never)"),
+    cl::init(0));
+cl::opt<uint64_t> seed("seed", cl::desc("seed of the initial weights"),
+                       cl::init(1));
+cl::opt<double> closure_deadline(
+    "closure_deadline_s",
+    cl::desc("seconds before a silent worker's step goes elsewhere"),
+    cl::init(10));
+
+// The layer sizes; model.mlir's shapes.
+constexpr int64_t kFeatures = 16;
+constexpr int64_t kHidden = 32;
+constexpr int64_t kClasses = 8;
+// Evaluation closures, each on a quarter of the held-out examples.
+constexpr int64_t kEvaluationShards = 4;
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// He-initialized weights (normal, stddev sqrt(2 / fan_in)), zero biases.
+absl::StatusOr<std::vector<VariableHandle>> CreateVariables(
+    Coordinator& coordinator) {
+  sluice::HostAllocator* allocator = coordinator.host()->allocator();
+  struct Spec {
+    const char* name;
+    sluice::TensorShape shape;
+    double stddev;
+  };
+  const std::vector<Spec> specs = {
+      {"w1", {kFeatures, kHidden}, std::sqrt(2.0 / kFeatures)},
+      {"b1", {kHidden}, 0},
+      {"w2", {kHidden, kClasses}, std::sqrt(2.0 / kHidden)},
+      {"b2", {kClasses}, 0}};
+  std::vector<sluice::RCReference<sluice::AsyncValue>> created;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    absl::StatusOr<DenseHostTensor> initial =
+        sluice::RandomNormal(sluice::DType::kF32, specs[i].shape, 0.0,
+                             specs[i].stddev, seed + i, allocator);
+    if (!initial.ok()) return initial.status();
+    created.push_back(
+        coordinator.variables().Create(specs[i].name, *initial).CopyRCRef());
+  }
+  if (absl::Status done = coordinator.Fetch(created); !done.ok()) return done;
+  std::vector<VariableHandle> variables;
+  for (const auto& variable : created) {
+    variables.push_back(variable->get<VariableHandle>());
+  }
+  return variables;
+}
+
+// The mean accuracy over the evaluation shards.
+absl::StatusOr<double> Evaluate(Coordinator& coordinator,
+                                const ClosureFunction& evaluate,
+                                const std::vector<VariableHandle>& variables) {
+  std::vector<sluice::RCReference<sluice::AsyncValue>> accuracies;
+  for (int64_t shard = 0; shard < kEvaluationShards; ++shard) {
+    std::vector<ClosureArgument> arguments = {
+        ClosureArgument::Of(shard), ClosureArgument::Of(kEvaluationShards)};
+    for (const VariableHandle& variable : variables) {
+      arguments.push_back(ClosureArgument::Of(variable));
+    }
+    auto results = coordinator.Schedule(evaluate, std::move(arguments));
+    if (!results.ok()) return results.status();
+    accuracies.push_back(std::move((*results)[0]));
+  }
+  if (absl::Status joined = coordinator.Join(); !joined.ok()) return joined;
+  if (absl::Status done = coordinator.Fetch(accuracies); !done.ok()) {
+    return done;
+  }
+  double sum = 0;
+  for (const auto& accuracy : accuracies) {
+    sum += accuracy->get<DenseHostTensor>().values<float>()[0];
+  }
+  return sum / kEvaluationShards;
+}
+
+absl::Status Train() {
+  if (model_path.empty()) {
+    return absl::InvalidArgumentError("--model is required");
+  }
+  absl::StatusOr<std::string> source = ReadFile(model_path);
+  if (!source.ok()) return source.status();
+  absl::StatusOr<std::vector<uint8_t>> compiled =
+      sluice::CompileProgram(*source, model_path.getValue());
+  if (!compiled.ok()) return compiled.status();
+  auto program =
+      std::make_shared<const std::vector<uint8_t>>(*std::move(compiled));
+  auto spec = sluice::dist::ClusterSpec::FromFlagOrEnvironment(cluster);
+  if (!spec.ok()) return spec.status();
+
+  auto work_queue = sluice::CreateWorkQueue("mstd:4");
+  if (!work_queue.ok()) return work_queue.status();
+  sluice::HostContext host([](const sluice::DecodedDiagnostic&) {},
+                           sluice::CreateMallocAllocator(),
+                           *std::move(work_queue));
+  sluice::dist::CoordinatorOptions options;
+  options.closure_deadline = absl::Seconds(closure_deadline.getValue());
+  absl::StatusOr<std::unique_ptr<Coordinator>> coordinator =
+      Coordinator::Create(*spec, &host, options);
+  if (!coordinator.ok()) return coordinator.status();
+
+  sluice::dist::FitModel model;
+  for (auto [function, name] :
+       {std::pair{&model.dataset_function, "train_dataset"},
+        {&model.step_function, "train_step"}}) {
+    auto found = ClosureFunction::FromProgram(program, name);
+    if (!found.ok()) return found.status();
+    *function = *found;
+  }
+  auto evaluate = ClosureFunction::FromProgram(program, "evaluate");
+  if (!evaluate.ok()) return evaluate.status();
+  model.dataset_arguments = {
+      ClosureArgument::WorkerIndex(),
+      ClosureArgument::Of<int64_t>((*coordinator)->workers().size())};
+  model.metric_names = {"loss", "accuracy"};
+  absl::StatusOr<std::vector<VariableHandle>> variables =
+      CreateVariables(**coordinator);
+  if (!variables.ok()) return variables.status();
+  model.variables = *variables;
+
+  if (!checkpoint_dir.empty()) {
+    auto saved = sluice::dist::ListCheckpointSteps(checkpoint_dir);
+    if (!saved.ok()) return saved.status();
+    if (!saved->empty()) {
+      std::printf("resuming from the checkpoint of step %lld in %s\n",
+                  static_cast<long long>(saved->front()),
+                  checkpoint_dir.c_str());
+    }
+  }
+  sluice::dist::FitOptions fit;
+  fit.epochs = epochs;
+  fit.steps_per_epoch = steps_per_epoch;
+  fit.checkpoint_directory = checkpoint_dir;
+  fit.checkpoint_every_steps = checkpoint_every_steps;
+  fit.on_epoch_end = [](const sluice::dist::FitMetrics& metrics) {
+    std::printf("epoch %lld/%lld: loss %.4f accuracy %.4f\n",
+                static_cast<long long>(metrics.epoch + 1),
+                static_cast<long long>(epochs.getValue()),
+                metrics.values[0].second, metrics.values[1].second);
+    std::fflush(stdout);
+  };
+  if (absl::Status fitted = Fit(**coordinator, model, fit); !fitted.ok()) {
+    return fitted;
+  }
+  absl::StatusOr<double> accuracy =
+      Evaluate(**coordinator, *evaluate, model.variables);
+  if (!accuracy.ok()) return accuracy.status();
+  std::printf("held-out accuracy %.4f\n", *accuracy);
+  const sluice::dist::CoordinatorStats stats = (*coordinator)->stats();
+  std::printf("closures %lld, retried %lld, worker failures %lld\n",
+              static_cast<long long>(stats.finished),
+              static_cast<long long>(stats.retried),
+              static_cast<long long>(stats.worker_failures));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "ps_train: trains examples/ps_training/model.mlir on a cluster's "
+      "worker and ps jobs; exits 75 when restarting it would resume\n");
+  absl::Status status = Train();
+  if (!status.ok()) {
+    std::fprintf(stderr, "ps_train: %s\n",
+                 std::string(status.message()).c_str());
+  }
+  std::fflush(stdout);
+  return sluice::dist::ExitCodeFor(status);
+}

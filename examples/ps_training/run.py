@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Runs the parameter-server example: 2 ps tasks, 4 workers and the
+coordinator (ps_train) on 127.0.0.1, with logs in --workdir/logs and
+checkpoints in --workdir/checkpoints, which later runs resume from.
+
+    python3 examples/ps_training/run.py [--fresh] [--chaos]
+        [--kill_ps_at=SECONDS] [--kill_coordinator_at=SECONDS]
+
+Prints the coordinator's output and exits with its exit status: 0 when
+training finished, 75 when running the same command again resumes it
+(a parameter server or the coordinator was lost). Every process it started
+is killed when it exits, however it exits. See README.md.
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+RESTARTABLE = 75
+NUM_PS = 2
+NUM_WORKERS = 4
+PR_SET_PDEATHSIG = 1
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workdir", default="/tmp/sluice_ps_training",
+                        help="logs/ and checkpoints/ go here")
+    parser.add_argument("--fresh", action="store_true",
+                        help="delete the checkpoints first")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--steps_per_epoch", type=int, default=1562,
+                        help="1562 steps of 64: one pass over 100k examples")
+    parser.add_argument("--chaos", action="store_true",
+                        help="kill -9 random workers at random times and "
+                        "restart them after a delay")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="of --chaos's choices")
+    parser.add_argument("--kill_ps_at", type=float,
+                        help="kill -9 ps task 0 after SECONDS")
+    parser.add_argument("--kill_coordinator_at", type=float,
+                        help="kill -9 the coordinator after SECONDS")
+    parser.add_argument("--timeout", type=float, default=1200,
+                        help="kill everything after SECONDS (a hang)")
+    parser.add_argument("--ps_train",
+                        default=os.path.join(ROOT, "bazel-bin/examples/"
+                                             "ps_training/ps_train"))
+    parser.add_argument("--sluice_worker",
+                        default=os.path.join(ROOT, "bazel-bin/tools/"
+                                             "sluice_worker/sluice_worker"))
+    parser.add_argument("--model", default=os.path.join(HERE, "model.mlir"))
+    return parser.parse_args()
+
+
+def free_ports(count):
+    """Ports the kernel hands out now; the sockets close before use, so a
+    port may be taken again in between (rare on a quiet machine)."""
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def die_with_parent():
+    """Runs in the child: SIGKILL when run.py dies, even by SIGKILL."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+class Job:
+    """The processes of one run, and their logs."""
+
+    def __init__(self, args):
+        self.args = args
+        self.logs = os.path.join(args.workdir, "logs")
+        os.makedirs(self.logs, exist_ok=True)
+        ports = free_ports(NUM_PS + NUM_WORKERS)
+        self.addresses = {
+            "ps": ["127.0.0.1:%d" % p for p in ports[:NUM_PS]],
+            "worker": ["127.0.0.1:%d" % p for p in ports[NUM_PS:]],
+        }
+        self.cluster = json.dumps(self.addresses)
+        self.tasks = {}  # (job, index) -> Popen
+        self.coordinator = None
+        self.lock = threading.Lock()
+
+    def start_task(self, job, index):
+        name = "/job:%s/task:%d" % (job, index)
+        log_path = os.path.join(self.logs, "%s%d.log" % (job, index))
+        with open(log_path, "a") as log:
+            process = subprocess.Popen(
+                [self.args.sluice_worker, "--task_name=" + name,
+                 "--address=" + self.addresses[job][index],
+                 "--cluster=" + self.cluster, "--work_queue=mstd:2"],
+                stdout=log, stderr=subprocess.STDOUT,
+                # The tfrt_dist kernels find the ps tasks through it.
+                env=dict(os.environ, SLUICE_CLUSTER=self.cluster),
+                preexec_fn=die_with_parent)
+        with self.lock:
+            self.tasks[(job, index)] = process
+        return log_path
+
+    def wait_listening(self, log_path, process, since):
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            with open(log_path) as log:
+                log.seek(since)
+                if "listening on" in log.read():
+                    return
+            if process.poll() is not None:
+                sys.exit("%s exited with %d before listening; see %s" %
+                         (os.path.basename(log_path), process.returncode,
+                          log_path))
+            time.sleep(0.05)
+        sys.exit("%s did not start listening in 30 s" % log_path)
+
+    def start_cluster(self):
+        for job, count in (("ps", NUM_PS), ("worker", NUM_WORKERS)):
+            for index in range(count):
+                self.restart(job, index)
+
+    def restart(self, job, index):
+        log_path = os.path.join(self.logs, "%s%d.log" % (job, index))
+        since = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+        self.start_task(job, index)
+        self.wait_listening(log_path, self.tasks[(job, index)], since)
+
+    def kill_task(self, job, index):
+        with self.lock:
+            process = self.tasks[(job, index)]
+        process.kill()
+        process.wait()
+
+    def start_coordinator(self):
+        checkpoints = os.path.join(self.args.workdir, "checkpoints")
+        self.coordinator = subprocess.Popen(
+            [self.args.ps_train, "--model=" + self.args.model,
+             "--cluster=" + self.cluster,
+             "--checkpoint_dir=" + checkpoints,
+             "--epochs=%d" % self.args.epochs,
+             "--steps_per_epoch=%d" % self.args.steps_per_epoch],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            preexec_fn=die_with_parent)
+
+    def stop_all(self):
+        with self.lock:
+            processes = list(self.tasks.values())
+        if self.coordinator is not None:
+            processes.append(self.coordinator)
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+        for process in processes:
+            process.wait()
+
+
+def chaos(job, rng, stop):
+    """Kills a random worker every 1 to 4 s and restarts it 0.5 to 2 s
+    later, until `stop` is set."""
+    while not stop.wait(rng.uniform(1.0, 4.0)):
+        index = rng.randrange(NUM_WORKERS)
+        print("chaos: kill -9 worker %d" % index, flush=True)
+        job.kill_task("worker", index)
+        if stop.wait(rng.uniform(0.5, 2.0)):
+            return
+        job.restart("worker", index)
+        print("chaos: worker %d restarted" % index, flush=True)
+
+
+def after(seconds, stop, action):
+    def run():
+        if not stop.wait(seconds):
+            action()
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def main():
+    args = parse_args()
+    for binary in (args.ps_train, args.sluice_worker):
+        if not os.access(binary, os.X_OK):
+            sys.exit("%s is missing: bazel build //examples/ps_training:"
+                     "ps_train //tools/sluice_worker" % binary)
+    if args.fresh:
+        shutil.rmtree(os.path.join(args.workdir, "checkpoints"),
+                      ignore_errors=True)
+        shutil.rmtree(os.path.join(args.workdir, "logs"), ignore_errors=True)
+    # SIGTERM ends the run as Ctrl-C does, through the finally below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+    job = Job(args)
+    stop = threading.Event()
+    coordinator_killed = threading.Event()
+    threads = []
+    try:
+        job.start_cluster()
+        print("cluster: %s (logs in %s)" % (job.cluster, job.logs),
+              flush=True)
+        job.start_coordinator()
+        if args.chaos:
+            thread = threading.Thread(
+                target=chaos, args=(job, random.Random(args.seed), stop),
+                daemon=True)
+            thread.start()
+            threads.append(thread)
+        if args.kill_ps_at is not None:
+            def kill_ps():
+                print("kill -9 ps 0", flush=True)
+                job.kill_task("ps", 0)
+            threads.append(after(args.kill_ps_at, stop, kill_ps))
+        if args.kill_coordinator_at is not None:
+            def kill_coordinator():
+                print("kill -9 the coordinator", flush=True)
+                coordinator_killed.set()
+                job.coordinator.kill()
+            threads.append(after(args.kill_coordinator_at, stop,
+                                 kill_coordinator))
+        threads.append(after(args.timeout, stop, job.coordinator.kill))
+
+        with open(os.path.join(job.logs, "coordinator.log"), "a") as log:
+            for line in job.coordinator.stdout:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+                log.write(line)
+        status = job.coordinator.wait()
+        stop.set()
+        for thread in threads:
+            thread.join()
+        if coordinator_killed.is_set():
+            status = RESTARTABLE
+        if status == RESTARTABLE:
+            print("exit %d: run the same command again to resume from the "
+                  "last checkpoint" % status, flush=True)
+        elif status != 0:
+            print("the coordinator exited with %d; logs in %s" %
+                  (status, job.logs), flush=True)
+        return status
+    finally:
+        stop.set()
+        job.stop_all()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
