@@ -52,14 +52,14 @@ func.func @wrong_result_type() {
 
 // -----
 
-func.func @keep(%x: !tfrt_dist.variable) -> !tfrt_dist.variable {
-  tfrt.return %x : !tfrt_dist.variable
+func.func @keep(%x: !tfrt.chain) -> !tfrt_dist.task_handle {
+  %t = tfrt_dist.get_task_handle "/job:worker/task:0"
+  tfrt.return %t : !tfrt_dist.task_handle
 }
 
-func.func @result_not_transferable(%v: !tfrt_dist.variable) {
-  // expected-error @+1 {{'tfrt_dist.schedule' op operand #0 has type '!tfrt_dist.variable', which cannot be sent to a worker}}
-  %r = tfrt_dist.schedule @keep(%v)
-      : (!tfrt_dist.variable) -> !tfrt_dist.variable
+func.func @result_not_transferable(%c: !tfrt.chain) {
+  // expected-error @+1 {{'tfrt_dist.schedule' op callee result #0 has type '!tfrt_dist.task_handle', which a remote call cannot carry}}
+  %r = tfrt_dist.schedule @keep(%c) : (!tfrt.chain) -> !tfrt_dist.task_handle
   tfrt.return
 }
 
