@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "lib/ft/monitor_service.grpc.pb.h"
 #include "sluice/ft/monitor.h"
@@ -34,7 +33,7 @@ class MonitorService final : public proto::Monitor::Service {
     bool any = false;
     while (reader->Read(&batch)) {
       any = true;
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       absl::Status applied = state_.Apply(stream, batch, absl::Now());
       if (!applied.ok()) {
         state_.StreamEnded(stream, absl::Now());
@@ -42,7 +41,7 @@ class MonitorService final : public proto::Monitor::Service {
       }
     }
     if (any) {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       state_.StreamEnded(stream, absl::Now());
     }
     return grpc::Status::OK;
@@ -51,7 +50,7 @@ class MonitorService final : public proto::Monitor::Service {
   grpc::Status ReportExit(grpc::ServerContext*,
                           const proto::ExitReport* request,
                           proto::ExitAck*) override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return ToGrpc(state_.ApplyExit(*request, absl::Now()));
   }
 
@@ -63,20 +62,20 @@ class MonitorService final : public proto::Monitor::Service {
 
   grpc::Status Reset(grpc::ServerContext*, const proto::ResetRequest* request,
                      proto::ResetAck*) override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     state_.Reset(request->min_finished_epoch_floor());
     return grpc::Status::OK;
   }
 
   proto::JobState State() const {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return state_.Evaluate(absl::Now());
   }
 
  private:
   std::atomic<uint64_t> next_stream_{0};
-  mutable absl::Mutex mu_;
-  MonitorState state_ ABSL_GUARDED_BY(mu_);
+  mutable std::mutex mu_;
+  MonitorState state_;  // guarded by mu_
 };
 
 }  // namespace

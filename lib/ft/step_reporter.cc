@@ -5,6 +5,7 @@
 // a slow or stopped monitor) happens on the sender thread.
 #include "sluice/ft/step_reporter.h"
 
+#include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
@@ -15,7 +16,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "lib/ft/monitor_service.grpc.pb.h"
 #include "sluice/support/logging.h"
@@ -46,10 +46,12 @@ class StepReporter::Impl {
 
   ~Impl() {
     {
-      absl::MutexLock lock(&control_mu_);
+      std::lock_guard<std::mutex> lock(control_mu_);
       stop_ = true;
       if (active_ != nullptr) active_->TryCancel();
     }
+    wake_.notify_all();
+    sent_.notify_all();
     sender_.join();
   }
 
@@ -72,14 +74,11 @@ class StepReporter::Impl {
       std::lock_guard<std::mutex> lock(buffer_mu_);
       target = recorded_;
     }
-    absl::MutexLock lock(&control_mu_);
+    std::unique_lock<std::mutex> lock(control_mu_);
     flush_ = true;
-    const auto sent = [this, target]()
-                          ABSL_EXCLUSIVE_LOCKS_REQUIRED(control_mu_) {
-                            return sent_through_ >= target || stop_;
-                          };
-    control_mu_.AwaitWithTimeout(absl::Condition(&sent),
-                                 options_.train_end_wait);
+    wake_.notify_all();
+    sent_.wait_for(lock, absl::ToChronoMilliseconds(options_.train_end_wait),
+                   [&] { return sent_through_ >= target || stop_; });
   }
 
   int rank() const { return rank_; }
@@ -89,7 +88,7 @@ class StepReporter::Impl {
     return dropped_;
   }
   int64_t connections() const {
-    absl::MutexLock lock(&control_mu_);
+    std::lock_guard<std::mutex> lock(control_mu_);
     return connections_;
   }
 
@@ -104,11 +103,9 @@ class StepReporter::Impl {
   // Sleeps one interval, or less when TrainEnd asks for a flush; returns
   // false once stopping.
   bool Sleep(absl::Duration duration) {
-    absl::MutexLock lock(&control_mu_);
-    control_mu_.AwaitWithTimeout(
-        absl::Condition(
-            +[](Impl* impl) { return impl->stop_ || impl->flush_; }, this),
-        duration);
+    std::unique_lock<std::mutex> lock(control_mu_);
+    wake_.wait_for(lock, absl::ToChronoMicroseconds(duration),
+                   [this] { return stop_ || flush_; });
     flush_ = false;
     return !stop_;
   }
@@ -116,7 +113,7 @@ class StepReporter::Impl {
   // Opens a report stream; false once stopping.
   bool OpenStream() {
     {
-      absl::MutexLock lock(&control_mu_);
+      std::lock_guard<std::mutex> lock(control_mu_);
       if (stop_) return false;
       context_ = std::make_unique<grpc::ClientContext>();
       // Cancelling before the call starts cancels it as it starts.
@@ -151,7 +148,7 @@ class StepReporter::Impl {
   }
 
   void ForgetStream() {
-    absl::MutexLock lock(&control_mu_);
+    std::lock_guard<std::mutex> lock(control_mu_);
     writer_.reset();
     active_ = nullptr;
     context_.reset();
@@ -248,8 +245,11 @@ class StepReporter::Impl {
       resend_state_ = false;
       for (const Pending& pending : unsent) Remember(pending);
       unsent.clear();
-      absl::MutexLock lock(&control_mu_);
-      sent_through_ = unsent_through;
+      {
+        std::lock_guard<std::mutex> lock(control_mu_);
+        sent_through_ = unsent_through;
+      }
+      sent_.notify_all();
     }
     if (writer_ != nullptr) {
       writer_->WritesDone();
@@ -267,7 +267,11 @@ class StepReporter::Impl {
   int64_t dropped_ = 0;
   uint64_t recorded_ = 0;  // signals recorded so far
 
-  mutable absl::Mutex control_mu_;
+  // Guards what follows; wake_ wakes the sender early (TrainEnd, stop),
+  // sent_ tells TrainEnd that signals were written.
+  mutable std::mutex control_mu_;
+  std::condition_variable wake_;
+  std::condition_variable sent_;
   bool stop_ = false;
   bool flush_ = false;
   uint64_t sent_through_ = 0;  // signals written so far
