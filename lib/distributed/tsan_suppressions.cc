@@ -26,6 +26,7 @@ extern "C" const char* __tsan_default_suppressions() {
          "race:grpc_event_engine::*\n"
          "race:google::protobuf::*\n"
          "race:sluice::dist::proto::*\n"
+         "race:sluice::ft::proto::*\n"
          "race:absl::*::synchronization_internal::*\n";
 }
 #endif

@@ -1,0 +1,114 @@
+// sluice_monitor: the step monitor of a training job (docs/monitor.md).
+// Ranks stream step signals to it; it prints each verdict once as it first
+// holds, and answers a launcher's GetState, ReportExit and Reset, until
+// SIGTERM or SIGINT stops it.
+#include <csignal>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "llvm/Support/CommandLine.h"
+#include "sluice/ft/monitor.h"
+
+namespace {
+
+namespace cl = llvm::cl;
+
+const sluice::ft::MonitorOptions kDefaults;
+
+cl::opt<std::string> address(
+    "address", cl::desc("host:port to listen on; port 0 picks a free port"),
+    cl::init("127.0.0.1:0"));
+cl::opt<int> world_size("world_size", cl::desc("number of ranks (default 1)"),
+                        cl::init(kDefaults.world_size));
+cl::opt<double> stuck_timeout_s(
+    "stuck_timeout_s",
+    cl::desc("seconds a step may stay begun and not ended (default 10)"),
+    cl::init(absl::ToDoubleSeconds(kDefaults.stuck_timeout)));
+cl::opt<double> silent_timeout_s(
+    "silent_timeout_s",
+    cl::desc("seconds a rank may send nothing, not even a heartbeat "
+             "(default 30)"),
+    cl::init(absl::ToDoubleSeconds(kDefaults.silent_timeout)));
+cl::list<std::string> step_kinds(
+    "step_kind",
+    cl::desc("KIND:SECONDS, the stuck limit of steps begun with that kind, "
+             "e.g. first:120 (repeatable)"));
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "sluice_monitor: %s\n", message.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream& os) { os << "sluice_monitor (Sluice)\n"; });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "sluice_monitor: watches the step signals of a job's ranks and says "
+      "which are stuck, silent, dead or finished. Prints 'listening on "
+      "<host:port>' once it accepts reports, then each verdict as it first "
+      "holds; SIGTERM or SIGINT stops it (exit status 0).\n");
+
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  sluice::ft::MonitorOptions options;
+  options.world_size = world_size;
+  options.stuck_timeout = absl::Seconds(stuck_timeout_s.getValue());
+  options.silent_timeout = absl::Seconds(silent_timeout_s.getValue());
+  for (const std::string& spec : step_kinds) {
+    const size_t colon = spec.rfind(':');
+    double seconds = 0;
+    if (colon == std::string::npos ||
+        !absl::SimpleAtod(spec.substr(colon + 1), &seconds)) {
+      return Fail(absl::StrCat("--step_kind=", spec,
+                               ": expected KIND:SECONDS, e.g. first:120"));
+    }
+    options.step_kind_timeouts[spec.substr(0, colon)] = absl::Seconds(seconds);
+  }
+
+  auto server = sluice::ft::MonitorServer::Start(address, std::move(options));
+  if (!server.ok()) return Fail(std::string(server.status().message()));
+  const std::string host = address.substr(0, address.rfind(':'));
+  std::printf("sluice_monitor listening on %s:%d\n", host.c_str(),
+              (*server)->port());
+  std::fflush(stdout);
+
+  // A verdict is printed once, the first time it holds; one that clears
+  // (after a reset, or a rank that reconnected) may be printed again.
+  absl::Notification stopping;
+  std::thread printer([&] {
+    std::set<std::pair<int, int>> printed;  // (rank, kind)
+    do {
+      std::set<std::pair<int, int>> holding;
+      const sluice::ft::proto::JobState state = (*server)->State();
+      for (const auto& verdict : state.verdicts()) {
+        const std::pair<int, int> key(verdict.rank(), verdict.kind());
+        holding.insert(key);
+        if (printed.count(key) == 0) {
+          std::printf("verdict: %s\n", verdict.message().c_str());
+          std::fflush(stdout);
+        }
+      }
+      printed = std::move(holding);
+    } while (!stopping.WaitForNotificationWithTimeout(absl::Milliseconds(200)));
+  });
+
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  stopping.Notify();
+  printer.join();
+  (*server)->Shutdown();
+  return 0;
+}
