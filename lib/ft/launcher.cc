@@ -148,6 +148,13 @@ std::optional<Outcome> Launcher::ReapRanks() {
     std::optional<int> status = rank.process->Poll();
     if (!status.has_value()) continue;
     const int code = ExitCodeOf(*status);
+    if (monitor_ != nullptr) {
+      // For the monitor's record, and so that a rank that exits with 0
+      // without a train end signal is finished there, not dead: the
+      // launcher acts on the exit itself.
+      monitor_->ReportExit(rank.rank, *status, kMonitorCallTimeout)
+          .IgnoreError();
+    }
     if (code == 0) {
       rank.exited_cleanly = true;
       if (!options_.chief.empty() && rank.task.job == options_.chief &&
@@ -156,11 +163,6 @@ std::optional<Outcome> Launcher::ReapRanks() {
         return Outcome{Outcome::kFinished};
       }
       continue;
-    }
-    if (monitor_ != nullptr) {
-      // The monitor's record only: the launcher acts on the exit itself.
-      monitor_->ReportExit(rank.rank, *status, kMonitorCallTimeout)
-          .IgnoreError();
     }
     Outcome failed{Outcome::kFailed};
     failed.failure.rank = rank.rank;

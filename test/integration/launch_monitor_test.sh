@@ -1,0 +1,1 @@
+source "$(dirname "$0")/launch_test_lib.sh"; echo PASS
