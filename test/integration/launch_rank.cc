@@ -6,8 +6,8 @@
 //   launch_rank --epochs=N --steps_per_epoch=S --step_ms=T
 //       [--pid_dir=DIR]          writes its pid to DIR/rank<R>.<restart>.pid
 //       [--fail_rank=R --fail_at_epoch=E --fail_code=C
-//        --fail_restarts=K]     rank R exits with C when epoch E begins,
-//                               on the first K starts of the job (default 1)
+//        --fail_restarts=K]     rank R exits with C 300 ms into epoch E, on
+//                               the first K starts of the job (default 1)
 #include <unistd.h>
 
 #include <cstdio>
@@ -85,6 +85,9 @@ int main(int argc, char** argv) {
   for (int64_t epoch = resume_epoch; epoch < epochs; ++epoch) {
     if (rank == fail_rank && epoch == fail_at_epoch &&
         restart < fail_restarts) {
+      // Mid-epoch, as a real failure comes: the finished epochs have
+      // reached the monitor (the reporter sends every 50 ms).
+      absl::SleepFor(absl::Milliseconds(300));
       std::printf("failing at epoch %ld with code %ld\n", long(epoch),
                   long(fail_code));
       std::fflush(stdout);
