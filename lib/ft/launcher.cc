@@ -1,6 +1,7 @@
 #include "lib/ft/launcher.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -167,8 +168,11 @@ std::optional<Outcome> Launcher::ReapRanks() {
     Outcome failed{Outcome::kFailed};
     failed.failure.rank = rank.rank;
     failed.failure.exit_code = code;
-    failed.failure.reason = absl::StrCat(Describe(rank), " ended with ",
-                                         DescribeWaitStatus(*status));
+    failed.failure.reason =
+        WIFEXITED(*status)
+            ? absl::StrCat(Describe(rank), " exited with code ", code)
+            : absl::StrCat(Describe(rank), " was ",
+                           DescribeWaitStatus(*status));
     if (code == kRestartRequestExitCode) {
       absl::StrAppend(&failed.failure.reason, " (restartable: it asks for a ",
                       "restart)");
