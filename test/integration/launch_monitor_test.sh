@@ -35,7 +35,8 @@ done
 
 # A killed monitor: started again on the same address, and the job
 # finishes without a restart.
-rm -f "$scratch"/*.pid
+# (The old output goes first: the waits below must not read it.)
+rm -f "$scratch"/*.pid "$scratch/out" "$scratch/err"
 "$launch" --monitor_binary="$monitor" --nproc=2 -- \
   "$rank" --epochs=15 --steps_per_epoch=5 --step_ms=40 --pid_dir="$scratch" \
   >"$scratch/out" 2>"$scratch/err" &
