@@ -20,7 +20,7 @@ namespace {
 
 // How long one call to the monitor may take: a dead monitor must not hold
 // up noticing a rank's exit for long.
-constexpr absl::Duration kMonitorCallTimeout = absl::Milliseconds(300);
+constexpr absl::Duration kMonitorCallTimeout = absl::Seconds(1);
 
 struct Rank {
   int rank = 0;
