@@ -1,5 +1,6 @@
 // The `tfrt_ft` dialect: fault tolerance. Its ops save and restore
-// checkpoints of dense host tensors (docs/checkpoints.md).
+// checkpoints of dense host tensors (docs/checkpoints.md) and send step
+// signals to the step monitor (docs/monitor.md).
 
 #ifndef SLUICE_DIALECTS_TFRT_FT_TFRT_FT_OPS_TD_
 #define SLUICE_DIALECTS_TFRT_FT_TFRT_FT_OPS_TD_
@@ -10,7 +11,7 @@ include "mlir/IR/CommonAttrConstraints.td"
 
 def TfrtFt_Dialect : Dialect {
   let name = "tfrt_ft";
-  let summary = "fault tolerance: checkpoints";
+  let summary = "fault tolerance: checkpoints and step signals";
   let cppNamespace = "::sluice::tfrt_ft";
   // The emitter walks one attribute dictionary per op.
   let usePropertiesForAttributes = 0;
@@ -59,6 +60,58 @@ def TfrtFt_RestoreCheckpointOp : TfrtFt_Op<"restore_checkpoint"> {
     $in_chain attr-dict (`:` type($tensors)^)?
   }];
   let hasVerifier = 1;
+}
+
+// The step signals. Each records its signal for the process's step reporter
+// (SLUICE_MONITOR, SLUICE_RANK) without waiting on the monitor, and returns
+// a chain; without a monitor configured it only returns the chain.
+def TfrtFt_StepBeginOp : TfrtFt_Op<"step_begin"> {
+  let summary = "a training step begins";
+  let description = [{
+    `%ch1 = tfrt_ft.step_begin %step, %ch0 {kind = "checkpoint"}` tells the
+    monitor that step `%step` began. A step of a kind the monitor was given
+    a limit for ("first", "checkpoint") may take that long; without `kind`
+    it takes the monitor's normal stuck limit.
+  }];
+  let arguments = (ins I64:$step, Tfrt_ChainType:$in_chain,
+                   DefaultValuedStrAttr<StrAttr, "">:$kind);
+  let results = (outs Tfrt_ChainType:$out_chain);
+  let assemblyFormat = "$step `,` $in_chain attr-dict";
+}
+
+def TfrtFt_StepEndOp : TfrtFt_Op<"step_end"> {
+  let summary = "a training step ends";
+  let description = [{
+    `%ch1 = tfrt_ft.step_end %step, %ch0` tells the monitor that step
+    `%step` ended.
+  }];
+  let arguments = (ins I64:$step, Tfrt_ChainType:$in_chain);
+  let results = (outs Tfrt_ChainType:$out_chain);
+  let assemblyFormat = "$step `,` $in_chain attr-dict";
+}
+
+def TfrtFt_EpochEndOp : TfrtFt_Op<"epoch_end"> {
+  let summary = "an epoch ends";
+  let description = [{
+    `%ch1 = tfrt_ft.epoch_end %epoch, %ch0` tells the monitor that epoch
+    `%epoch` (counted from 0) finished: a restarted job resumes from the
+    minimum number of epochs all ranks finished.
+  }];
+  let arguments = (ins I64:$epoch, Tfrt_ChainType:$in_chain);
+  let results = (outs Tfrt_ChainType:$out_chain);
+  let assemblyFormat = "$epoch `,` $in_chain attr-dict";
+}
+
+def TfrtFt_TrainEndOp : TfrtFt_Op<"train_end"> {
+  let summary = "training is over";
+  let description = [{
+    `%ch1 = tfrt_ft.train_end %ch0` tells the monitor that this rank
+    finished. Its chain is available once the monitor has the signal, or
+    after a short bounded wait when it cannot be reached.
+  }];
+  let arguments = (ins Tfrt_ChainType:$in_chain);
+  let results = (outs Tfrt_ChainType:$out_chain);
+  let assemblyFormat = "$in_chain attr-dict";
 }
 
 #endif  // SLUICE_DIALECTS_TFRT_FT_TFRT_FT_OPS_TD_

@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/ft/ft_kernels.h"
+#include "kernels/ft/kernel_groups.h"
 #include "sluice/bef/format.h"
 #include "sluice/coordinator/checkpoint.h"
 #include "sluice/host_context/async_value_ref.h"
@@ -115,7 +115,7 @@ void RestoreCheckpointKernel(const Chain&, StringAttribute directory,
 
 }  // namespace
 
-absl::Status RegisterFtKernels(KernelRegistry* registry) {
+absl::Status RegisterCheckpointKernels(KernelRegistry* registry) {
   return registry->AddKernels({
       {"tfrt_ft.save_checkpoint",
        SLUICE_KERNEL(SaveCheckpointKernel)

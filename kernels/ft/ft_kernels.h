@@ -1,5 +1,5 @@
 // The kernels of the `tfrt_ft` dialect: checkpoints of dense host tensors
-// (docs/checkpoints.md).
+// (docs/checkpoints.md) and step signals (docs/monitor.md).
 #ifndef SLUICE_KERNELS_FT_FT_KERNELS_H_
 #define SLUICE_KERNELS_FT_FT_KERNELS_H_
 
@@ -8,7 +8,8 @@
 
 namespace sluice {
 
-// Registers tfrt_ft.save_checkpoint and tfrt_ft.restore_checkpoint.
+// Registers tfrt_ft.save_checkpoint, tfrt_ft.restore_checkpoint and the
+// step signals tfrt_ft.step_begin, step_end, epoch_end and train_end.
 absl::Status RegisterFtKernels(KernelRegistry* registry);
 
 }  // namespace sluice

@@ -41,15 +41,6 @@ class StepReporter::Impl {
         rank_(rank),
         incarnation_(NewIncarnation()),
         options_(options) {
-    grpc::ChannelArguments arguments;
-    // A restarted monitor is found within a second, not after gRPC's
-    // default backoff of up to two minutes.
-    arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
-                     absl::ToInt64Milliseconds(options_.min_backoff));
-    arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
-                     absl::ToInt64Milliseconds(options_.max_backoff));
-    stub_ = proto::Monitor::NewStub(grpc::CreateCustomChannel(
-        address_, grpc::InsecureChannelCredentials(), arguments));
     sender_ = std::thread([this] { Run(); });
   }
 
@@ -132,6 +123,13 @@ class StepReporter::Impl {
       active_ = context_.get();
       ++connections_;
     }
+    // A fresh channel with a subchannel of its own connects at once: a
+    // shared one would wait out gRPC's backoff from the failed attempts,
+    // seconds after the monitor is back.
+    grpc::ChannelArguments arguments;
+    arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    stub_ = proto::Monitor::NewStub(grpc::CreateCustomChannel(
+        address_, grpc::InsecureChannelCredentials(), arguments));
     writer_ = stub_->Report(context_.get(), &ack_);
     // A new stream may reach a monitor that knows nothing of this rank:
     // tell it the open step and the finished epochs first.
@@ -139,15 +137,20 @@ class StepReporter::Impl {
     return true;
   }
 
-  void CloseStream() {
-    grpc::Status status = writer_->Finish();
+  // The stream broke; `status` is its end when already finished.
+  void Disconnected(std::optional<grpc::Status> status) {
+    if (!status) status = writer_->Finish();
     if (!warned_) {
       SLUICE_LOG(WARNING) << "rank " << rank_ << ": step monitor at "
                           << address_ << " unreachable ("
-                          << status.error_message()
+                          << status->error_message()
                           << "); training goes on, retrying in the background";
       warned_ = true;
     }
+    ForgetStream();
+  }
+
+  void ForgetStream() {
     absl::MutexLock lock(&control_mu_);
     writer_.reset();
     active_ = nullptr;
@@ -188,10 +191,10 @@ class StepReporter::Impl {
   void Run() {
     absl::Duration backoff = options_.min_backoff;
     bool failed = false;          // the last attempt to write failed
+    bool trained = false;         // TRAIN_END reached the monitor
     std::deque<Pending> unsent;   // taken from the buffer, not yet written
     uint64_t unsent_through = 0;  // the sequence number of its last signal
     while (Sleep(failed ? backoff : options_.interval)) {
-      if (writer_ == nullptr && !OpenStream()) return;
       {
         std::lock_guard<std::mutex> lock(buffer_mu_);
         for (Pending& pending : buffer_) unsent.push_back(std::move(pending));
@@ -203,6 +206,9 @@ class StepReporter::Impl {
         std::lock_guard<std::mutex> lock(buffer_mu_);
         ++dropped_;
       }
+      // Once training is over there is nothing to say, not even heartbeats.
+      if (trained && unsent.empty()) continue;
+      if (writer_ == nullptr && !OpenStream()) return;
       proto::SignalBatch batch;
       batch.set_rank(rank_);
       batch.set_incarnation(incarnation_);
@@ -210,15 +216,30 @@ class StepReporter::Impl {
         if (last_epoch_) AddSignal(batch, *last_epoch_);
         if (open_step_) AddSignal(batch, *open_step_);
       }
-      for (const Pending& pending : unsent) AddSignal(batch, pending);
-      if (!writer_->Write(batch)) {
-        CloseStream();
+      bool ends = false;
+      for (const Pending& pending : unsent) {
+        AddSignal(batch, pending);
+        ends = ends || pending.kind == proto::Signal::TRAIN_END;
+      }
+      bool written = writer_->Write(batch);
+      std::optional<grpc::Status> finished;
+      // After TRAIN_END the stream is closed: the monitor's answer says it
+      // applied everything, which is what TrainEnd waits for.
+      if (written && ends) {
+        written = writer_->WritesDone();
+        finished = writer_->Finish();
+        written = written && finished->ok();
+      }
+      if (!written) {
+        Disconnected(finished);
         backoff = failed ? std::min(backoff * 2, options_.max_backoff)
                          : options_.min_backoff;
         failed = true;
         continue;
       }
+      if (ends) ForgetStream();
       failed = false;
+      trained = ends;
       if (warned_) {
         SLUICE_LOG(INFO) << "rank " << rank_ << ": step monitor at " << address_
                          << " reachable again";
@@ -240,7 +261,6 @@ class StepReporter::Impl {
   const int rank_;
   const uint64_t incarnation_;
   const StepReporterOptions options_;
-  std::unique_ptr<proto::Monitor::Stub> stub_;
 
   mutable std::mutex buffer_mu_;
   std::deque<Pending> buffer_;
@@ -255,6 +275,7 @@ class StepReporter::Impl {
   grpc::ClientContext* active_ = nullptr;  // cancelled when stopping
 
   // The sender thread's own.
+  std::unique_ptr<proto::Monitor::Stub> stub_;
   std::unique_ptr<grpc::ClientContext> context_;
   std::unique_ptr<grpc::ClientWriter<proto::SignalBatch>> writer_;
   proto::ReportAck ack_;

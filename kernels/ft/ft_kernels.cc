@@ -1,0 +1,14 @@
+#include "kernels/ft/ft_kernels.h"
+
+#include "kernels/ft/kernel_groups.h"
+
+namespace sluice {
+
+absl::Status RegisterFtKernels(KernelRegistry* registry) {
+  if (absl::Status status = RegisterCheckpointKernels(registry); !status.ok()) {
+    return status;
+  }
+  return RegisterStepSignalKernels(registry);
+}
+
+}  // namespace sluice

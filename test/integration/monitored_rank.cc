@@ -1,0 +1,43 @@
+// A training rank for the monitor's integration tests: reports through
+// StepReporter::FromEnvironment (SLUICE_MONITOR, SLUICE_RANK) steps of
+// --step_ms milliseconds, an epoch every --steps_per_epoch steps, until
+// --steps steps (then TrainEnd and exit 0), or forever with --steps=0.
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/time/clock.h"
+#include "sluice/ft/step_reporter.h"
+
+int main(int argc, char** argv) {
+  int64_t steps = 0, step_ms = 10, steps_per_epoch = 10;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* name, int64_t* out) {
+      const std::string prefix = std::string("--") + name + "=";
+      return arg.rfind(prefix, 0) == 0 &&
+             absl::SimpleAtoi(arg.substr(prefix.size()), out);
+    };
+    if (!value("steps", &steps) && !value("step_ms", &step_ms) &&
+        !value("steps_per_epoch", &steps_per_epoch)) {
+      std::fprintf(stderr, "monitored_rank: unknown flag %s\n", argv[i]);
+      return 2;
+    }
+  }
+  sluice::ft::StepReporter* reporter =
+      sluice::ft::StepReporter::FromEnvironment();
+  if (reporter == nullptr) {
+    std::fprintf(stderr, "monitored_rank: SLUICE_MONITOR is not set\n");
+    return 2;
+  }
+  for (int64_t step = 0; steps == 0 || step < steps; ++step) {
+    reporter->StepBegin(step, step == 0 ? "first" : "");
+    absl::SleepFor(absl::Milliseconds(step_ms));
+    reporter->StepEnd(step);
+    if ((step + 1) % steps_per_epoch == 0) {
+      reporter->EpochEnd(step / steps_per_epoch);
+    }
+  }
+  reporter->TrainEnd();
+  return 0;
+}
