@@ -44,7 +44,8 @@ expect "$scratch/err" '^sluice_launch: the job finished$'
 # serve forever; the job ends when the chief (worker 0 here) exits with 0.
 run_launch --jobs=ps:2,worker:1 --chief=worker --monitor=none -- sh -c '
   echo "config $TF_CONFIG"; echo "cluster $SLUICE_CLUSTER"
-  [ "$SLUICE_RANK" = 2 ] && exit 0; exec sleep 60'
+  # The chief gives the ps tasks time to print before it ends the job.
+  [ "$SLUICE_RANK" = 2 ] && { sleep 0.5; exit 0; }; exec sleep 60'
 [[ $status -eq 0 ]] || { show "$scratch/out" "$scratch/err"; fail "exit $status"; }
 expect "$scratch/err" '^sluice_launch: rank 2 \(worker 0\), the chief, finished$'
 python3 - "$scratch/out" <<'PY' || fail "TF_CONFIG or SLUICE_CLUSTER is wrong"
