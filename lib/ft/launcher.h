@@ -1,0 +1,50 @@
+// The launcher behind tools/sluice_launch: starts the ranks of a job, copies
+// their output line by line with a rank prefix, runs the step monitor, and
+// restarts every rank from the minimum finished epoch when one fails or
+// the monitor finds one stuck, silent or dead. See docs/launcher.md.
+#ifndef SLUICE_LIB_FT_LAUNCHER_H_
+#define SLUICE_LIB_FT_LAUNCHER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "lib/ft/launcher_cluster.h"
+#include "lib/ft/launcher_policy.h"
+
+namespace sluice::ft {
+
+struct LauncherOptions {
+  // The ranks: `nproc` copies of `command`, or with `jobs` one per task.
+  int nproc = 0;
+  std::vector<JobCount> jobs;
+  std::string host = "127.0.0.1";  // of the tasks and of the monitor
+  // With jobs: the job whose task 0 ends the job by exiting with 0 (the
+  // others, servers that never exit, are then stopped). Empty: the job ends
+  // when every rank has exited with 0.
+  std::string chief;
+  std::vector<std::string> command;
+  // Non-empty: "--<flag>=<resume epoch>" is appended to the command.
+  std::string resume_epoch_flag;
+
+  // "none": no monitor; "host:port": an external one; empty: a
+  // sluice_monitor child (monitor_binary, given monitor_flags).
+  std::string monitor;
+  std::string monitor_binary;
+  std::vector<std::string> monitor_flags;
+
+  absl::Duration grace_period = absl::Seconds(5);
+  absl::Duration poll_interval = absl::Milliseconds(150);
+  RestartPolicy restart;
+};
+
+// Runs the job to its end and returns the launcher's exit code: 0 when it
+// finished, the failing rank's code (or 1) when no restart was left,
+// 128 + the signal when stopped by SIGINT or SIGTERM. Call it before any
+// other thread exists: it blocks SIGINT, SIGTERM and SIGCHLD to wait for
+// them itself, and its children die with the calling thread.
+int RunLauncher(const LauncherOptions& options);
+
+}  // namespace sluice::ft
+
+#endif  // SLUICE_LIB_FT_LAUNCHER_H_

@@ -1,0 +1,43 @@
+// When the launcher restarts a job, and how long it waits first.
+#ifndef SLUICE_LIB_FT_LAUNCHER_POLICY_H_
+#define SLUICE_LIB_FT_LAUNCHER_POLICY_H_
+
+#include <sysexits.h>
+
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace sluice::ft {
+
+// The exit code of a rank that asks for a restart: 75, sysexits'
+// EX_TEMPFAIL, which the coordinator exits with when a restart would resume
+// its job.
+inline constexpr int kRestartRequestExitCode = EX_TEMPFAIL;
+
+// Why the ranks of one start of a job were stopped.
+struct Failure {
+  int rank = 0;
+  // The failing rank's exit code, which the launcher exits with once no
+  // restart is left; 1 for a monitor verdict.
+  int exit_code = 1;
+  std::string reason;  // "rank 2 exited with code 1", a verdict's message
+};
+
+struct RestartPolicy {
+  int max_restarts = 3;
+  absl::Duration backoff = absl::Milliseconds(500);
+  absl::Duration max_backoff = absl::Seconds(30);
+
+  // The wait before restart number `restart` (1, 2, ...): backoff doubled
+  // each time, at most max_backoff.
+  absl::Duration BackoffBefore(int restart) const {
+    absl::Duration wait = backoff;
+    for (int i = 1; i < restart && wait < max_backoff; ++i) wait *= 2;
+    return wait < max_backoff ? wait : max_backoff;
+  }
+};
+
+}  // namespace sluice::ft
+
+#endif  // SLUICE_LIB_FT_LAUNCHER_POLICY_H_

@@ -1,0 +1,174 @@
+// sluice_launch: runs the ranks of a job, watches them with the step
+// monitor and restarts them from the minimum finished epoch when one fails.
+// A thin main over //lib/ft:launcher; see docs/launcher.md.
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/ft/launcher.h"
+#include "llvm/Support/CommandLine.h"
+
+namespace {
+
+namespace cl = llvm::cl;
+
+cl::opt<int> nproc("nproc",
+                   cl::desc("ranks to start (with --jobs: may be left out, "
+                            "else must equal the sum of the counts)"),
+                   cl::init(0));
+cl::opt<std::string> jobs(
+    "jobs",
+    cl::desc("JOB:COUNT,...: tasks of a coordinator job, ranks given in this "
+             "order, each with TF_CONFIG and SLUICE_CLUSTER "
+             "(e.g. ps:2,worker:4,chief:1)"));
+cl::opt<std::string> chief(
+    "chief", cl::desc("with --jobs: the job whose task 0 ends the job by "
+                      "exiting with 0; the other ranks are then stopped "
+                      "(default: the job ends when every rank exited 0)"));
+cl::opt<std::string> host(
+    "host", cl::desc("address of the tasks in TF_CONFIG and of the monitor"),
+    cl::init("127.0.0.1"));
+cl::opt<std::string> resume_epoch_flag(
+    "resume_epoch_flag",
+    cl::desc("also pass the resume epoch to the command as --NAME=EPOCH"));
+cl::opt<std::string> monitor(
+    "monitor", cl::desc("host:port of a running sluice_monitor, or 'none' for "
+                        "no monitor (default: start one as a child)"));
+cl::opt<std::string> monitor_binary(
+    "monitor_binary",
+    cl::desc("the sluice_monitor to start (default: the one built next to "
+             "sluice_launch, else sluice_monitor in $PATH)"));
+cl::opt<std::string> stuck_timeout(
+    "stuck_timeout_s",
+    cl::desc("passed to the monitor: seconds a step may take"));
+cl::opt<std::string> silent_timeout(
+    "silent_timeout_s",
+    cl::desc("passed to the monitor: seconds a training rank may stay "
+             "silent"));
+cl::list<std::string> step_kinds(
+    "step_kind",
+    cl::desc("passed to the monitor, repeatable: NAME:SECONDS, the limit of "
+             "a declared kind of step (first, checkpoint)"));
+cl::opt<double> grace_period(
+    "grace_period_s",
+    cl::desc("seconds between SIGTERM and SIGKILL when stopping ranks"),
+    cl::init(5));
+cl::opt<int> max_restarts("max_restarts", cl::desc("restarts before giving up"),
+                          cl::init(3));
+cl::opt<int> restart_backoff(
+    "restart_backoff_ms",
+    cl::desc("wait before the first restart, doubled for each next one "
+             "(at most 30 s)"),
+    cl::init(500));
+cl::opt<int> poll_interval("poll_interval_ms",
+                           cl::desc("how often the monitor's state is read"),
+                           cl::init(150));
+
+std::string DefaultMonitorBinary() {
+  char self[PATH_MAX];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length > 0) {
+    std::string directory(self, length);
+    directory.erase(directory.rfind('/'));
+    for (const char* relative :
+         {"/../sluice_monitor/sluice_monitor", "/sluice_monitor"}) {
+      std::string candidate = directory + relative;
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  return "sluice_monitor";
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "sluice_launch: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Everything after "--" is the command, never the launcher's flags.
+  int split = 1;
+  while (split < argc && std::string(argv[split]) != "--") ++split;
+  std::vector<std::string> command(argv + std::min(split + 1, argc),
+                                   argv + argc);
+  cl::ParseCommandLineOptions(
+      split, argv,
+      "sluice_launch: starts the ranks of a job and restarts them when one "
+      "fails\n\n"
+      "  sluice_launch --nproc=N [flags] -- command args...\n"
+      "  sluice_launch --jobs=ps:2,worker:4,chief:1 --chief=chief [flags] -- "
+      "command args...\n\n"
+      "Each rank gets SLUICE_RANK, SLUICE_WORLD_SIZE, SLUICE_LOCAL_RANK, "
+      "SLUICE_MONITOR,\nSLUICE_RESUME_EPOCH and SLUICE_RESTART (with --jobs "
+      "also TF_CONFIG and\nSLUICE_CLUSTER); its output lines are prefixed "
+      "with [rank]. When a rank exits\nnon-zero or the monitor finds one "
+      "stuck, silent or dead, every rank is stopped\nand started again from "
+      "the minimum finished epoch. Exit code: 0 when the job\nfinished, the "
+      "failing rank's (or 1) when no restart was left, 128+N on signal N.\n"
+      "See docs/launcher.md.\n");
+  if (command.empty()) {
+    return Fail(
+        "no command: give it after '--' (sluice_launch --nproc=2 -- "
+        "./train)");
+  }
+  sluice::ft::LauncherOptions options;
+  options.command = command;
+  if (!jobs.empty()) {
+    absl::StatusOr<std::vector<sluice::ft::JobCount>> parsed =
+        sluice::ft::ParseJobs(jobs);
+    if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
+    options.jobs = *parsed;
+    int total = 0;
+    for (const sluice::ft::JobCount& job : options.jobs) total += job.count;
+    if (nproc != 0 && nproc != total) {
+      return Fail(absl::StrCat("--nproc=", nproc.getValue(),
+                               " does not match --jobs=", jobs.getValue(), " (",
+                               total, " tasks)"));
+    }
+  } else if (nproc <= 0) {
+    return Fail("--nproc must be positive (or give --jobs)");
+  }
+  if (!chief.empty()) {
+    bool named = false;
+    for (const sluice::ft::JobCount& job : options.jobs) {
+      named = named || job.job == chief;
+    }
+    if (!named) {
+      return Fail(absl::StrCat("--chief=", chief.getValue(),
+                               " names no job of --jobs"));
+    }
+  }
+  if (grace_period < 0 || max_restarts < 0 || restart_backoff < 0 ||
+      poll_interval <= 0) {
+    return Fail(
+        "--grace_period_s, --max_restarts and --restart_backoff_ms must not "
+        "be negative, --poll_interval_ms must be positive");
+  }
+  options.nproc = nproc;
+  options.chief = chief;
+  options.host = host;
+  options.resume_epoch_flag = resume_epoch_flag;
+  options.monitor = monitor;
+  options.monitor_binary =
+      monitor_binary.empty() ? DefaultMonitorBinary() : monitor_binary;
+  if (stuck_timeout.getNumOccurrences() > 0) {
+    options.monitor_flags.push_back("--stuck_timeout_s=" + stuck_timeout);
+  }
+  if (silent_timeout.getNumOccurrences() > 0) {
+    options.monitor_flags.push_back("--silent_timeout_s=" + silent_timeout);
+  }
+  for (const std::string& kind : step_kinds) {
+    options.monitor_flags.push_back("--step_kind=" + kind);
+  }
+  options.grace_period = absl::Seconds(grace_period.getValue());
+  options.poll_interval = absl::Milliseconds(poll_interval.getValue());
+  options.restart.max_restarts = max_restarts;
+  options.restart.backoff = absl::Milliseconds(restart_backoff.getValue());
+  return sluice::ft::RunLauncher(options);
+}
