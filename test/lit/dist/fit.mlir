@@ -45,16 +45,16 @@ func.func @train_step(%iterator: !tfrt_data.iterator,
 }
 
 // CHECK-LABEL: --- Running 'main':
-// CHECK-NEXT: epoch 1/3 step 10/20: loss {{[0-9]+\.[0-9]{4}}} accuracy {{[0-9]\.[0-9]{4}}}
-// CHECK-NEXT: epoch 1/3 step 20/20: loss {{[0-9]+\.[0-9]{4}}} accuracy {{[0-9]\.[0-9]{4}}}
-// CHECK-NEXT: epoch 1/3: loss {{[0-9]+\.[0-9]{4}}} accuracy {{[0-9]\.[0-9]{4}}}
-// CHECK-NEXT: epoch 2/3 step 10/20: loss {{[0-9]+\.[0-9]{4}}} accuracy {{[0-9]\.[0-9]{4}}}
-// CHECK-NEXT: epoch 2/3 step 20/20: loss {{[0-9]+\.[0-9]{4}}} accuracy {{[0-9]\.[0-9]{4}}}
-// CHECK-NEXT: epoch 2/3: loss {{[0-9]+\.[0-9]{4}}} accuracy {{[0-9]\.[0-9]{4}}}
-// CHECK-NEXT: epoch 3/3 step 10/20: loss {{[0-9]+\.[0-9]{4}}} accuracy {{[0-9]\.[0-9]{4}}}
-// CHECK-NEXT: epoch 3/3 step 20/20: loss {{[0-9]+\.[0-9]{4}}} accuracy {{[0-9]\.[0-9]{4}}}
+// CHECK-NEXT: epoch 1/3 step 10/20: loss {{[0-9]+\.[0-9][0-9][0-9][0-9]}} accuracy {{[01]\.[0-9][0-9][0-9][0-9]}}
+// CHECK-NEXT: epoch 1/3 step 20/20: loss {{[0-9]+\.[0-9][0-9][0-9][0-9]}} accuracy {{[01]\.[0-9][0-9][0-9][0-9]}}
+// CHECK-NEXT: epoch 1/3: loss {{[0-9]+\.[0-9][0-9][0-9][0-9]}} accuracy {{[01]\.[0-9][0-9][0-9][0-9]}}
+// CHECK-NEXT: epoch 2/3 step 10/20: loss {{[0-9]+\.[0-9][0-9][0-9][0-9]}} accuracy {{[01]\.[0-9][0-9][0-9][0-9]}}
+// CHECK-NEXT: epoch 2/3 step 20/20: loss {{[0-9]+\.[0-9][0-9][0-9][0-9]}} accuracy {{[01]\.[0-9][0-9][0-9][0-9]}}
+// CHECK-NEXT: epoch 2/3: loss {{[0-9]+\.[0-9][0-9][0-9][0-9]}} accuracy {{[01]\.[0-9][0-9][0-9][0-9]}}
+// CHECK-NEXT: epoch 3/3 step 10/20: loss {{[0-9]+\.[0-9][0-9][0-9][0-9]}} accuracy {{[01]\.[0-9][0-9][0-9][0-9]}}
+// CHECK-NEXT: epoch 3/3 step 20/20: loss {{[0-9]+\.[0-9][0-9][0-9][0-9]}} accuracy {{[01]\.[0-9][0-9][0-9][0-9]}}
 // The last epoch's steps are nearly all right, and so is the held-out set.
-// CHECK-NEXT: epoch 3/3: loss {{0\.[0-9]{4}}} accuracy {{0\.9[0-9]{3}|1\.0000}}
+// CHECK-NEXT: epoch 3/3: loss {{0\.[0-9][0-9][0-9][0-9]}} accuracy {{0\.9[0-9][0-9][0-9]|1\.0000}}
 // CHECK-NEXT: DenseHostTensor dtype = f32, shape = [], values = [{{9\.[0-9]+e-01|1\.000000e\+00}}]
 // CHECK-NEXT: 'main' returned !tfrt.chain value
 func.func @main() -> !tfrt.chain {
