@@ -266,9 +266,8 @@ void PrintMetrics(const dist::FitMetrics& metrics, int64_t epochs,
   PrintLine(line);
 }
 
-// %done = tfrt_dist.fit %chain, @dataset(%dataset_args...),
-// @step(%variables...) Strict: the dataset arguments and the variables must be
-// known, and an error among them is fit's result without training.
+// Strict: the dataset's arguments and the variables must be known, and an
+// error among them is fit's result without training.
 void Fit(const Chain& /*in_chain*/, RemainingArguments arguments,
          ArrayAttribute<int32_t> segments, Attribute<int64_t> epochs,
          Attribute<int64_t> steps_per_epoch, AggregateAttribute metric_names,
@@ -327,23 +326,22 @@ void Fit(const Chain& /*in_chain*/, RemainingArguments arguments,
   options.callback_every_steps = callback_every_steps.value_or(0);
   options.checkpoint_directory = std::string(checkpoint_directory.value_or(""));
   options.checkpoint_every_steps = checkpoint_every_steps.value_or(0);
-  // Fit calls these on its own thread, one at a time.
-  options.on_epoch_end = [epochs = *epochs, steps = *steps_per_epoch](
-                             const dist::FitMetrics& metrics) {
-    PrintMetrics(metrics, epochs, steps, /*step=*/false);
+  // Fit calls them on its own thread, one at a time.
+  auto printer = [epochs = *epochs, steps = *steps_per_epoch](bool step) {
+    return [=](const dist::FitMetrics& metrics) {
+      PrintMetrics(metrics, epochs, steps, step);
+    };
   };
-  options.on_steps = [epochs = *epochs, steps = *steps_per_epoch](
-                         const dist::FitMetrics& metrics) {
-    PrintMetrics(metrics, epochs, steps, /*step=*/true);
-  };
+  options.on_epoch_end = printer(/*step=*/false);
+  options.on_steps = printer(/*step=*/true);
 
   AsyncValueRef<Chain> done =
       frame->host()
           ->GetOrCreateSharedContext<DistributedContext>()
           .BeginOperation();
   // Fit joins the coordinator at every sync point: a blocking-pool thread
-  // waits, never one of the work queue's.
-  // A copy detaches the frame, so the op's result outlives the kernel.
+  // waits, never one of the work queue's. The copy of the frame detaches
+  // it, so that the result outlives the kernel.
   AsyncKernelFrame async(frame);
   frame->host()->EnqueueBlockingWork(
       [frame = async, coordinator, model = std::move(model),
