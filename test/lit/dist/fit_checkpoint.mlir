@@ -16,14 +16,17 @@ func.func @numbers(%worker: i32) -> !tfrt_data.iterator {
   tfrt.return %it : !tfrt_data.iterator
 }
 
-// Counts the steps in the variable; the metric is the count's increment.
-func.func @count(%it: !tfrt_data.iterator, %v: !tfrt_dist.variable) -> f32 {
+// Counts the steps in the variable; the metric is the count's increment,
+// once added: a step ends when its update has, so that the checkpoint at a
+// sync point holds every update of the steps before it.
+func.func @count(%it: !tfrt_data.iterator, %v: !tfrt_dist.variable)
+    -> !t.tensor {
   %c0 = tfrt.new.chain
   %one = tfrt_dht.create_uninitialized_tensor.f32.1 [1 : i64]
   %c1 = tfrt_dht.fill_tensor_with_constant.f32 %one, %c0 1.0 : f32
   %c2 = tfrt_dist.assign_add_variable %v, %one, %c1
-  %metric = tfrt.constant.f32 1.0
-  tfrt.return %metric : f32
+  %metric = tfrt_math.mean.f32 %one, %c2
+  tfrt.return %metric : !t.tensor
 }
 
 // FIRST-LABEL: --- Running 'main':
