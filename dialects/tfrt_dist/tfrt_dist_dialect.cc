@@ -1,7 +1,9 @@
 #include "dialects/tfrt_dist/tfrt_dist_dialect.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "dialects/tfrt/inline_anywhere.h"
 #include "dialects/tfrt/tfrt_dialect.h"
@@ -454,6 +456,112 @@ mlir::LogicalResult WorkerIndexOp::verify() {
 }
 
 mlir::LogicalResult JoinOp::verify() { return VerifyOnlyAttributes(*this, {}); }
+
+//===----------------------------------------------------------------------===//
+// tfrt_dist.fit
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// What a step may return as a metric: a one-element tensor (checked when
+// it arrives) or a number.
+bool IsMetricType(mlir::Type type) {
+  return llvm::isa<t::TensorType>(type) || type.isInteger(32) ||
+         type.isInteger(64) || type.isF32() || type.isF64();
+}
+
+}  // namespace
+
+mlir::LogicalResult FitOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this,
+          {getOperandSegmentSizeAttr(), getDatasetAttrName(), getStepAttrName(),
+           getEpochsAttrName(), getStepsPerEpochAttrName(),
+           getMetricNamesAttrName(), getCallbackEveryStepsAttrName(),
+           getCheckpointDirectoryAttrName(),
+           getCheckpointEveryStepsAttrName()}))) {
+    return mlir::failure();
+  }
+  if (getEpochs() < 1) {
+    return emitOpError() << "epochs must be at least 1, got "
+                         << static_cast<int64_t>(getEpochs());
+  }
+  if (getStepsPerEpoch() < 1) {
+    return emitOpError() << "steps_per_epoch must be at least 1, got "
+                         << static_cast<int64_t>(getStepsPerEpoch());
+  }
+  for (auto [name, every] :
+       {std::pair{"callback_every_steps", getCallbackEveryStepsAttr()},
+        {"checkpoint_every_steps", getCheckpointEveryStepsAttr()}}) {
+    if (every && every.getInt() < 0) {
+      return emitOpError() << name << " must not be negative, got "
+                           << every.getInt();
+    }
+  }
+  std::optional<llvm::StringRef> directory = getCheckpointDirectory();
+  if (directory && directory->empty()) {
+    return emitOpError() << "checkpoint_directory must not be empty; leave "
+                            "it out for no checkpoints";
+  }
+  if (!directory && getCheckpointEveryStepsAttr()) {
+    return emitOpError()
+           << "checkpoint_every_steps needs a checkpoint_directory";
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult FitOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  mlir::FunctionOpInterface dataset =
+      LookUpCallee(*this, symbol_table, getDatasetAttr());
+  if (!dataset || mlir::failed(VerifyClosureOperands(
+                      *this, dataset, getDatasetArgs(), symbol_table,
+                      /*for_resource=*/true))) {
+    return mlir::failure();
+  }
+  if (dataset.getNumResults() != 1 ||
+      Spelling(dataset.getResultTypes()[0]) != kIteratorType) {
+    mlir::InFlightDiagnostic error =
+        emitOpError() << "dataset function '" << dataset.getName()
+                      << "' must return one " << kIteratorType
+                      << ", but returns (";
+    llvm::interleaveComma(dataset.getResultTypes(), error);
+    return error << ")";
+  }
+  mlir::FunctionOpInterface step =
+      LookUpCallee(*this, symbol_table, getStepAttr());
+  if (!step) return mlir::failure();
+  llvm::ArrayRef<mlir::Type> takes = step.getArgumentTypes();
+  const bool fits =
+      takes.size() == 1 + getVariables().size() &&
+      Spelling(takes[0]) == kIteratorType &&
+      llvm::all_of(takes.drop_front(), llvm::IsaPred<VariableType>);
+  if (!fits) {
+    mlir::InFlightDiagnostic error =
+        emitOpError() << "step function '" << step.getName()
+                      << "' must take one " << kIteratorType << " and then "
+                      << getVariables().size()
+                      << " !tfrt_dist.variable (one per variable), but takes (";
+    llvm::interleaveComma(takes, error);
+    return error << ")";
+  }
+  if (step.getNumResults() != getMetricNames().size()) {
+    return emitOpError() << "step function '" << step.getName() << "' returns "
+                         << step.getNumResults() << " result(s), but "
+                         << getMetricNames().size()
+                         << " metric name(s) are given: one per result";
+  }
+  for (auto [index, type] : llvm::enumerate(step.getResultTypes())) {
+    if (IsMetricType(type)) continue;
+    return emitOpError()
+           << "step function '" << step.getName() << "' returns " << type
+           << " as metric '"
+           << llvm::cast<mlir::StringAttr>(getMetricNames()[index]).getValue()
+           << "'; a metric is a !t.tensor of one element or an "
+              "i32, i64, f32 or f64";
+  }
+  return mlir::success();
+}
 
 }  // namespace tfrt_dist
 }  // namespace sluice

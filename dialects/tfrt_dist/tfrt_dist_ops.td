@@ -249,4 +249,40 @@ def TfrtDist_JoinOp : TfrtDist_Op<"join"> {
   let hasVerifier = 1;
 }
 
+def TfrtDist_FitOp : TfrtDist_Op<"fit",
+    [AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "trains a model on the coordinator's workers (Keras's fit)";
+  let description = [{
+    Once its operands are ready, runs the coordinator's Fit off the host's
+    work queue: each worker builds its own iterator with `dataset` called on
+    `dataset_args` (values and `tfrt_dist.worker_index`), and each of the
+    `epochs` epochs schedules `step` `steps_per_epoch` times on the
+    iterator and the variables. The step's results are the metrics named by
+    `metric_names`; at each epoch's end (and every `callback_every_steps`
+    steps of one, when given) their means are printed to stdout.
+    Checkpoints go to `checkpoint_directory`, when given, at each epoch's
+    end and every `checkpoint_every_steps` steps; Fit resumes from the
+    newest one there. `out_chain` is ready once the last epoch has ended,
+    or is the error Fit stopped with.
+  }];
+  let arguments = (ins Tfrt_ChainType:$in_chain,
+                   FlatSymbolRefAttr:$dataset,
+                   Variadic<AnyType>:$dataset_args,
+                   FlatSymbolRefAttr:$step,
+                   Variadic<TfrtDist_VariableType>:$variables,
+                   I64Attr:$epochs,
+                   I64Attr:$steps_per_epoch,
+                   StrArrayAttr:$metric_names,
+                   OptionalAttr<I64Attr>:$callback_every_steps,
+                   OptionalAttr<StrAttr>:$checkpoint_directory,
+                   OptionalAttr<I64Attr>:$checkpoint_every_steps);
+  let results = (outs Tfrt_ChainType:$out_chain);
+  let assemblyFormat = [{
+    $in_chain `,` $dataset `(` ($dataset_args^ `:` type($dataset_args))? `)`
+    `,` $step `(` $variables `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif  // SLUICE_DIALECTS_TFRT_DIST_TFRT_DIST_OPS_TD_

@@ -1,6 +1,6 @@
 // The coordinator kernels. schedule and the per-worker ops return at once;
-// join waits on a thread of the host's blocking pool, never on one of its
-// work queue. Failures of the op itself (no cluster, a single-threaded
+// join and fit wait on a thread of the host's blocking pool, never on one
+// of its work queue. Failures of the op itself (no cluster, a single-threaded
 // host, arguments that do not fit the function, the first error of an
 // earlier closure that Schedule reports) are reported at the op, so they
 // name it and its location; a closure's results carry the closure's own
@@ -20,13 +20,17 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "kernels/dist/distributed_context.h"
 #include "kernels/dist/remote_results.h"
+#include "sluice/bef/format.h"
+#include "sluice/coordinator/fit.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/kernel/async_kernel_frame.h"
 #include "sluice/kernel/function.h"
 #include "sluice/kernel/kernel_binding.h"
 #include "sluice/kernel/kernel_frame.h"
+#include "sluice/support/print.h"
 
 namespace sluice {
 namespace coordinator_kernels {
@@ -224,6 +228,134 @@ void Join(Argument<Chain> in_chain, RemainingArguments /*after*/,
   });
 }
 
+// --- tfrt_dist.fit -----------------------------------------------------------
+
+constexpr char kFit[] = "tfrt_dist.fit";
+
+// The metric names, each a string attribute.
+absl::StatusOr<std::vector<std::string>> MetricNames(
+    const AggregateAttribute& names) {
+  std::vector<std::string> result;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto type = static_cast<bef::AttributeType>(names.type(i));
+    if (type != bef::AttributeType::kString) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kFit, ": metric_names[", i, "] is a ",
+                       bef::AttributeTypeName(type), ", not a string"));
+    }
+    result.push_back(StringAttribute(names.data(i)).str());
+  }
+  return result;
+}
+
+// "epoch 2/3: loss 0.6931 accuracy 0.5000", as examples/ps_training's
+// ps_train prints each epoch; `step` adds " step 40/100" for the metrics of
+// a callback_every_steps window.
+void PrintMetrics(const dist::FitMetrics& metrics, int64_t epochs,
+                  int64_t steps_per_epoch, bool step) {
+  std::string line = absl::StrFormat("epoch %d/%d", metrics.epoch + 1, epochs);
+  if (step) {
+    absl::StrAppendFormat(&line, " step %d/%d",
+                          metrics.step - metrics.epoch * steps_per_epoch,
+                          steps_per_epoch);
+  }
+  line += ":";
+  for (const auto& [name, value] : metrics.values) {
+    absl::StrAppendFormat(&line, " %s %.4f", name, value);
+  }
+  PrintLine(line);
+}
+
+// Strict: the dataset's arguments and the variables must be known, and an
+// error among them is fit's result without training.
+void Fit(const Chain& /*in_chain*/, RemainingArguments arguments,
+         ArrayAttribute<int32_t> segments, Attribute<int64_t> epochs,
+         Attribute<int64_t> steps_per_epoch, AggregateAttribute metric_names,
+         OptionalAttribute<int64_t> callback_every_steps,
+         OptionalStringAttribute checkpoint_directory,
+         OptionalAttribute<int64_t> checkpoint_every_steps,
+         RemainingFunctions functions, KernelFrame* frame) {
+  // Operand segments: the chain, the dataset's arguments, the variables.
+  if (segments.size() != 3 || segments[0] != 1 || segments[1] < 0 ||
+      segments[2] < 0 ||
+      static_cast<size_t>(segments[1]) + segments[2] != arguments.size()) {
+    return frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
+        kFit, ": operandSegmentSizes must split its ", arguments.size() + 1,
+        " operands into the chain, the dataset's arguments and the "
+        "variables")));
+  }
+  if (functions.size() != 2) {
+    return frame->ReportError(absl::InvalidArgumentError(
+        absl::StrCat(kFit, " needs a dataset and a step function, got ",
+                     functions.size(), " function(s)")));
+  }
+  absl::StatusOr<std::vector<std::string>> names = MetricNames(metric_names);
+  if (!names.ok()) return frame->ReportError(names.status());
+  dist::Coordinator* coordinator = GetCoordinator(frame);
+  if (coordinator == nullptr) return;
+
+  // The program lists attributes by name, so `dataset` comes before `step`.
+  auto& closure_functions =
+      frame->host()->GetOrCreateSharedContext<ClosureFunctions>();
+  dist::FitModel model;
+  for (auto [function, i] : {std::pair{&model.dataset_function, 0},
+                             std::pair{&model.step_function, 1}}) {
+    absl::StatusOr<dist::ClosureFunction> found =
+        closure_functions.Get(*functions[i]);
+    if (!found.ok()) return frame->ReportError(found.status());
+    *function = *std::move(found);
+  }
+  const size_t num_dataset_arguments = segments[1];
+  model.dataset_arguments = ToClosureArguments(
+      RemainingArguments(arguments.values().subspan(0, num_dataset_arguments)));
+  for (AsyncValue* variable :
+       arguments.values().subspan(num_dataset_arguments)) {
+    if (!variable->IsType<dist::VariableHandle>()) {
+      return frame->ReportError(absl::InvalidArgumentError(
+          absl::StrCat(kFit, ": operand #",
+                       1 + num_dataset_arguments + model.variables.size(),
+                       " is not a !tfrt_dist.variable")));
+    }
+    model.variables.push_back(variable->get<dist::VariableHandle>());
+  }
+  model.metric_names = *std::move(names);
+
+  dist::FitOptions options;
+  options.epochs = *epochs;
+  options.steps_per_epoch = *steps_per_epoch;
+  options.callback_every_steps = callback_every_steps.value_or(0);
+  options.checkpoint_directory = std::string(checkpoint_directory.value_or(""));
+  options.checkpoint_every_steps = checkpoint_every_steps.value_or(0);
+  // Fit calls them on its own thread, one at a time.
+  auto printer = [epochs = *epochs, steps = *steps_per_epoch](bool step) {
+    return [=](const dist::FitMetrics& metrics) {
+      PrintMetrics(metrics, epochs, steps, step);
+    };
+  };
+  options.on_epoch_end = printer(/*step=*/false);
+  options.on_steps = printer(/*step=*/true);
+
+  AsyncValueRef<Chain> done =
+      frame->host()
+          ->GetOrCreateSharedContext<DistributedContext>()
+          .BeginOperation();
+  // Fit joins the coordinator at every sync point: a blocking-pool thread
+  // waits, never one of the work queue's. The copy of the frame detaches
+  // it, so that the result outlives the kernel.
+  AsyncKernelFrame async(frame);
+  frame->host()->EnqueueBlockingWork(
+      [frame = async, coordinator, model = std::move(model),
+       options = std::move(options), done = std::move(done)]() mutable {
+        if (absl::Status fitted = dist::Fit(*coordinator, model, options);
+            fitted.ok()) {
+          frame.EmplaceResultAt<Chain>(0);
+        } else {
+          frame.ReportError(std::move(fitted));
+        }
+        done.emplace();
+      });
+}
+
 }  // namespace
 }  // namespace coordinator_kernels
 
@@ -239,6 +371,12 @@ absl::Status RegisterCoordinatorKernels(KernelRegistry* registry) {
        SLUICE_KERNEL(coordinator_kernels::WorkerIndex)},
       {"tfrt_dist.join", SLUICE_KERNEL(coordinator_kernels::Join),
        Strictness::kNonStrict},
+      {"tfrt_dist.fit",
+       SLUICE_KERNEL(coordinator_kernels::Fit)
+           .WithAttributeNames({"operandSegmentSizes", "epochs",
+                                "steps_per_epoch", "metric_names",
+                                "callback_every_steps", "checkpoint_directory",
+                                "checkpoint_every_steps"})},
   });
 }
 

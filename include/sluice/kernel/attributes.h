@@ -71,6 +71,19 @@ class StringAttribute {
   std::string_view value_;
 };
 
+// A string attribute that the op may leave out (null `data`).
+class OptionalStringAttribute {
+ public:
+  explicit OptionalStringAttribute(const void* data) : data_(data) {}
+  bool has_value() const { return data_ != nullptr; }
+  std::string_view value_or(std::string_view fallback) const {
+    return data_ ? StringAttribute(data_).get() : fallback;
+  }
+
+ private:
+  const void* data_;
+};
+
 // An array attribute of `T` elements.
 template <typename T>
 class ArrayAttribute {

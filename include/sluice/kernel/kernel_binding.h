@@ -7,7 +7,8 @@
 //   T, const T&, T&        the next argument's payload
 //   Argument<T>            the next argument (payload and AsyncValue)
 //   RemainingArguments     every argument not yet taken
-//   Attribute<T>, OptionalAttribute<T>, StringAttribute, ArrayAttribute<T>,
+//   Attribute<T>, OptionalAttribute<T>, StringAttribute,
+//   OptionalStringAttribute, ArrayAttribute<T>,
 //   AggregateAttribute     the next attribute, or the one named at
 //                          registration (KernelDefinition::WithAttributeNames)
 //   Result<T>              the next result slot
@@ -280,12 +281,12 @@ struct ParamBinder<ArrayAttribute<T>>
 
 // Loading puts a null attribute where the op leaves an optional one out; a
 // frame built by hand may simply have fewer attributes.
-template <typename T>
-struct ParamBinder<OptionalAttribute<T>> : TakesNothing {
+template <typename View, AttributeShape shape,
+          AttributeElement element = AttributeElement::kNone>
+struct OptionalAttributeBinder : TakesNothing {
   static constexpr bool kIsAttribute = true;
-  static constexpr AttributeRequirement kAttribute{
-      AttributeShape::kScalar, AttributeElementOf<T>::value, true};
-  using Holder = OptionalAttribute<T>;
+  static constexpr AttributeRequirement kAttribute{shape, element, true};
+  using Holder = View;
   static Holder Make(BindCursor& c) {
     const size_t index = c.attribute++;
     return Holder(index < c.frame->GetNumAttributes()
@@ -294,6 +295,16 @@ struct ParamBinder<OptionalAttribute<T>> : TakesNothing {
   }
   static Holder Pass(Holder& h) { return h; }
 };
+
+template <typename T>
+struct ParamBinder<OptionalAttribute<T>>
+    : OptionalAttributeBinder<OptionalAttribute<T>, AttributeShape::kScalar,
+                              AttributeElementOf<T>::value> {};
+
+template <>
+struct ParamBinder<OptionalStringAttribute>
+    : OptionalAttributeBinder<OptionalStringAttribute,
+                              AttributeShape::kString> {};
 
 template <>
 struct ParamBinder<AggregateAttribute> : TakesNothing {

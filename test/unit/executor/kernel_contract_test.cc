@@ -50,6 +50,10 @@ int32_t Length(ArrayAttribute<int32_t> values) {
 
 std::string Text(StringAttribute text) { return text.str(); }
 
+int32_t TextLength(OptionalStringAttribute text) {
+  return static_cast<int32_t>(text.value_or("absent").size());
+}
+
 int32_t Leaves(AggregateAttribute values) {
   return static_cast<int32_t>(values.size());
 }
@@ -81,6 +85,8 @@ class KernelContractTest : public ::testing::Test {
                 {"my.length",
                  SLUICE_KERNEL(Length).WithAttributeNames({"values"})},
                 {"my.text", SLUICE_KERNEL(Text).WithAttributeNames({"text"})},
+                {"my.text_length",
+                 SLUICE_KERNEL(TextLength).WithAttributeNames({"text"})},
                 {"my.leaves",
                  SLUICE_KERNEL(Leaves).WithAttributeNames({"values"})},
                 {"my.count_attributes",
@@ -245,6 +251,22 @@ TEST_F(KernelContractTest, OptionalAttributes) {
   tfrt.return %y : i32)"),
             "kernel 'my.scaled' needs attribute 'factor' as i32; the op's is "
             "i64");
+}
+
+TEST_F(KernelContractTest, OptionalStringAttributes) {
+  EXPECT_EQ(Run(R"(
+  %y = "my.text_length"() : () -> i32
+  tfrt.return %y : i32)"),
+            6);
+  EXPECT_EQ(Run(R"(
+  %y = "my.text_length"() {text = "ab"} : () -> i32
+  tfrt.return %y : i32)"),
+            2);
+  EXPECT_EQ(LoadError(R"(
+  %y = "my.text_length"() {text = 2 : i32} : () -> i32
+  tfrt.return %y : i32)"),
+            "kernel 'my.text_length' needs attribute 'text' as string; the "
+            "op's is i32");
 }
 
 TEST_F(KernelContractTest, OperandAndResultCounts) {
