@@ -43,9 +43,9 @@ struct Worker {
 TEST(CoordinatorExample, SchedulesClosuresWithAPerWorkerResource) {
   Worker worker0("/job:worker/task:0");
   Worker worker1("/job:worker/task:1");
-  const std::string cluster_json = absl::StrCat(
-      R"({"worker": ["127.0.0.1:)", worker0.server->port(),
-      R"(", "127.0.0.1:)", worker1.server->port(), R"("]})");
+  const std::string cluster_json =
+      absl::StrCat(R"({"worker": ["127.0.0.1:)", worker0.server->port(),
+                   R"(", "127.0.0.1:)", worker1.server->port(), R"("]})");
   std::unique_ptr<HostContext> host = MakeHost();
 
   // [START program]
@@ -76,15 +76,16 @@ TEST(CoordinatorExample, SchedulesClosuresWithAPerWorkerResource) {
   ClosureFunction step = *ClosureFunction::FromProgram(program, "step");
 
   // Each worker runs @offset with its own index before its first closure.
-  PerWorkerResource offsets = *(*coordinator)->CreatePerWorkerResource(
-      offset, {ClosureArgument::WorkerIndex()});
+  PerWorkerResource offsets =
+      *(*coordinator)
+           ->CreatePerWorkerResource(offset, {ClosureArgument::WorkerIndex()});
 
   std::vector<RCReference<AsyncValue>> results;
   for (int32_t x = 0; x < 10; ++x) {
     // Returns at once; any worker runs the closure, with its own offset.
     absl::StatusOr<std::vector<RCReference<AsyncValue>>> y =
-        (*coordinator)->Schedule(step,
-                                 {offsets, ClosureArgument::Of<int32_t>(x)});
+        (*coordinator)
+            ->Schedule(step, {offsets, ClosureArgument::Of<int32_t>(x)});
     results.push_back(std::move((*y)[0]));
   }
   absl::Status joined = (*coordinator)->Join();  // every closure finished
