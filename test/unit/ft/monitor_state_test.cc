@@ -167,8 +167,9 @@ TEST_F(MonitorStateTest, JitteredSlowRanksGetNoVerdict) {
     Advance(length);
     EXPECT_TRUE(Messages().empty()) << "in step " << step;
     ASSERT_TRUE(Send(0, Signal::STEP_END, step).ok());
-    if (step % 100 == 99)
+    if (step % 100 == 99) {
       ASSERT_TRUE(Send(0, Signal::EPOCH_END, step / 100).ok());
+    }
     // Idle between steps, without a heartbeat, up to 29 s.
     Advance(absl::Milliseconds(step_ms(random) * 3));
     EXPECT_TRUE(Messages().empty()) << "after step " << step;
