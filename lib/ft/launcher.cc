@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/ft/launcher_monitor.h"
+#include "lib/ft/launcher_rendezvous.h"
 #include "lib/ft/process.h"
 #include "lib/ft/process_output.h"
 
@@ -23,7 +24,7 @@ namespace {
 constexpr absl::Duration kMonitorCallTimeout = absl::Seconds(1);
 
 struct Rank {
-  int rank = 0;
+  int rank = 0;  // global
   RankTask task;
   std::unique_ptr<ChildProcess> process;
   bool exited_cleanly = false;
@@ -51,11 +52,25 @@ class Launcher {
   void Log(const std::string& line) {
     output_->WriteLine(STDERR_FILENO, absl::StrCat("sluice_launch: ", line));
   }
-  int WorldSize() const {
+  // Ranks of this node.
+  int LocalCount() const {
     return options_.jobs.empty()
                ? options_.nproc
                : static_cast<int>(AssignTasks(options_.jobs).size());
   }
+  int WorldSize() const { return LocalCount() * options_.nnodes; }
+  // A node other than 0 of a multi-host job: follows node 0's decisions.
+  int RunRemote();
+  absl::StatusOr<JoinInfo> Join(RendezvousClient& rendezvous);
+  // Node 0: tells the other nodes how the job ended and gives them a
+  // moment to hear it.
+  void EndJob(RendezvousView::Outcome outcome, int exit_code);
+  // Node 0: waits for every other node to join before any rank starts;
+  // non-zero: the exit code when they did not.
+  int WaitForNodes();
+  // Node 0, after StopGeneration: waits until no other node runs a rank of
+  // this generation.
+  void WaitForRemoteStop();
   absl::Status StartMonitor();
   absl::Status StartRanks(int restart, int64_t resume_epoch);
   Outcome Supervise();
@@ -78,6 +93,8 @@ class Launcher {
   std::string cluster_spec_;
   std::unique_ptr<MonitorProcess> monitor_process_;
   std::unique_ptr<MonitorClient> monitor_;
+  std::unique_ptr<RendezvousServer> rendezvous_;  // node 0 of several
+  int rank_offset_ = 0;
   bool monitor_reachable_ = true;
   int64_t resume_epoch_ = 0;
   std::vector<Rank> ranks_;
@@ -106,6 +123,8 @@ absl::Status Launcher::StartMonitor() {
 absl::Status Launcher::StartRanks(int restart, int64_t resume_epoch) {
   LaunchEnvironment launch;
   launch.world_size = WorldSize();
+  launch.node_rank = options_.node_rank;
+  launch.rank_offset = rank_offset_;
   launch.monitor_address = monitor_ != nullptr ? monitor_->address() : "";
   launch.resume_epoch = resume_epoch;
   launch.restart = restart;
@@ -114,14 +133,15 @@ absl::Status Launcher::StartRanks(int restart, int64_t resume_epoch) {
                                     ? std::vector<RankTask>(options_.nproc)
                                     : AssignTasks(options_.jobs);
   ranks_.clear();
-  for (int rank = 0; rank < launch.world_size; ++rank) {
+  for (int local = 0; local < LocalCount(); ++local) {
+    const int rank = rank_offset_ + local;
     SpawnOptions spawn;
     spawn.argv = options_.command;
     if (!options_.resume_epoch_flag.empty()) {
       spawn.argv.push_back(
           absl::StrCat("--", options_.resume_epoch_flag, "=", resume_epoch));
     }
-    spawn.environment = RankEnvironment(launch, rank, tasks[rank]);
+    spawn.environment = RankEnvironment(launch, local, tasks[local]);
     absl::StatusOr<std::unique_ptr<ChildProcess>> process =
         ChildProcess::Spawn(spawn);
     if (!process.ok()) {
@@ -132,7 +152,7 @@ absl::Status Launcher::StartRanks(int restart, int64_t resume_epoch) {
     const std::string prefix = absl::StrCat("[", rank, "]");
     output_->Add((*process)->TakeStdout(), prefix, STDOUT_FILENO);
     output_->Add((*process)->TakeStderr(), prefix, STDERR_FILENO);
-    ranks_.push_back(Rank{rank, tasks[rank], std::move(*process)});
+    ranks_.push_back(Rank{rank, tasks[local], std::move(*process)});
   }
   return absl::OkStatus();
 }
@@ -182,7 +202,11 @@ std::optional<Outcome> Launcher::ReapRanks() {
   const bool all_clean =
       std::all_of(ranks_.begin(), ranks_.end(),
                   [](const Rank& rank) { return rank.exited_cleanly; });
-  if (all_clean && options_.chief.empty()) return Outcome{Outcome::kFinished};
+  // Node 0 of several finishes only with every other node.
+  if (all_clean && options_.chief.empty() &&
+      (rendezvous_ == nullptr || rendezvous_->AllRemoteFinished())) {
+    return Outcome{Outcome::kFinished};
+  }
   return std::nullopt;
 }
 
@@ -228,6 +252,13 @@ Outcome Launcher::Supervise() {
   absl::Time next_poll = started;
   for (;;) {
     if (std::optional<Outcome> outcome = ReapRanks()) return *outcome;
+    if (rendezvous_ != nullptr) {
+      if (std::optional<Failure> failure = rendezvous_->RemoteFailure()) {
+        Outcome failed{Outcome::kFailed};
+        failed.failure = *failure;
+        return failed;
+      }
+    }
     if (absl::Now() >= next_poll) {
       if (std::optional<Outcome> outcome = PollMonitor(started)) {
         return *outcome;
@@ -271,7 +302,190 @@ void Launcher::StopRanks(int signal) {
   ranks_.clear();
 }
 
+void Launcher::EndJob(RendezvousView::Outcome outcome, int exit_code) {
+  if (rendezvous_ == nullptr) return;
+  rendezvous_->End(outcome, exit_code);
+  const absl::Time deadline =
+      absl::Now() + options_.grace_period + absl::Seconds(2);
+  while (!rendezvous_->AllRemoteSawEnd() && absl::Now() < deadline) {
+    if (WaitForSignal(absl::Milliseconds(50)) != 0) break;
+  }
+}
+
+void Launcher::WaitForRemoteStop() {
+  if (rendezvous_ == nullptr) return;
+  // A node stops its ranks within its grace period and says so at its next
+  // poll; a node that never does is restarted all the same (it restarts
+  // its ranks when it sees the new generation).
+  const absl::Time deadline =
+      absl::Now() + options_.grace_period + absl::Seconds(2);
+  while (!rendezvous_->AllRemoteStopped()) {
+    if (absl::Now() >= deadline) {
+      Log("other nodes did not report their ranks stopped in time: "
+          "restarting anyway");
+      return;
+    }
+    if (WaitForSignal(absl::Milliseconds(50)) != 0) return;
+  }
+}
+
+int Launcher::WaitForNodes() {
+  const absl::Time deadline = absl::Now() + options_.rendezvous_timeout;
+  while (rendezvous_->JoinedNodes() < options_.nnodes - 1) {
+    if (absl::Now() >= deadline) {
+      Log(absl::StrCat("only ", rendezvous_->JoinedNodes(), " of ",
+                       options_.nnodes - 1, " other node(s) joined within ",
+                       absl::FormatDuration(options_.rendezvous_timeout),
+                       " (--rendezvous_timeout_s)"));
+      EndJob(RendezvousView::kGaveUp, 1);
+      return 1;
+    }
+    if (int signal = WaitForSignal(absl::Milliseconds(50))) {
+      Log(absl::StrCat("got ", strsignal(signal),
+                       " while waiting for the other nodes"));
+      EndJob(RendezvousView::kGaveUp, 128 + signal);
+      return 128 + signal;
+    }
+  }
+  return 0;
+}
+
+absl::StatusOr<JoinInfo> Launcher::Join(RendezvousClient& rendezvous) {
+  const absl::Time deadline = absl::Now() + options_.rendezvous_timeout;
+  for (;;) {
+    absl::StatusOr<JoinInfo> joined = rendezvous.Join(
+        options_.node_rank, LocalCount(), options_.host, kMonitorCallTimeout);
+    if (joined.ok() || absl::IsInvalidArgument(joined.status())) return joined;
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "node 0 did not answer within ",
+          absl::FormatDuration(options_.rendezvous_timeout),
+          " (--rendezvous_timeout_s): ", joined.status().message()));
+    }
+    if (int signal = WaitForSignal(options_.poll_interval)) {
+      return absl::CancelledError(
+          absl::StrCat("got ", strsignal(signal), " while joining"));
+    }
+  }
+}
+
+int Launcher::RunRemote() {
+  RendezvousClient rendezvous(options_.rendezvous);
+  absl::StatusOr<JoinInfo> joined = Join(rendezvous);
+  if (!joined.ok()) {
+    Log(absl::StrCat("cannot join the rendezvous at ", options_.rendezvous,
+                     " as node ", options_.node_rank, ": ",
+                     joined.status().message()));
+    return 1;
+  }
+  if (joined->world_size != WorldSize()) {
+    Log(absl::StrCat(
+        "node 0 runs a world of ", joined->world_size,
+        " ranks, this node expects --nnodes x --nproc = ", WorldSize()));
+    return 1;
+  }
+  rank_offset_ = joined->rank_offset;
+  if (!joined->monitor_address.empty()) {
+    monitor_ = std::make_unique<MonitorClient>(joined->monitor_address);
+  }
+  Log(absl::StrCat("node ", options_.node_rank, " joined the rendezvous at ",
+                   options_.rendezvous, ": ranks ", rank_offset_, "..",
+                   rank_offset_ + LocalCount() - 1, " of ", WorldSize()));
+  RendezvousView view = joined->view;
+  NodeReportInfo report;
+  report.node_rank = options_.node_rank;
+  report.generation = -1;
+  report.ranks_stopped = true;
+  absl::Time last_answer = absl::Now();
+  bool reachable = true;
+  for (;;) {
+    if (view.outcome != RendezvousView::kInProgress) {
+      StopRanks(SIGTERM);
+      output_->Drain(absl::Seconds(1));
+      if (view.outcome == RendezvousView::kFinished) {
+        Log("the job finished");
+        return 0;
+      }
+      Log(absl::StrCat("node 0 ended the job with exit code ", view.exit_code));
+      return view.exit_code;
+    }
+    if (view.running && view.generation != report.generation) {
+      if (!report.ranks_stopped) StopRanks(SIGTERM);
+      if (view.restart > 0) {
+        Log(absl::StrCat("restart ", view.restart, " from epoch ",
+                         view.resume_epoch, ", as node 0 decided"));
+      }
+      report = NodeReportInfo{};
+      report.node_rank = options_.node_rank;
+      report.generation = view.generation;
+      if (absl::Status started = StartRanks(view.restart, view.resume_epoch);
+          !started.ok()) {
+        Log(std::string(started.message()));
+        StopRanks(SIGKILL);
+        report.state = NodeReportInfo::kFailed;
+        report.failure.reason = std::string(started.message());
+        report.ranks_stopped = true;
+      }
+    } else if (!view.running && view.generation == report.generation &&
+               !report.ranks_stopped) {
+      Log("node 0 stops every rank to restart them");
+      StopRanks(SIGTERM);
+      report.ranks_stopped = true;
+    }
+    if (report.state == NodeReportInfo::kRunning && !report.ranks_stopped) {
+      if (std::optional<Outcome> outcome = ReapRanks()) {
+        if (outcome->kind == Outcome::kFinished) {
+          Log("this node's ranks finished; waiting for the other nodes");
+          report.state = NodeReportInfo::kFinished;
+          report.ranks_stopped = true;
+        } else {
+          Log(absl::StrCat("stopping this node's ranks: ",
+                           outcome->failure.reason));
+          report.state = NodeReportInfo::kFailed;
+          report.failure = outcome->failure;
+        }
+      }
+    }
+    // Node 0 hears of a failure before this node's ranks are stopped, so
+    // that every node stops at once.
+    absl::StatusOr<RendezvousView> answer =
+        rendezvous.Poll(report, kMonitorCallTimeout);
+    if (answer.ok()) {
+      if (!reachable) Log("node 0 answers again");
+      reachable = true;
+      last_answer = absl::Now();
+      view = *answer;
+    } else {
+      if (reachable) {
+        Log(absl::StrCat("cannot reach node 0, ranks keep running: ",
+                         answer.status().message()));
+      }
+      reachable = false;
+      if (absl::Now() - last_answer > options_.rendezvous_timeout) {
+        Log(absl::StrCat("lost node 0 (the rendezvous at ", options_.rendezvous,
+                         ") for ",
+                         absl::FormatDuration(options_.rendezvous_timeout),
+                         ": stopping this node's ranks"));
+        StopRanks(SIGTERM);
+        output_->Drain(absl::Seconds(1));
+        return 1;
+      }
+    }
+    if (report.state == NodeReportInfo::kFailed && !report.ranks_stopped) {
+      StopRanks(SIGTERM);
+      report.ranks_stopped = true;
+    }
+    if (int signal = WaitForSignal(options_.poll_interval)) {
+      Log(absl::StrCat("got ", strsignal(signal), ": passing it to the ranks"));
+      StopRanks(signal);
+      output_->Drain(absl::Seconds(1));
+      return 128 + signal;
+    }
+  }
+}
+
 int Launcher::Run() {
+  if (options_.node_rank > 0) return RunRemote();
   if (!options_.jobs.empty()) {
     absl::StatusOr<std::string> cluster =
         MakeClusterSpec(options_.jobs, options_.host);
@@ -286,18 +500,37 @@ int Launcher::Run() {
     Log(std::string(started.message()));
     return 1;
   }
+  if (options_.nnodes > 1) {
+    absl::StatusOr<std::unique_ptr<RendezvousServer>> served =
+        RendezvousServer::Start(options_.rendezvous, options_.nnodes,
+                                LocalCount(),
+                                monitor_ != nullptr ? monitor_->address() : "");
+    if (!served.ok()) {
+      Log(std::string(served.status().message()));
+      return 1;
+    }
+    rendezvous_ = std::move(*served);
+    Log(absl::StrCat("rendezvous at ", options_.rendezvous, " for ",
+                     options_.nnodes, " nodes of ", LocalCount(), " ranks"));
+    if (int code = WaitForNodes(); code != 0) return code;
+  }
   int restart = 0;
   for (;;) {
     Outcome outcome;
+    // A generation per start: restart 0 is generation 0.
+    if (rendezvous_ != nullptr)
+      rendezvous_->Begin(restart, resume_epoch_, restart);
     if (absl::Status started = StartRanks(restart, resume_epoch_);
         !started.ok()) {
       Log(std::string(started.message()));
       StopRanks(SIGKILL);
+      EndJob(RendezvousView::kGaveUp, 1);
       return 1;
     }
     outcome = Supervise();
     if (outcome.kind == Outcome::kFinished) {
       StopRanks(SIGTERM);
+      EndJob(RendezvousView::kFinished, 0);
       output_->Drain(absl::Seconds(1));
       Log("the job finished");
       return 0;
@@ -306,12 +539,16 @@ int Launcher::Run() {
       Log(absl::StrCat("got ", strsignal(outcome.signal),
                        ": passing it to the ranks"));
       StopRanks(outcome.signal);
+      EndJob(RendezvousView::kGaveUp, 128 + outcome.signal);
       output_->Drain(absl::Seconds(1));
       return 128 + outcome.signal;
     }
     const Failure& failure = outcome.failure;
     Log(absl::StrCat("stopping all ranks: ", failure.reason));
+    // Every node stops its ranks while this one does.
+    if (rendezvous_ != nullptr) rendezvous_->StopGeneration();
     StopRanks(SIGTERM);
+    WaitForRemoteStop();
     if (monitor_ != nullptr) {
       // The epochs the ranks finished before they stopped.
       if (absl::StatusOr<MonitorSnapshot> state =
@@ -321,6 +558,7 @@ int Launcher::Run() {
       }
     }
     if (restart >= options_.restart.max_restarts) {
+      EndJob(RendezvousView::kGaveUp, failure.exit_code);
       output_->Drain(absl::Seconds(1));
       Log(absl::StrCat("giving up after ", restart, " restart(s) (",
                        "--max_restarts=", options_.restart.max_restarts, "): ",
@@ -337,6 +575,7 @@ int Launcher::Run() {
       if (int signal = WaitForSignal(resume_at - absl::Now())) {
         Log(absl::StrCat("got ", strsignal(signal),
                          " while waiting to restart"));
+        EndJob(RendezvousView::kGaveUp, 128 + signal);
         return 128 + signal;
       }
     }

@@ -33,6 +33,16 @@ struct LauncherOptions {
   std::string monitor_binary;
   std::vector<std::string> monitor_flags;
 
+  // Several hosts, one launcher each: node 0 serves the rendezvous at
+  // `rendezvous` (host:port) and runs the monitor; every node runs `nproc`
+  // ranks, node K the global ranks K*nproc.. (docs/launcher.md).
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string rendezvous;
+  // How long node 0 waits for the others to join, and a node other than 0
+  // keeps its ranks running without an answer from node 0.
+  absl::Duration rendezvous_timeout = absl::Seconds(30);
+
   absl::Duration grace_period = absl::Seconds(5);
   absl::Duration poll_interval = absl::Milliseconds(150);
   RestartPolicy restart;

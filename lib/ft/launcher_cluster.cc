@@ -116,12 +116,12 @@ std::string MakeTfConfig(const std::string& cluster_spec,
 }
 
 std::vector<std::string> RankEnvironment(const LaunchEnvironment& launch,
-                                         int rank, const RankTask& task) {
+                                         int local_rank, const RankTask& task) {
   std::vector<std::string> environment = {
-      absl::StrCat("SLUICE_RANK=", rank),
+      absl::StrCat("SLUICE_RANK=", launch.rank_offset + local_rank),
       absl::StrCat("SLUICE_WORLD_SIZE=", launch.world_size),
-      // One node: the rank on this machine is the rank.
-      absl::StrCat("SLUICE_LOCAL_RANK=", rank),
+      absl::StrCat("SLUICE_LOCAL_RANK=", local_rank),
+      absl::StrCat("SLUICE_NODE_RANK=", launch.node_rank),
       absl::StrCat("SLUICE_RESUME_EPOCH=", launch.resume_epoch),
       absl::StrCat("SLUICE_RESTART=", launch.restart),
   };

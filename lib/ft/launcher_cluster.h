@@ -49,15 +49,20 @@ std::string MakeTfConfig(const std::string& cluster_spec, const RankTask& task);
 // What every rank of one start of the job shares.
 struct LaunchEnvironment {
   int world_size = 1;
+  // With --nnodes: this node's rank, and the global rank of its local rank
+  // 0.
+  int node_rank = 0;
+  int rank_offset = 0;
   std::string monitor_address;  // empty: no monitor
   int64_t resume_epoch = 0;
   int restart = 0;
   std::string cluster_spec;  // empty without --jobs
 };
 
-// The "NAME=value" variables of rank `rank` (see docs/launcher.md).
+// The "NAME=value" variables of this node's rank `local_rank` (see
+// docs/launcher.md).
 std::vector<std::string> RankEnvironment(const LaunchEnvironment& launch,
-                                         int rank, const RankTask& task);
+                                         int local_rank, const RankTask& task);
 
 }  // namespace sluice::ft
 

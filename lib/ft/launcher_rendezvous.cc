@@ -42,9 +42,8 @@ RendezvousView FromProto(const proto::JobView& view) {
 absl::Status FromGrpc(const grpc::Status& status, const std::string& what,
                       const std::string& address) {
   if (status.ok()) return absl::OkStatus();
-  return absl::UnavailableError(absl::StrCat(what, " on the rendezvous at ",
-                                             address, ": ",
-                                             status.error_message()));
+  return absl::UnavailableError(absl::StrCat(
+      what, " on the rendezvous at ", address, ": ", status.error_message()));
 }
 
 }  // namespace
@@ -61,8 +60,8 @@ class RendezvousServer::Service final : public proto::Rendezvous::Service {
       return grpc::Status(
           grpc::StatusCode::INVALID_ARGUMENT,
           absl::StrCat("node rank ", node, " from ", request->host(),
-                       " is not in 1..", s.nnodes_ - 1, " (--nnodes=",
-                       s.nnodes_, ")"));
+                       " is not in 1..", s.nnodes_ - 1,
+                       " (--nnodes=", s.nnodes_, ")"));
     }
     if (request->nproc() != s.nproc_) {
       return grpc::Status(
@@ -103,8 +102,8 @@ class RendezvousServer::Service final : public proto::Rendezvous::Service {
     if (report.state == NodeReportInfo::kFailed &&
         report.generation == s.view_.generation && !s.failure_.has_value()) {
       report.failure.exit_code = request->exit_code();
-      report.failure.reason = absl::StrCat("node ", request->node_rank(), ": ",
-                                           request->reason());
+      report.failure.reason =
+          absl::StrCat("node ", request->node_rank(), ": ", request->reason());
       s.failure_ = report.failure;
     }
     if (s.view_.outcome != RendezvousView::kInProgress) {
@@ -172,6 +171,11 @@ void RendezvousServer::End(RendezvousView::Outcome outcome, int exit_code) {
   view_.exit_code = exit_code;
 }
 
+int RendezvousServer::JoinedNodes() {
+  absl::MutexLock lock(&mutex_);
+  return static_cast<int>(nodes_.size());
+}
+
 std::optional<Failure> RendezvousServer::RemoteFailure() {
   absl::MutexLock lock(&mutex_);
   return failure_;
@@ -212,10 +216,24 @@ struct RendezvousClient::Stub {
   std::unique_ptr<proto::Rendezvous::Stub> stub;
 };
 
+namespace {
+
+// Node 0 may start after the others: a node tries to connect again within
+// a second rather than after gRPC's default backoff of up to two minutes.
+std::shared_ptr<grpc::Channel> RendezvousChannel(const std::string& address) {
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                   arguments);
+}
+
+}  // namespace
+
 RendezvousClient::RendezvousClient(const std::string& address)
     : address_(address),
-      stub_(new Stub{proto::Rendezvous::NewStub(
-          grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))}) {}
+      stub_(new Stub{proto::Rendezvous::NewStub(RendezvousChannel(address))}) {}
 
 RendezvousClient::~RendezvousClient() = default;
 
@@ -224,6 +242,8 @@ absl::StatusOr<JoinInfo> RendezvousClient::Join(int node_rank, int nproc,
                                                 absl::Duration timeout) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  // Until node 0 listens, a call waits for the connection.
+  context.set_wait_for_ready(true);
   proto::JoinRequest request;
   request.set_node_rank(node_rank);
   request.set_nproc(nproc);

@@ -51,6 +51,8 @@ class RendezvousServer {
   void StopGeneration();
   void End(RendezvousView::Outcome outcome, int exit_code);
 
+  // How many nodes other than 0 have joined.
+  int JoinedNodes();
   // The first failure another node reported in the current generation.
   std::optional<Failure> RemoteFailure();
   // Every other node joined and finished the current generation.

@@ -54,6 +54,27 @@ cl::list<std::string> step_kinds(
     "step_kind",
     cl::desc("passed to the monitor, repeatable: NAME:SECONDS, the limit of "
              "a declared kind of step (first, checkpoint)"));
+cl::opt<int> nnodes(
+    "nnodes",
+    cl::desc("hosts of the job, one sluice_launch each with the same --nproc "
+             "and --rendezvous"),
+    cl::init(1));
+cl::opt<int> node_rank(
+    "node_rank",
+    cl::desc("this host's node, 0..nnodes-1; node 0 runs the monitor, serves "
+             "the rendezvous and decides restarts"),
+    cl::init(0));
+cl::opt<std::string> rendezvous(
+    "rendezvous",
+    cl::desc("with --nnodes > 1: host:port where node 0 serves the "
+             "rendezvous (node 0 listens there, the others connect)"));
+cl::opt<double> rendezvous_timeout(
+    "rendezvous_timeout_s",
+    cl::desc("with --nnodes > 1: seconds node 0 waits for every other "
+             "node to join, and seconds another node goes without an answer "
+             "from node 0 (to join, then while running) before it stops its "
+             "ranks and exits with 1"),
+    cl::init(30));
 cl::opt<double> grace_period(
     "grace_period_s",
     cl::desc("seconds between SIGTERM and SIGKILL when stopping ranks"),
@@ -103,15 +124,20 @@ int main(int argc, char** argv) {
       "fails\n\n"
       "  sluice_launch --nproc=N [flags] -- command args...\n"
       "  sluice_launch --jobs=ps:2,worker:4,chief:1 --chief=chief [flags] -- "
-      "command args...\n\n"
+      "command args...\n"
+      "  sluice_launch --nnodes=M --node_rank=K --rendezvous=HOST:PORT "
+      "--nproc=N [flags] -- command args...\n\n"
       "Each rank gets SLUICE_RANK, SLUICE_WORLD_SIZE, SLUICE_LOCAL_RANK, "
-      "SLUICE_MONITOR,\nSLUICE_RESUME_EPOCH and SLUICE_RESTART (with --jobs "
-      "also TF_CONFIG and\nSLUICE_CLUSTER); its output lines are prefixed "
-      "with [rank]. When a rank exits\nnon-zero or the monitor finds one "
-      "stuck, silent or dead, every rank is stopped\nand started again from "
-      "the minimum finished epoch. Exit code: 0 when the job\nfinished, the "
-      "failing rank's (or 1) when no restart was left, 128+N on signal N.\n"
-      "See docs/launcher.md.\n");
+      "SLUICE_NODE_RANK,\nSLUICE_MONITOR, SLUICE_RESUME_EPOCH and "
+      "SLUICE_RESTART (with --jobs also TF_CONFIG\nand SLUICE_CLUSTER); its "
+      "output lines are prefixed with [rank]. When a rank\nexits non-zero or "
+      "the monitor finds one stuck, silent or dead, every rank is\nstopped and "
+      "started again from the minimum finished epoch. With --nnodes, one\n"
+      "launcher per host: node K runs the global ranks K*N..K*N+N-1 of M*N, "
+      "node 0\nruns the monitor, serves the rendezvous and decides every "
+      "restart, the others\nfollow it. Exit code: 0 when the job finished, "
+      "the failing rank's (or 1) when\nno restart was left, 128+N on signal "
+      "N, 1 on a node that lost node 0.\nSee docs/launcher.md.\n");
   if (command.empty()) {
     return Fail(
         "no command: give it after '--' (sluice_launch --nproc=2 -- "
@@ -150,6 +176,30 @@ int main(int argc, char** argv) {
         "--grace_period_s, --max_restarts and --restart_backoff_ms must not "
         "be negative, --poll_interval_ms must be positive");
   }
+  if (nnodes < 1 || node_rank < 0 || node_rank >= nnodes) {
+    return Fail(absl::StrCat("--node_rank=", node_rank.getValue(),
+                             " is not in 0..", nnodes.getValue() - 1,
+                             " (--nnodes=", nnodes.getValue(), ")"));
+  }
+  if (nnodes > 1) {
+    if (rendezvous.empty() || rendezvous.find(':') == std::string::npos) {
+      return Fail(
+          "--nnodes > 1 needs --rendezvous=HOST:PORT, node 0's address");
+    }
+    if (!jobs.empty())
+      return Fail("--jobs runs on one host: not with --nnodes");
+    if (node_rank > 0 && !monitor.empty()) {
+      return Fail(
+          "--monitor is node 0's flag: the other nodes use its monitor");
+    }
+  }
+  if (rendezvous_timeout <= 0) {
+    return Fail("--rendezvous_timeout_s must be positive");
+  }
+  options.nnodes = nnodes;
+  options.node_rank = node_rank;
+  options.rendezvous = rendezvous;
+  options.rendezvous_timeout = absl::Seconds(rendezvous_timeout.getValue());
   options.nproc = nproc;
   options.chief = chief;
   options.host = host;

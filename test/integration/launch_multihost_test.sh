@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Two sluice_launch processes on 127.0.0.1 as two hosts (node 0 and node 1,
+# 2 ranks each) meeting at a rendezvous: global ranks, one restart decided
+# by node 0 for both, no orphans when a launcher is killed, and a node that
+# loses node 0 stopping its ranks.
+source "$(dirname "$0")/launch_test_lib.sh"
+
+# start_nodes ARGS...: node 0 and node 1 in the background with the same
+# ARGS (the command after --), outputs in $scratch/{out,err}{0,1}, the
+# launchers' pids in $node0 and $node1 (no timeout wrapper: the tests kill
+# the launchers themselves; finish bounds the wait). Retries another port
+# when node 0's is taken.
+start_nodes() {
+  local try
+  for try in 1 2 3 4 5; do
+    port=$((20000 + RANDOM % 40000))
+    rm -f "$scratch"/{out,err}{0,1}
+    local common=(--monitor_binary="$monitor" --nnodes=2 --nproc=2
+      --rendezvous="127.0.0.1:$port" --restart_backoff_ms=100
+      --grace_period_s=2 --rendezvous_timeout_s=3)
+    "$launch" "${common[@]}" --node_rank=0 "$@" \
+      >"$scratch/out0" 2>"$scratch/err0" &
+    node0=$!
+    local deadline=$((SECONDS + 20))
+    until grep -qE 'rendezvous at|cannot serve' "$scratch/err0" 2>/dev/null; do
+      ((SECONDS < deadline)) || { show "$scratch/err0"; fail "node 0 did not serve the rendezvous within 20 s"; }
+      sleep 0.05
+    done
+    if grep -q 'cannot serve' "$scratch/err0"; then
+      wait "$node0" || true
+      continue
+    fi
+    "$launch" "${common[@]}" --node_rank=1 "$@" \
+      >"$scratch/out1" 2>"$scratch/err1" &
+    node1=$!
+    return
+  done
+  fail "no free rendezvous port in 5 tries"
+}
+
+# finish: waits up to 60 s for both launchers; their exit codes in
+# $status0, $status1.
+finish() {
+  local deadline=$((SECONDS + 60))
+  while alive "$node0" || alive "$node1"; do
+    if ((SECONDS >= deadline)); then
+      kill -9 "$node0" "$node1" 2>/dev/null || true
+      show "$scratch"/err{0,1}
+      fail "the launchers did not end within 60 s"
+    fi
+    sleep 0.05
+  done
+  status0=0
+  wait "$node0" || status0=$?
+  status1=0
+  wait "$node1" || status1=$?
+}
+
+# Global ranks and world size: node 1 runs ranks 2 and 3 of 4.
+start_nodes -- sh -c 'echo "rank=$SLUICE_RANK world=$SLUICE_WORLD_SIZE local=$SLUICE_LOCAL_RANK node=$SLUICE_NODE_RANK monitor=${SLUICE_MONITOR:+set}"'
+finish
+[[ $status0 -eq 0 && $status1 -eq 0 ]] || { show "$scratch"/{out,err}{0,1}; fail "exit $status0 and $status1"; }
+for r in 0 1; do
+  expect "$scratch/out0" "^\[$r\] rank=$r world=4 local=$r node=0 monitor=set$"
+  expect "$scratch/out1" "^\[$((r + 2))\] rank=$((r + 2)) world=4 local=$r node=1 monitor=set$"
+done
+expect "$scratch/err1" "^sluice_launch: node 1 joined the rendezvous at 127.0.0.1:$port: ranks 2..3 of 4$"
+expect "$scratch/err0" '^sluice_launch: the job finished$'
+expect "$scratch/err1" '^sluice_launch: the job finished$'
+
+# Rank 3, on node 1, exits with 1 in epoch 2 of its first start: node 0
+# restarts every rank of both nodes from epoch 2, and both finish.
+rm -f "$scratch"/*.pid
+start_nodes -- "$rank" --epochs=5 --steps_per_epoch=5 --step_ms=40 \
+  --pid_dir="$scratch" --fail_rank=3 --fail_at_epoch=2 --fail_code=1
+finish
+[[ $status0 -eq 0 && $status1 -eq 0 ]] || { show "$scratch"/{out,err}{0,1}; fail "exit $status0 and $status1"; }
+expect "$scratch/out1" '^\[3\] failing at epoch 2 with code 1$'
+expect "$scratch/err1" '^sluice_launch: stopping this node.s ranks: rank 3 exited with code 1$'
+expect "$scratch/err0" '^sluice_launch: stopping all ranks: node 1: rank 3 exited with code 1$'
+expect "$scratch/err0" '^sluice_launch: restart 1 of 3 in 100ms from epoch 2$'
+expect "$scratch/err1" '^sluice_launch: restart 1 from epoch 2, as node 0 decided$'
+for r in 0 1 2 3; do
+  out="$scratch/out$((r / 2))"
+  expect "$out" "^\[$r\] rank $r restart 0 resumes at epoch 0$"
+  expect "$out" "^\[$r\] rank $r restart 1 resumes at epoch 2$"
+  [[ $(grep -c "^\[$r\] done$" "$out") -eq 1 ]] || { show "$out"; fail "rank $r did not finish once"; }
+  [[ -e "$scratch/rank$r.1.pid" && ! -e "$scratch/rank$r.2.pid" ]] || fail "rank $r did not start exactly twice"
+done
+
+# pids_of NODE: the pids of that node's ranks (restart 0).
+pids_of() {
+  local first=$(($1 * 2))
+  local r
+  for r in $first $((first + 1)); do
+    local deadline=$((SECONDS + 20))
+    until [[ -e "$scratch/rank$r.0.pid" ]]; do
+      ((SECONDS < deadline)) || { show "$scratch"/err{0,1}; fail "rank $r did not start within 20 s"; }
+      sleep 0.05
+    done
+    cat "$scratch/rank$r.0.pid"
+  done
+}
+
+# all_gone SECONDS: every pid in $pids has exited within SECONDS.
+all_gone() {
+  local deadline=$((SECONDS + $1))
+  for pid in $pids; do
+    while alive "$pid"; do
+      ((SECONDS < deadline)) || fail "process $pid ($(tr '\0' ' ' </proc/$pid/cmdline)) outlived its launcher"
+      sleep 0.05
+    done
+  done
+}
+
+long_job=("$rank" --epochs=100000 --steps_per_epoch=10 --step_ms=50 --pid_dir="$scratch")
+
+# kill -9 of node 1's launcher: its ranks die with it. Node 0 then ends on
+# SIGTERM with its own ranks.
+rm -f "$scratch"/*.pid
+start_nodes -- "${long_job[@]}"
+pids="$(pids_of 1)"
+kill -9 "$node1"
+all_gone 5
+pids="$(pids_of 0)"
+kill -TERM "$node0"
+finish
+[[ $status0 -eq 143 ]] || { show "$scratch/err0"; fail "node 0 exit $status0 on SIGTERM, not 143"; }
+all_gone 1
+
+# kill -9 of node 0's launcher: node 1 loses it, stops its ranks after its
+# 3 s --rendezvous_timeout_s and exits with 1.
+rm -f "$scratch"/*.pid
+start_nodes -- "${long_job[@]}"
+pids="$(pids_of 1)"
+pids_of 0 >/dev/null
+kill -9 "$node0"
+finish
+[[ $status1 -eq 1 ]] || { show "$scratch/err1"; fail "node 1 exit $status1 after losing node 0, not 1"; }
+expect "$scratch/err1" "^sluice_launch: lost node 0 \(the rendezvous at 127.0.0.1:$port\) for 3s: stopping this node's ranks$"
+all_gone 1
+echo PASS
