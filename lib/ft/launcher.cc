@@ -504,7 +504,8 @@ int Launcher::Run() {
     absl::StatusOr<std::unique_ptr<RendezvousServer>> served =
         RendezvousServer::Start(options_.rendezvous, options_.nnodes,
                                 LocalCount(),
-                                monitor_ != nullptr ? monitor_->address() : "");
+                                monitor_ != nullptr ? monitor_->address() : "",
+                                options_.rendezvous_timeout);
     if (!served.ok()) {
       Log(std::string(served.status().message()));
       return 1;

@@ -78,6 +78,7 @@ class RendezvousServer::Service final : public proto::Rendezvous::Service {
     entry.report.node_rank = node;
     entry.report.generation = -1;
     entry.report.ranks_stopped = true;
+    entry.last_heard = absl::Now();
     reply->set_world_size(s.nnodes_ * s.nproc_);
     reply->set_rank_offset(node * s.nproc_);
     reply->set_monitor_address(s.monitor_address_);
@@ -95,6 +96,7 @@ class RendezvousServer::Service final : public proto::Rendezvous::Service {
                           absl::StrCat("node ", request->node_rank(),
                                        " polls without having joined"));
     }
+    node->second.last_heard = absl::Now();
     NodeReportInfo& report = node->second.report;
     report.generation = request->generation();
     report.ranks_stopped = request->ranks_stopped();
@@ -123,8 +125,9 @@ struct RendezvousServer::Grpc {
 
 absl::StatusOr<std::unique_ptr<RendezvousServer>> RendezvousServer::Start(
     const std::string& address, int nnodes, int nproc,
-    const std::string& monitor_address) {
+    const std::string& monitor_address, absl::Duration node_timeout) {
   std::unique_ptr<RendezvousServer> server(new RendezvousServer());
+  server->node_timeout_ = node_timeout;
   server->nnodes_ = nnodes;
   server->nproc_ = nproc;
   server->monitor_address_ = monitor_address;
@@ -178,7 +181,18 @@ int RendezvousServer::JoinedNodes() {
 
 std::optional<Failure> RendezvousServer::RemoteFailure() {
   absl::MutexLock lock(&mutex_);
-  return failure_;
+  if (failure_.has_value()) return failure_;
+  const absl::Time now = absl::Now();
+  for (const auto& [rank, node] : nodes_) {
+    if (now - node.last_heard > node_timeout_) {
+      Failure lost;
+      lost.reason = absl::StrCat("node ", rank, " (", node.host,
+                                 ") has not been heard from for ",
+                                 absl::FormatDuration(node_timeout_));
+      return lost;
+    }
+  }
+  return std::nullopt;
 }
 
 bool RendezvousServer::AllRemoteFinished() {

@@ -40,9 +40,11 @@ struct NodeReportInfo {
 // Node 0's side: a gRPC server on `address` and the job's decisions.
 class RendezvousServer {
  public:
+  // A node that joined and then is not heard from for `node_timeout`
+  // counts as failed.
   static absl::StatusOr<std::unique_ptr<RendezvousServer>> Start(
       const std::string& address, int nnodes, int nproc,
-      const std::string& monitor_address);
+      const std::string& monitor_address, absl::Duration node_timeout);
   ~RendezvousServer();
 
   // A new generation starts running from `resume_epoch`.
@@ -53,7 +55,8 @@ class RendezvousServer {
 
   // How many nodes other than 0 have joined.
   int JoinedNodes();
-  // The first failure another node reported in the current generation.
+  // The first failure another node reported in the current generation, or
+  // a node not heard from for the node timeout.
   std::optional<Failure> RemoteFailure();
   // Every other node joined and finished the current generation.
   bool AllRemoteFinished();
@@ -72,12 +75,14 @@ class RendezvousServer {
     std::string host;
     NodeReportInfo report;
     bool saw_end = false;
+    absl::Time last_heard;
   };
   friend class Service;
   absl::Mutex mutex_;
   int nnodes_ = 0;
   int nproc_ = 0;
   std::string monitor_address_;
+  absl::Duration node_timeout_;
   RendezvousView view_ ABSL_GUARDED_BY(mutex_);
   std::map<int, Node> nodes_ ABSL_GUARDED_BY(mutex_);  // by node rank, not 0
   std::optional<Failure> failure_ ABSL_GUARDED_BY(mutex_);

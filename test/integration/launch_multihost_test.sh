@@ -71,7 +71,7 @@ expect "$scratch/err1" '^sluice_launch: the job finished$'
 # Rank 3, on node 1, exits with 1 in epoch 2 of its first start: node 0
 # restarts every rank of both nodes from epoch 2, and both finish.
 rm -f "$scratch"/*.pid
-start_nodes -- "$rank" --epochs=5 --steps_per_epoch=5 --step_ms=40 \
+start_nodes -- "$rank" --epochs=8 --steps_per_epoch=5 --step_ms=60 \
   --pid_dir="$scratch" --fail_rank=3 --fail_at_epoch=2 --fail_code=1
 finish
 [[ $status0 -eq 0 && $status1 -eq 0 ]] || { show "$scratch"/{out,err}{0,1}; fail "exit $status0 and $status1"; }
@@ -115,18 +115,25 @@ all_gone() {
 
 long_job=("$rank" --epochs=100000 --steps_per_epoch=10 --step_ms=50 --pid_dir="$scratch")
 
-# kill -9 of node 1's launcher: its ranks die with it. Node 0 then ends on
-# SIGTERM with its own ranks.
+# none_left: no rank of this test runs any more.
+none_left() {
+  ! pgrep -f -- "--pid_dir=$scratch" >/dev/null || fail "ranks left: $(pgrep -af -- "--pid_dir=$scratch")"
+}
+
+# kill -9 of node 1's launcher: its ranks die with it. Node 0 finds node 1
+# silent for 3 s, restarts without it until no restart is left, and exits
+# with 1 with its ranks stopped.
 rm -f "$scratch"/*.pid
 start_nodes -- "${long_job[@]}"
 pids="$(pids_of 1)"
+pids_of 0 >/dev/null
 kill -9 "$node1"
 all_gone 5
-pids="$(pids_of 0)"
-kill -TERM "$node0"
 finish
-[[ $status0 -eq 143 ]] || { show "$scratch/err0"; fail "node 0 exit $status0 on SIGTERM, not 143"; }
-all_gone 1
+[[ $status0 -eq 1 ]] || { show "$scratch/err0"; fail "node 0 exit $status0 without node 1, not 1"; }
+expect "$scratch/err0" '^sluice_launch: stopping all ranks: node 1 \(127.0.0.1\) has not been heard from for 3s$'
+expect "$scratch/err0" '^sluice_launch: giving up after 3 restart\(s\)'
+none_left
 
 # kill -9 of node 0's launcher: node 1 loses it, stops its ranks after its
 # 3 s --rendezvous_timeout_s and exits with 1.
@@ -139,4 +146,5 @@ finish
 [[ $status1 -eq 1 ]] || { show "$scratch/err1"; fail "node 1 exit $status1 after losing node 0, not 1"; }
 expect "$scratch/err1" "^sluice_launch: lost node 0 \(the rendezvous at 127.0.0.1:$port\) for 3s: stopping this node's ranks$"
 all_gone 1
+none_left
 echo PASS
