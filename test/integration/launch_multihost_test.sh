@@ -56,6 +56,14 @@ finish() {
   wait "$node1" || status1=$?
 }
 
+# Flag errors exit with 2 and name the flag.
+run_launch --nnodes=2 --nproc=2 -- true
+[[ $status -eq 2 ]] || fail "--nnodes without --rendezvous: exit $status, not 2"
+expect "$scratch/err" '^sluice_launch: --nnodes > 1 needs --rendezvous=HOST:PORT, node 0.s address$'
+run_launch --nnodes=2 --node_rank=2 --rendezvous=127.0.0.1:1 --nproc=2 -- true
+[[ $status -eq 2 ]] || fail "--node_rank=2 of 2: exit $status, not 2"
+expect "$scratch/err" '^sluice_launch: --node_rank=2 is not in 0..1 \(--nnodes=2\)$'
+
 # Global ranks and world size: node 1 runs ranks 2 and 3 of 4.
 start_nodes -- sh -c 'echo "rank=$SLUICE_RANK world=$SLUICE_WORLD_SIZE local=$SLUICE_LOCAL_RANK node=$SLUICE_NODE_RANK monitor=${SLUICE_MONITOR:+set}"'
 finish
@@ -77,7 +85,8 @@ finish
 [[ $status0 -eq 0 && $status1 -eq 0 ]] || { show "$scratch"/{out,err}{0,1}; fail "exit $status0 and $status1"; }
 expect "$scratch/out1" '^\[3\] failing at epoch 2 with code 1$'
 expect "$scratch/err1" '^sluice_launch: stopping this node.s ranks: rank 3 exited with code 1$'
-expect "$scratch/err0" '^sluice_launch: stopping all ranks: node 1: rank 3 exited with code 1$'
+# Node 0 hears of it from node 1 or from the monitor, whichever is first.
+expect "$scratch/err0" '^sluice_launch: stopping all ranks: (node 1: rank 3 exited with code 1|monitor: dead: rank 3 dead: exited with code 1)$'
 expect "$scratch/err0" '^sluice_launch: restart 1 of 3 in 100ms from epoch 2$'
 expect "$scratch/err1" '^sluice_launch: restart 1 from epoch 2, as node 0 decided$'
 for r in 0 1 2 3; do
@@ -87,6 +96,24 @@ for r in 0 1 2 3; do
   [[ $(grep -c "^\[$r\] done$" "$out") -eq 1 ]] || { show "$out"; fail "rank $r did not finish once"; }
   [[ -e "$scratch/rank$r.1.pid" && ! -e "$scratch/rank$r.2.pid" ]] || fail "rank $r did not start exactly twice"
 done
+
+# Node 0 refuses a node with another --nproc (node 1 exits with 1 at
+# once), then gives up waiting for node 1 after 3 s.
+start_nodes -- true
+status1=0
+wait "$node1" || status1=$?
+[[ $status1 -eq 0 ]] || { show "$scratch"/err{0,1}; fail "matching node 1: exit $status1"; }
+wait "$node0" || true
+port=$((20000 + RANDOM % 40000))
+common=(--nnodes=2 --rendezvous="127.0.0.1:$port" --rendezvous_timeout_s=3)
+"$launch" "${common[@]}" --monitor=none --node_rank=0 --nproc=2 -- true >"$scratch/out0" 2>"$scratch/err0" &
+node0=$!
+"$launch" "${common[@]}" --node_rank=1 --nproc=3 -- true >"$scratch/out1" 2>"$scratch/err1" &
+node1=$!
+finish
+[[ $status1 -eq 1 && $status0 -eq 1 ]] || { show "$scratch"/err{0,1}; fail "mismatched --nproc: exit $status0 and $status1, not 1 and 1"; }
+expect "$scratch/err1" "^sluice_launch: cannot join the rendezvous at 127.0.0.1:$port as node 1: the rendezvous at 127.0.0.1:$port refused: node 1 \(127.0.0.1\) runs --nproc=3, node 0 runs --nproc=2: every node must run the same number of ranks$"
+expect "$scratch/err0" '^sluice_launch: only 0 of 1 other node\(s\) joined within 3s \(--rendezvous_timeout_s\)$'
 
 # pids_of NODE: the pids of that node's ranks (restart 0).
 pids_of() {
