@@ -87,8 +87,9 @@ class StepSignals {
   // Fit's on_steps: a window inside an epoch ended (the one ending with the
   // epoch is closed by EpochEnded).
   void WindowEnded(const sluice::dist::FitMetrics& metrics) {
-    if (metrics.step % steps_per_epoch == 0) return;
-    NextStep();
+    if (!reporter_ || metrics.step % steps_per_epoch == 0) return;
+    reporter_->StepEnd(step_);
+    reporter_->StepBegin(++step_);
   }
 
   void EpochEnded(int64_t epoch) {
@@ -105,12 +106,6 @@ class StepSignals {
   }
 
  private:
-  void NextStep() {
-    if (!reporter_) return;
-    reporter_->StepEnd(step_);
-    reporter_->StepBegin(++step_);
-  }
-
   sluice::ft::StepReporter* const reporter_;
   int64_t step_ = 0;
 };
