@@ -3,7 +3,8 @@
 // on the worker tasks (checkpointing every epoch, resuming from the newest
 // checkpoint), and reports the held-out accuracy. Its exit status is
 // ExitCodeFor(the job's status): 75 when a restart would resume the job.
-// run.py starts it with its cluster; see README.md.
+// Under sluice_launch it reports its progress to the step monitor; run.py
+// starts it with its cluster; see README.md.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "sluice/coordinator/checkpoint.h"
 #include "sluice/coordinator/coordinator.h"
 #include "sluice/coordinator/fit.h"
+#include "sluice/ft/step_reporter.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/tensor/random.h"
@@ -54,6 +56,11 @@ cl::opt<double> closure_deadline(
     "closure_deadline_s",
     cl::desc("seconds before a silent worker's step goes elsewhere"),
     cl::init(10));
+cl::opt<int64_t> signal_every_steps(
+    "signal_every_steps",
+    cl::desc("under a step monitor (SLUICE_MONITOR): a monitored step per "
+             "this many training steps, each a sync point of Fit"),
+    cl::init(50));
 
 // The layer sizes; model.mlir's shapes.
 constexpr int64_t kFeatures = 16;
@@ -61,6 +68,47 @@ constexpr int64_t kHidden = 32;
 constexpr int64_t kClasses = 8;
 // Evaluation closures, each on a quarter of the held-out examples.
 constexpr int64_t kEvaluationShards = 4;
+
+// The step monitor's view of the run: one monitored step per Fit sync
+// window (the monitor cannot see the asynchronous steps inside one). The
+// first monitored step, declared "first", also covers the start-up:
+// compiling, connecting, creating the variables and restoring a
+// checkpoint. Each epoch's end closes the window it ends; the window after
+// the last epoch covers the evaluation. Without a monitor it does nothing.
+class StepSignals {
+ public:
+  explicit StepSignals(sluice::ft::StepReporter* reporter)
+      : reporter_(reporter) {
+    if (reporter_) reporter_->StepBegin(step_, "first");
+  }
+
+  bool active() const { return reporter_ != nullptr; }
+
+  // Fit's on_steps: a window inside an epoch ended (the one ending with the
+  // epoch is closed by EpochEnded).
+  void WindowEnded(const sluice::dist::FitMetrics& metrics) {
+    if (!reporter_ || metrics.step % steps_per_epoch == 0) return;
+    reporter_->StepEnd(step_);
+    reporter_->StepBegin(++step_);
+  }
+
+  void EpochEnded(int64_t epoch) {
+    if (!reporter_) return;
+    reporter_->StepEnd(step_);
+    reporter_->EpochEnd(epoch);
+    reporter_->StepBegin(++step_);
+  }
+
+  void TrainEnded() {
+    if (!reporter_) return;
+    reporter_->StepEnd(step_);
+    reporter_->TrainEnd();
+  }
+
+ private:
+  sluice::ft::StepReporter* const reporter_;
+  int64_t step_ = 0;
+};
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream file(path);
@@ -128,6 +176,7 @@ absl::StatusOr<double> Evaluate(Coordinator& coordinator,
 }
 
 absl::Status Train() {
+  StepSignals signals(sluice::ft::StepReporter::FromEnvironment());
   if (model_path.empty()) {
     return absl::InvalidArgumentError("--model is required");
   }
@@ -185,7 +234,14 @@ absl::Status Train() {
   fit.steps_per_epoch = steps_per_epoch;
   fit.checkpoint_directory = checkpoint_dir;
   fit.checkpoint_every_steps = checkpoint_every_steps;
-  fit.on_epoch_end = [](const sluice::dist::FitMetrics& metrics) {
+  if (signals.active()) {
+    fit.callback_every_steps = signal_every_steps;
+    fit.on_steps = [&signals](const sluice::dist::FitMetrics& metrics) {
+      signals.WindowEnded(metrics);
+    };
+  }
+  fit.on_epoch_end = [&signals](const sluice::dist::FitMetrics& metrics) {
+    signals.EpochEnded(metrics.epoch);
     std::printf("epoch %lld/%lld: loss %.4f accuracy %.4f\n",
                 static_cast<long long>(metrics.epoch + 1),
                 static_cast<long long>(epochs.getValue()),
@@ -204,6 +260,7 @@ absl::Status Train() {
               static_cast<long long>(stats.finished),
               static_cast<long long>(stats.retried),
               static_cast<long long>(stats.worker_failures));
+  signals.TrainEnded();
   return absl::OkStatus();
 }
 
