@@ -1,7 +1,9 @@
 // The launcher behind tools/sluice_launch: starts the ranks of a job, copies
 // their output line by line with a rank prefix, runs the step monitor, and
 // restarts every rank from the minimum finished epoch when one fails or
-// the monitor finds one stuck, silent or dead. See docs/launcher.md.
+// the monitor finds one stuck, silent or dead. On several hosts, one
+// launcher each, node 0 decides every restart and the others follow it
+// (launcher_rendezvous.h). See docs/launcher.md.
 #ifndef SLUICE_LIB_FT_LAUNCHER_H_
 #define SLUICE_LIB_FT_LAUNCHER_H_
 
