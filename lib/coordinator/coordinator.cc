@@ -11,8 +11,6 @@
 namespace sluice::dist {
 namespace {
 
-constexpr char kIteratorType[] = "!tfrt_data.iterator";
-
 // Checks that `arguments` fit `function`: their number, and the type of
 // each whose type the coordinator knows.
 absl::Status CheckArguments(const ClosureFunction& function,
@@ -215,10 +213,10 @@ absl::StatusOr<PerWorkerResource> Coordinator::CreatePerWorkerResource(
 absl::StatusOr<PerWorkerResource> Coordinator::CreatePerWorkerDataset(
     const ClosureFunction& function, std::vector<ClosureArgument> arguments) {
   if (function.result_types().size() != 1 ||
-      function.result_types()[0] != kIteratorType) {
+      function.result_types()[0] != kIteratorTypeName) {
     return absl::InvalidArgumentError(
         absl::StrCat("dataset function '", function.name(),
-                     "' must return one ", kIteratorType, ", but returns (",
+                     "' must return one ", kIteratorTypeName, ", but returns (",
                      absl::StrJoin(function.result_types(), ", "), ")"));
   }
   return CreatePerWorkerResource(function, std::move(arguments));

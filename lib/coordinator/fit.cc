@@ -11,7 +11,6 @@
 namespace sluice::dist {
 namespace {
 
-constexpr char kIteratorType[] = "!tfrt_data.iterator";
 constexpr char kVariableType[] = "!tfrt_dist.variable";
 
 absl::Status CheckModel(const FitModel& model, const FitOptions& options) {
@@ -30,10 +29,10 @@ absl::Status CheckModel(const FitModel& model, const FitOptions& options) {
   const std::vector<std::string>& arguments =
       model.step_function.argument_types();
   if (arguments.size() != 1 + model.variables.size() ||
-      arguments[0] != kIteratorType) {
+      arguments[0] != kIteratorTypeName) {
     return absl::InvalidArgumentError(absl::StrCat(
         "fit: step function '", model.step_function.name(), "' takes ",
-        arguments.size(), " arguments; it must take a ", kIteratorType,
+        arguments.size(), " arguments; it must take a ", kIteratorTypeName,
         " and then one ", kVariableType, " per variable (",
         model.variables.size(), ")"));
   }

@@ -48,6 +48,11 @@ namespace internal {
 class CoordinatorState;
 }  // namespace internal
 
+// The MLIR spelling of a dataset iterator, the one result of a per-worker
+// dataset's function (CreatePerWorkerDataset) and the first argument of a
+// Fit step.
+inline constexpr char kIteratorTypeName[] = "!tfrt_data.iterator";
+
 // The exit status of a job stopped by a failure that a restart recovers
 // from (a parameter server lost its variables; no worker came back): the
 // same command started again resumes from the last checkpoint. It is
