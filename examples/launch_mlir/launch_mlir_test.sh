@@ -12,26 +12,7 @@ export SLUICE_RUN="$PWD/$4"
 scratch="$(mktemp -d "${TEST_TMPDIR:-/tmp}/launch_mlir.XXXXXX")"
 launcher_pid=
 
-fail() {
-  echo "FAIL: $*" >&2
-  [[ -z $launcher_pid ]] || kill "$launcher_pid" 2>/dev/null || true
-  for file in "$scratch/out" "$scratch/err"; do
-    echo "--- $file" >&2
-    tail -n 40 "$file" >&2 || true
-  done
-  exit 1
-}
-
-# wait_for FILE PATTERN SECONDS: until a line of FILE matches PATTERN.
-wait_for() {
-  local deadline=$((SECONDS + $3))
-  until grep -qE -- "$2" "$1" 2>/dev/null; do
-    ((SECONDS < deadline)) || fail "no line matching '$2' in $1 within $3 s"
-    sleep 0.02
-  done
-}
-
-now() { date +%s.%N; }
+source "$PWD/examples/launch_job_test_helpers.sh"
 
 # The rank's process: the launcher's child whose SLUICE_RANK it is.
 rank_pid() {

@@ -13,28 +13,10 @@ export PS_TRAIN="$PWD/$4"
 export SLUICE_WORKER="$PWD/$5"
 scratch="$(mktemp -d "${TEST_TMPDIR:-/tmp}/ps_stuck.XXXXXX")"
 
-fail() {
-  echo "FAIL: $*" >&2
-  kill "$launcher_pid" 2>/dev/null || true
-  for file in "$scratch/out" "$scratch/err"; do
-    echo "--- $file" >&2
-    cat "$file" >&2 || true
-  done
-  exit 1
-}
-
-# wait_for FILE PATTERN SECONDS: until a line of FILE matches PATTERN.
-wait_for() {
-  local deadline=$((SECONDS + $3))
-  until grep -qE -- "$2" "$1" 2>/dev/null; do
-    ((SECONDS < deadline)) || fail "no line matching '$2' in $1 within $3 s"
-    sleep 0.05
-  done
-}
-
-now() { date +%s.%N; }
-
 launcher_pid=
+
+source "$PWD/examples/launch_job_test_helpers.sh"
+
 "$launch" --monitor_binary="$monitor" \
   --jobs=ps:2,worker:4,chief:1 --chief=chief --stuck_timeout_s=3 \
   --step_kind=first:30 --grace_period_s=1 --restart_backoff_ms=100 -- \
