@@ -1,0 +1,104 @@
+// The manager of one replica group in data-parallel training under a
+// lighthouse (docs/lighthouse.md). Each step the training loop:
+//
+//   QuorumView view = manager->StartQuorum(committed_step);  // may heal
+//   ... compute gradients, allreduce them over view.group ...
+//   if (collective failed) manager->ReportError(error);
+//   if (manager->ShouldCommit(step)) apply the update, ++committed_step;
+//   else drop the step's work and try again.
+//
+// The manager heartbeats the lighthouse from a thread of its own, watches
+// it for lost members (aborting the current group at once, so a collective
+// in flight fails without waiting for its timeout), builds the collective
+// group of each new generation (quorum id), and serves this replica's state
+// to recovering peers.
+#ifndef SLUICE_FT_MANAGER_H_
+#define SLUICE_FT_MANAGER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "sluice/collective/collective_group.h"
+#include "sluice/support/ref_count.h"
+
+namespace sluice::ft {
+
+// The replica's training state, as the program keeps it: what a recovering
+// peer receives (variables, optimizer state, step).
+class ReplicaState {
+ public:
+  virtual ~ReplicaState() = default;
+  // Called on the manager's healing thread while a peer heals from this
+  // replica: the state as of the last committed step.
+  virtual absl::StatusOr<std::string> Save() = 0;
+  // Called inside StartQuorum when this replica heals: replaces the state.
+  virtual absl::Status Load(std::string_view bytes) = 0;
+};
+
+struct ManagerOptions {
+  // Every lighthouse's address; the manager follows the leader.
+  std::vector<std::string> lighthouses;
+  // Unique and stable across restarts of this replica group.
+  std::string replica_id;
+  // Where this replica binds its healing service and collective
+  // connections, and what its peers dial.
+  std::string host = "127.0.0.1";
+  absl::Duration heartbeat_interval = absl::Milliseconds(100);
+  absl::Duration quorum_timeout = absl::Seconds(60);
+  absl::Duration collective_timeout = absl::Seconds(30);
+  absl::Duration heal_timeout = absl::Seconds(60);
+  absl::Duration commit_timeout = absl::Seconds(30);
+};
+
+// What StartQuorum found.
+struct QuorumView {
+  int64_t generation = 0;  // the quorum id
+  int rank = 0;            // this replica's index among the participants
+  int size = 0;            // participants
+  int64_t max_step = 0;    // the highest committed step among them
+  // The replica this one healed from in this call, "" when it did not.
+  std::string healed_from;
+  std::string reason;  // why the quorum formed, from the lighthouse
+  RCReference<ccl::CollectiveGroup> group;
+};
+
+class Manager {
+ public:
+  // Starts the healing service, the heartbeat and the watch. `state`
+  // outlives the manager.
+  static absl::StatusOr<std::unique_ptr<Manager>> Create(
+      ManagerOptions options, ReplicaState* state);
+  virtual ~Manager() = default;
+
+  // Joins the next quorum with `step`, this replica's last committed step.
+  // Builds the group of a new generation (and keeps the current one when
+  // the generation did not change and it still works). When this replica
+  // is behind the quorum's highest step, loads the state of an up-to-date
+  // participant (chosen round-robin) before returning. Errors are
+  // retryable (no quorum in time, a heal that failed); the caller calls
+  // again.
+  virtual absl::StatusOr<QuorumView> StartQuorum(int64_t step) = 0;
+
+  // Records that a collective of the current step failed: this replica
+  // votes against it.
+  virtual void ReportError(absl::Status error) = 0;
+
+  // Votes on `step` of the current quorum: true only when every participant
+  // voted for it and there were at least the lighthouse's min_replicas.
+  // False counts as a failed commit, so the next quorum is a new
+  // generation.
+  virtual absl::StatusOr<bool> ShouldCommit(int64_t step) = 0;
+
+  // Where this replica's healing service listens ("host:port").
+  virtual std::string address() const = 0;
+};
+
+}  // namespace sluice::ft
+
+#endif  // SLUICE_FT_MANAGER_H_
