@@ -20,6 +20,11 @@ PACKAGES=(
   protobuf-compiler # protoc, for the .proto files
   protobuf-compiler-grpc  # grpc_cpp_plugin
   libeigen3-dev     # lib/tensor: tensor math
+  libgloo-dev       # lib/collective: CPU collectives over TCP
+  libcpp-httplib-dev  # the lighthouse's status page, the etcd client
+  nlohmann-json3-dev  # JSON for the etcd client
+  etcd-server       # the lighthouses' shared authority (tests start it)
+  chromium          # the status page's browser test
 )
 
 missing=()
