@@ -1,6 +1,7 @@
 #include "lib/ft/lighthouse_status_page.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <utility>
@@ -28,6 +29,12 @@ absl::StatusOr<std::unique_ptr<LighthouseStatusPage>>
 LighthouseStatusPage::Start(const std::string& host, int port,
                             StatusFunction status) {
   auto server = std::make_unique<httplib::Server>();
+  // cpp-httplib's default adds SO_REUSEPORT, which would let a second
+  // lighthouse share the port and answer half the requests.
+  server->set_socket_options([](socket_t socket) {
+    const int yes = 1;
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server->Get("/status.json", [status = std::move(status)](
                                   const httplib::Request&,
                                   httplib::Response& response) {

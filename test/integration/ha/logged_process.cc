@@ -29,9 +29,9 @@ LoggedProcess::LoggedProcess(std::string name,
                              std::unique_ptr<ChildProcess> child)
     : name_(std::move(name)), child_(std::move(child)) {
   stdout_reader_ =
-      std::thread(&LoggedProcess::Read, this, child_->TakeStdout());
+      std::thread(&LoggedProcess::Read, this, child_->TakeStdout(), true);
   stderr_reader_ =
-      std::thread(&LoggedProcess::Read, this, child_->TakeStderr());
+      std::thread(&LoggedProcess::Read, this, child_->TakeStderr(), false);
 }
 
 LoggedProcess::~LoggedProcess() {
@@ -40,7 +40,7 @@ LoggedProcess::~LoggedProcess() {
   stderr_reader_.join();
 }
 
-void LoggedProcess::Read(int fd) {
+void LoggedProcess::Read(int fd, bool is_stdout) {
   std::string pending;
   char buffer[4096];
   while (true) {
@@ -52,13 +52,17 @@ void LoggedProcess::Read(int fd) {
     std::lock_guard<std::mutex> lock(mu_);
     while ((newline = pending.find('\n')) != std::string::npos) {
       lines_.push_back(pending.substr(0, newline));
+      if (is_stdout) stdout_lines_.push_back(lines_.back());
       pending.erase(0, newline + 1);
     }
     changed_.notify_all();
   }
   close(fd);
   std::lock_guard<std::mutex> lock(mu_);
-  if (!pending.empty()) lines_.push_back(pending);
+  if (!pending.empty()) {
+    lines_.push_back(pending);
+    if (is_stdout) stdout_lines_.push_back(pending);
+  }
   --open_streams_;
   changed_.notify_all();
 }
@@ -101,6 +105,11 @@ bool LoggedProcess::WaitForExit(absl::Duration timeout) {
 std::vector<std::string> LoggedProcess::Lines() {
   std::lock_guard<std::mutex> lock(mu_);
   return lines_;
+}
+
+std::vector<std::string> LoggedProcess::StdoutLines() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stdout_lines_;
 }
 
 std::string LoggedProcess::Tail(int lines) {

@@ -44,6 +44,8 @@ class LoggedProcess {
   bool WaitForExit(absl::Duration timeout);
   // Every line so far (stdout and stderr interleaved as they came).
   std::vector<std::string> Lines();
+  // Only the stdout lines.
+  std::vector<std::string> StdoutLines();
   // The last lines, for failure messages.
   std::string Tail(int lines = 20);
 
@@ -53,13 +55,14 @@ class LoggedProcess {
 
  private:
   LoggedProcess(std::string name, std::unique_ptr<ChildProcess> child);
-  void Read(int fd);
+  void Read(int fd, bool is_stdout);
 
   const std::string name_;
   std::unique_ptr<ChildProcess> child_;
   std::mutex mu_;
   std::condition_variable changed_;
   std::vector<std::string> lines_;
+  std::vector<std::string> stdout_lines_;
   int open_streams_ = 2;
   std::thread stdout_reader_;
   std::thread stderr_reader_;
