@@ -1,12 +1,17 @@
 // sluice_lighthouse: the quorum service of data-parallel training
 // (docs/lighthouse.md). Replica groups heartbeat it, ask it for quorums and
-// vote on their commits; it serves until SIGTERM or SIGINT.
+// vote on their commits; it serves until SIGTERM or SIGINT. With --etcd,
+// several lighthouses share one etcd and one of them leads; with
+// --http_port, it serves its status page.
 #include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "lib/ft/etcd_quorum_authority.h"
+#include "lib/ft/lighthouse_status_page.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/ft/lighthouse.h"
 
@@ -44,6 +49,52 @@ cl::opt<int> heartbeat_timeout_ms(
     cl::desc("a replica not heard from for this long is unhealthy "
              "(default 5000)"),
     cl::init(absl::ToInt64Milliseconds(kDefaults.heartbeat_timeout)));
+cl::opt<int> http_port(
+    "http_port",
+    cl::desc("serve the status page on this port of --bind's host; 0 picks "
+             "a free port (default: no status page)"),
+    cl::init(-1));
+cl::opt<std::string> etcd(
+    "etcd",
+    cl::desc("etcd endpoints, e.g. http://127.0.0.1:2379,http://h2:2379: "
+             "lighthouses sharing them elect one leader (default: alone)"),
+    cl::init(""));
+cl::opt<std::string> etcd_prefix(
+    "etcd_prefix",
+    cl::desc("prefix of this group of lighthouses' etcd keys "
+             "(default /sluice/lighthouse/)"),
+    cl::init(sluice::ft::EtcdQuorumAuthorityOptions().prefix));
+cl::opt<int> etcd_lease_ttl_ms(
+    "etcd_lease_ttl_ms",
+    cl::desc("how long a leader that stopped renewing its etcd lease keeps "
+             "leading (whole seconds; default 2000)"),
+    cl::init(absl::ToInt64Milliseconds(
+        sluice::ft::EtcdQuorumAuthorityOptions().lease_ttl)));
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "sluice_lighthouse: %s\n", message.c_str());
+  return 1;
+}
+
+// The etcd authority for --etcd; null (a lighthouse alone) without it.
+absl::StatusOr<std::unique_ptr<sluice::ft::QuorumAuthority>> NewAuthority(
+    const std::string& address) {
+  if (etcd.empty()) return nullptr;
+  if (absl::EndsWith(address, ":0")) {
+    return absl::InvalidArgumentError(
+        "--etcd needs a fixed port in --bind or --advertise: the other "
+        "lighthouses send replicas to this address");
+  }
+  sluice::ft::EtcdQuorumAuthorityOptions options;
+  options.endpoints = sluice::ft::EtcdClient::SplitEndpoints(etcd);
+  options.prefix = etcd_prefix;
+  options.address = address;
+  options.lease_ttl = absl::Milliseconds(etcd_lease_ttl_ms.getValue());
+  absl::StatusOr<std::unique_ptr<sluice::ft::EtcdQuorumAuthority>> authority =
+      sluice::ft::EtcdQuorumAuthority::Create(std::move(options));
+  if (!authority.ok()) return authority.status();
+  return std::unique_ptr<sluice::ft::QuorumAuthority>(*std::move(authority));
+}
 
 }  // namespace
 
@@ -71,19 +122,28 @@ int main(int argc, char** argv) {
   options.quorum_tick = absl::Milliseconds(quorum_tick_ms.getValue());
   options.heartbeat_timeout =
       absl::Milliseconds(heartbeat_timeout_ms.getValue());
-  // Services that share the lighthouse's port go in options.extra_services;
-  // another quorum authority (several lighthouses) is Start's second
-  // argument.
-  auto lighthouse = sluice::ft::Lighthouse::Start(std::move(options));
-  if (!lighthouse.ok()) {
-    std::fprintf(stderr, "sluice_lighthouse: %s\n",
-                 std::string(lighthouse.status().message()).c_str());
-    return 1;
-  }
+  // Services that share the lighthouse's port go in options.extra_services.
+  auto authority = NewAuthority(options.advertise.empty() ? options.bind
+                                                          : options.advertise);
+  if (!authority.ok()) return Fail(std::string(authority.status().message()));
+  auto lighthouse =
+      sluice::ft::Lighthouse::Start(std::move(options), *std::move(authority));
+  if (!lighthouse.ok()) return Fail(std::string(lighthouse.status().message()));
   std::printf("lighthouse listening on %s\n", (*lighthouse)->address().c_str());
+  std::unique_ptr<sluice::ft::LighthouseStatusPage> page;
+  if (http_port >= 0) {
+    const std::string host = bind_address.substr(0, bind_address.rfind(':'));
+    auto started = sluice::ft::LighthouseStatusPage::Start(
+        host, http_port,
+        [lighthouse = lighthouse->get()] { return lighthouse->Status(); });
+    if (!started.ok()) return Fail(std::string(started.status().message()));
+    page = *std::move(started);
+    std::printf("status page at %s\n", page->url().c_str());
+  }
   std::fflush(stdout);
   int signal = 0;
   sigwait(&stop_signals, &signal);
+  if (page != nullptr) page->Stop();  // it reads the lighthouse
   (*lighthouse)->Shutdown();
   return 0;
 }
