@@ -68,6 +68,22 @@ Json CompareRequest(const EtcdCompare& compare) {
   return request;
 }
 
+// cpp-httplib's names ("Connection", "Read") say little in a message.
+std::string DescribeHttpError(httplib::Error error) {
+  switch (error) {
+    case httplib::Error::Connection:
+      return "cannot connect";
+    case httplib::Error::ConnectionTimeout:
+      return "connecting timed out";
+    case httplib::Error::Read:
+      return "no reply (timed out or connection closed)";
+    case httplib::Error::Write:
+      return "cannot send the request";
+    default:
+      return httplib::to_string(error);
+  }
+}
+
 absl::StatusOr<Json> ParseReply(const std::string& body,
                                 const std::string& what) {
   Json reply = Json::parse(body, /*cb=*/nullptr, /*allow_exceptions=*/false);
@@ -168,7 +184,7 @@ absl::StatusOr<std::string> EtcdClient::Post(const std::string& path,
         client.Post(path.c_str(), body, "application/json");
     if (!result) {
       failures.push_back(
-          absl::StrCat(endpoint.url, ": ", httplib::to_string(result.error())));
+          absl::StrCat(endpoint.url, ": ", DescribeHttpError(result.error())));
       continue;
     }
     if (result->status == 200) {

@@ -153,5 +153,22 @@ TEST_F(LighthouseFailoverTest, ReplicasKeepGettingQuorumsAcrossKills) {
   }
 }
 
+// etcd down at start: the lighthouse cannot learn the last quorum id, so it
+// exits at once with an error naming the endpoint instead of serving.
+TEST_F(LighthouseFailoverTest, UnreachableEtcdStopsTheLighthouseAtStart) {
+  const std::string endpoint = etcd_->endpoint();
+  etcd_->Kill();
+  auto lighthouse = LoggedProcess::Start(
+      "lighthouse", {"tools/sluice_lighthouse/sluice_lighthouse",
+                     "--bind=" + addresses_[0], "--etcd=" + endpoint});
+  ASSERT_TRUE(lighthouse.ok()) << lighthouse.status();
+  ASSERT_TRUE((*lighthouse)->WaitForExit(kTimeout)) << (*lighthouse)->Tail();
+  absl::StatusOr<std::string> error =
+      (*lighthouse)->WaitForLine("sluice_lighthouse: ", absl::Seconds(1));
+  ASSERT_TRUE(error.ok()) << error.status();
+  EXPECT_THAT(*error, ::testing::HasSubstr("etcd unreachable"));
+  EXPECT_THAT(*error, ::testing::HasSubstr(endpoint));
+}
+
 }  // namespace
 }  // namespace sluice::ft::testing
