@@ -32,6 +32,9 @@ EtcdQuorumAuthority::Create(EtcdQuorumAuthorityOptions options) {
 EtcdQuorumAuthority::EtcdQuorumAuthority(EtcdQuorumAuthorityOptions options,
                                          std::unique_ptr<EtcdClient> client)
     : options_(std::move(options)), client_(std::move(client)) {
+  // The first round before returning: a lighthouse knows from the start
+  // who leads (or that it does), as far as etcd answers.
+  Step();
   thread_ = std::thread([this] { Run(); });
 }
 

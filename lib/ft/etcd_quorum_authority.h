@@ -47,8 +47,9 @@ struct EtcdQuorumAuthorityOptions {
 
 class EtcdQuorumAuthority : public QuorumAuthority {
  public:
-  // Starts campaigning at once (etcd need not be up yet: the thread keeps
-  // trying). INVALID_ARGUMENT for bad options.
+  // Campaigns once before returning (so the authority knows who leads when
+  // etcd answers), then from a thread; etcd need not be up yet: the thread
+  // keeps trying. INVALID_ARGUMENT for bad options.
   static absl::StatusOr<std::unique_ptr<EtcdQuorumAuthority>> Create(
       EtcdQuorumAuthorityOptions options);
 
