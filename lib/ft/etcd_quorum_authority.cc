@@ -7,6 +7,16 @@
 #include "sluice/support/logging.h"
 
 namespace sluice::ft {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::duration ToClock(absl::Duration duration) {
+  return std::chrono::duration_cast<Clock::duration>(
+      absl::ToChronoNanoseconds(duration));
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<EtcdQuorumAuthority>>
 EtcdQuorumAuthority::Create(EtcdQuorumAuthorityOptions options) {
@@ -63,7 +73,7 @@ void EtcdQuorumAuthority::Run() {
 
 void EtcdQuorumAuthority::Step() {
   // The lease counts from before the request that granted or renewed it.
-  const absl::Time sent = absl::Now();
+  const Clock::time_point sent = Clock::now();
   if (lease_ == 0) {
     absl::StatusOr<int64_t> lease = client_->GrantLease(options_.lease_ttl);
     if (!lease.ok()) {
@@ -72,11 +82,12 @@ void EtcdQuorumAuthority::Step() {
     }
     lease_ = *lease;
     std::lock_guard<std::mutex> lock(mu_);
-    lease_until_ = sent + options_.lease_ttl;
+    lease_until_ = sent + ToClock(options_.lease_ttl);
   } else {
     std::unique_lock<std::mutex> lock(mu_);
     // Renewed once a third of the TTL has passed.
-    const bool renew = lease_until_ - sent < options_.lease_ttl * 2 / 3;
+    const bool renew =
+        lease_until_ - sent < ToClock(options_.lease_ttl * 2 / 3);
     lock.unlock();
     if (renew) {
       absl::StatusOr<int64_t> ttl = client_->KeepAlive(lease_);
@@ -95,7 +106,7 @@ void EtcdQuorumAuthority::Step() {
         return;
       }
       lock.lock();
-      lease_until_ = sent + absl::Seconds(*ttl);
+      lease_until_ = sent + std::chrono::seconds(*ttl);
     }
   }
 
@@ -143,12 +154,12 @@ void EtcdQuorumAuthority::SetNotLeader(std::string leader_address) {
 
 bool EtcdQuorumAuthority::IsLeader() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return leader_ && absl::Now() < lease_until_;
+  return leader_ && Clock::now() < lease_until_;
 }
 
 std::string EtcdQuorumAuthority::LeaderAddress() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (leader_ && absl::Now() >= lease_until_) return "";
+  if (leader_ && Clock::now() >= lease_until_) return "";
   return leader_address_;
 }
 
@@ -186,7 +197,7 @@ absl::Status EtcdQuorumAuthority::RecordQuorumId(int64_t id) {
   int64_t leader_revision = 0;
   {
     std::lock_guard<std::mutex> state_lock(mu_);
-    if (!leader_ || absl::Now() >= lease_until_) {
+    if (!leader_ || Clock::now() >= lease_until_) {
       return absl::FailedPreconditionError(absl::StrCat(
           "quorum id ", id, " not recorded: lighthouse ", options_.address,
           " is not the leader (leader: ",

@@ -13,6 +13,7 @@
 #ifndef SLUICE_LIB_FT_ETCD_QUORUM_AUTHORITY_H_
 #define SLUICE_LIB_FT_ETCD_QUORUM_AUTHORITY_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -97,7 +98,8 @@ class EtcdQuorumAuthority : public QuorumAuthority {
   // RecordQuorumId checks it still holds.
   int64_t leader_revision_ = 0;
   // When the lease expires at the latest, as far as this side knows.
-  absl::Time lease_until_ = absl::InfinitePast();
+  // A steady clock: a wall clock set back must not stretch a lease.
+  std::chrono::steady_clock::time_point lease_until_;
   std::string leader_address_;
 
   // RecordQuorumId's read-compare-write state, one call at a time.

@@ -27,7 +27,7 @@ std::string StatusToJson(const proto::LighthouseStatus& status) {
 
 absl::StatusOr<std::unique_ptr<LighthouseStatusPage>>
 LighthouseStatusPage::Start(const std::string& host, int port,
-                            StatusFunction status) {
+                            LighthouseStatusFunction status) {
   auto server = std::make_unique<httplib::Server>();
   // cpp-httplib's default adds SO_REUSEPORT, which would let a second
   // lighthouse share the port and answer half the requests.

@@ -28,7 +28,7 @@ class Server;
 
 namespace sluice::ft {
 
-using StatusFunction = std::function<proto::LighthouseStatus()>;
+using LighthouseStatusFunction = std::function<proto::LighthouseStatus()>;
 
 // The JSON of /status.json.
 std::string StatusToJson(const proto::LighthouseStatus& status);
@@ -41,7 +41,7 @@ class LighthouseStatusPage {
   // Listens on host:port (port 0 picks a free one) and serves in the
   // background. UNAVAILABLE when the address cannot be bound.
   static absl::StatusOr<std::unique_ptr<LighthouseStatusPage>> Start(
-      const std::string& host, int port, StatusFunction status);
+      const std::string& host, int port, LighthouseStatusFunction status);
 
   // Stops and joins.
   ~LighthouseStatusPage();

@@ -5,11 +5,9 @@
 // bounded time.
 #include "lib/ft/etcd_quorum_authority.h"
 
-#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +38,20 @@ bool WaitUntil(const std::function<bool()>& condition, absl::Duration timeout) {
     absl::SleepFor(absl::Milliseconds(20));
   }
   return condition();
+}
+
+// The ids an authority_child printed as recorded, from line `from` on.
+std::vector<int64_t> RecordedIds(const std::vector<std::string>& lines,
+                                 size_t from = 0) {
+  std::vector<int64_t> ids;
+  for (size_t i = from; i < lines.size(); ++i) {
+    int64_t id = 0;
+    if (absl::StartsWith(lines[i], "recorded ") &&
+        absl::SimpleAtoi(lines[i].substr(9), &id)) {
+      ids.push_back(id);
+    }
+  }
+  return ids;
 }
 
 class EtcdQuorumAuthorityTest : public ::testing::Test {
@@ -143,6 +155,34 @@ TEST_F(EtcdQuorumAuthorityTest, StaleReadLosesTheCompareAndSwap) {
   EXPECT_EQ((*stored)->value, "8");
 }
 
+// The leader's key vanishes (its lease revoked behind its back) and another
+// lighthouse's key takes its place: the former leader records nothing.
+TEST_F(EtcdQuorumAuthorityTest, LeaderThatLostItsKeyRecordsNothing) {
+  auto a = NewAuthority("127.0.0.1:1001");
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(WaitUntil([&] { return a->IsLeader(); }, absl::Seconds(10)));
+  absl::StatusOr<std::unique_ptr<EtcdClient>> client =
+      EtcdClient::Create({etcd_->endpoint()}, absl::Seconds(1));
+  ASSERT_TRUE(client.ok());
+  absl::StatusOr<std::optional<EtcdKeyValue>> key =
+      (*client)->Get(a->leader_key());
+  ASSERT_TRUE(key.ok() && key->has_value());
+  ASSERT_TRUE((*client)->RevokeLease((*key)->lease).ok());
+  ASSERT_TRUE((*client)->Put({a->leader_key(), "127.0.0.1:9999", 0}).ok());
+
+  // Whether its next poll or the transaction notices first, it refuses.
+  absl::Status refused = a->RecordQuorumId(1);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("127.0.0.1:9999"));
+  EXPECT_TRUE(WaitUntil([&] { return a->LeaderAddress() == "127.0.0.1:9999"; },
+                        absl::Seconds(5)));
+  EXPECT_FALSE(a->IsLeader());
+  absl::StatusOr<std::optional<EtcdKeyValue>> id =
+      (*client)->Get(a->quorum_id_key());
+  ASSERT_TRUE(id.ok());
+  EXPECT_FALSE(id->has_value()) << (*id)->value;
+}
+
 TEST_F(EtcdQuorumAuthorityTest, FollowerTakesOverWhenTheLeaderResigns) {
   auto a = NewAuthority("127.0.0.1:1001");
   ASSERT_TRUE(a);
@@ -181,7 +221,6 @@ TEST_F(EtcdQuorumAuthorityTest, FollowerTakesOverAfterKill9OfTheLeader) {
   EXPECT_EQ(b->LeaderAddress(), "127.0.0.1:2001");
   ASSERT_TRUE(WaitUntil([&] { return b->IsLeader(); }, kFailoverTimeout));
   const absl::Duration failover = absl::Now() - killed;
-  EXPECT_GE(failover, absl::Seconds(1));
   std::printf("failover after kill -9 of the leader: %s\n",
               absl::FormatDuration(failover).c_str());
   EXPECT_TRUE(b->RecordQuorumId(1).ok());
@@ -213,30 +252,22 @@ TEST_F(EtcdQuorumAuthorityTest, StoppedLeaderRecordsNothingAfterWakingUp) {
       << first->Tail();
   absl::SleepFor(absl::Milliseconds(500));
 
-  // Every id recorded once, by one of them, and the woken one recorded
-  // nothing new after it saw the other lead (a txn etcd applied before the
-  // stop may still print after the wake).
+  // Every id recorded once, by one of them.
   std::map<int64_t, std::string> recorded_by;
   for (LoggedProcess* process : {first.get(), second.get()}) {
-    for (const std::string& line : process->Lines()) {
-      int64_t id = 0;
-      if (!absl::StartsWith(line, "recorded ") ||
-          !absl::SimpleAtoi(line.substr(9), &id)) {
-        continue;
-      }
+    for (int64_t id : RecordedIds(process->Lines())) {
       auto [it, inserted] = recorded_by.emplace(id, process->name());
       EXPECT_TRUE(inserted) << "quorum id " << id << " recorded by "
                             << it->second << " and by " << process->name();
     }
   }
-  const std::vector<std::string> first_lines = first->Lines();
-  bool saw_follower = false;
-  for (size_t i = first_lines_before_wake; i < first_lines.size(); ++i) {
-    if (first_lines[i] == "follower 127.0.0.1:3002") saw_follower = true;
-    if (saw_follower) {
-      EXPECT_FALSE(absl::StartsWith(first_lines[i], "recorded"))
-          << first_lines[i];
-    }
+  // What the woken one printed as recorded after waking came from
+  // transactions etcd applied before the stop: below every id of the new
+  // leader.
+  const std::vector<int64_t> second_ids = RecordedIds(second->Lines());
+  ASSERT_FALSE(second_ids.empty());
+  for (int64_t id : RecordedIds(first->Lines(), first_lines_before_wake)) {
+    EXPECT_LT(id, second_ids.front());
   }
   // Contiguous: no id skipped or lost between the two leaders.
   ASSERT_FALSE(recorded_by.empty());
