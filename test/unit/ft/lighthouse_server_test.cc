@@ -427,7 +427,7 @@ TEST(LighthouseServerTest, ShutdownEndsWaitingCallsAtOnce) {
       << ended.error_message();
 }
 
-TEST(LighthouseServerTest, RejectsARequestWithoutReplicaId) {
+TEST(LighthouseServerTest, RejectsARequestWithoutReplicaOrIncarnation) {
   auto lighthouse = StartLighthouse();
   ASSERT_NE(lighthouse, nullptr);
   auto client = ClientOf({lighthouse->address()});
@@ -437,6 +437,14 @@ TEST(LighthouseServerTest, RejectsARequestWithoutReplicaId) {
             std::string::npos)
       << beat;
   EXPECT_EQ(Classify(beat), FailureClass::kFatal);
+  proto::HeartbeatRequest no_incarnation;
+  no_incarnation.set_replica_id("a");
+  beat = client->Heartbeat(no_incarnation, kLong);
+  EXPECT_EQ(beat.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(
+      beat.message().find("the request of replica a names no incarnation"),
+      std::string::npos)
+      << beat;
 }
 
 }  // namespace
