@@ -46,9 +46,10 @@ int main(int argc, char** argv) {
     Print(absl::StrCat("error: ", client.status().ToString()));
     return 1;
   }
+  // Random and never 0 (the lighthouse refuses 0).
   const uint64_t incarnation =
       (static_cast<uint64_t>(std::random_device()()) << 32) |
-      std::random_device()();
+      std::random_device()() | 1;
   std::thread heartbeats([&] {
     sluice::ft::proto::HeartbeatRequest request;
     request.set_replica_id(replica_id);
