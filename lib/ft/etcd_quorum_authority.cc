@@ -61,13 +61,14 @@ EtcdQuorumAuthority::~EtcdQuorumAuthority() {
 }
 
 void EtcdQuorumAuthority::Run() {
+  // The constructor ran the first round.
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
+  while (!stop_cv_.wait_for(lock,
+                            absl::ToChronoMilliseconds(options_.poll_interval),
+                            [this] { return stopping_; })) {
     lock.unlock();
     Step();
     lock.lock();
-    stop_cv_.wait_for(lock, absl::ToChronoMilliseconds(options_.poll_interval),
-                      [this] { return stopping_; });
   }
 }
 
