@@ -84,17 +84,6 @@ std::string DescribeHttpError(httplib::Error error) {
   }
 }
 
-absl::StatusOr<Json> ParseReply(const std::string& body,
-                                const std::string& what) {
-  Json reply = Json::parse(body, /*cb=*/nullptr, /*allow_exceptions=*/false);
-  if (reply.is_discarded() || !reply.is_object()) {
-    return absl::InternalError(
-        absl::StrCat("etcd answered ", what, " with something that is not a ",
-                     "JSON object: '", body.substr(0, 200), "'"));
-  }
-  return reply;
-}
-
 }  // namespace
 
 EtcdCompare EtcdCompare::ValueIs(std::string key, std::string value) {
@@ -167,8 +156,9 @@ std::string EtcdClient::DescribeEndpoints() const {
                        });
 }
 
-absl::StatusOr<std::string> EtcdClient::Post(const std::string& path,
-                                             const std::string& body) {
+absl::StatusOr<Json> EtcdClient::Post(const std::string& path,
+                                      const Json& request) {
+  const std::string body = request.dump();
   const auto timeout =
       std::chrono::microseconds(absl::ToInt64Microseconds(request_timeout_));
   std::vector<std::string> failures;
@@ -187,12 +177,17 @@ absl::StatusOr<std::string> EtcdClient::Post(const std::string& path,
           absl::StrCat(endpoint.url, ": ", DescribeHttpError(result.error())));
       continue;
     }
+    Json reply = Json::parse(result->body, nullptr, false);
     if (result->status == 200) {
+      if (reply.is_discarded() || !reply.is_object()) {
+        return absl::InternalError(absl::StrCat(
+            "etcd at ", endpoint.url, path, " answered something that is not ",
+            "a JSON object: '", result->body.substr(0, 200), "'"));
+      }
       preferred_.store(index);
-      return result->body;
+      return reply;
     }
     // etcd's errors carry the gRPC code of the failed call.
-    Json reply = Json::parse(result->body, nullptr, false);
     const int code =
         reply.is_object() ? static_cast<int>(IntField(reply, "code")) : 0;
     std::string message = reply.is_object() && reply.contains("message") &&
@@ -219,46 +214,39 @@ absl::StatusOr<std::string> EtcdClient::Post(const std::string& path,
 absl::StatusOr<int64_t> EtcdClient::GrantLease(absl::Duration ttl) {
   const int64_t seconds = std::max<int64_t>(1, absl::ToInt64Seconds(ttl));
   Json request = {{"TTL", absl::StrCat(seconds)}};
-  absl::StatusOr<std::string> body = Post("/v3/lease/grant", request.dump());
-  if (!body.ok()) return body.status();
-  absl::StatusOr<Json> reply = ParseReply(*body, "/v3/lease/grant");
+  absl::StatusOr<Json> reply = Post("/v3/lease/grant", request);
   if (!reply.ok()) return reply.status();
   const int64_t id = IntField(*reply, "ID");
   if (id == 0) {
     return absl::InternalError(
-        absl::StrCat("etcd granted no lease: '", body->substr(0, 200), "'"));
+        absl::StrCat("etcd granted no lease: '", reply->dump(), "'"));
   }
   return id;
 }
 
 absl::StatusOr<int64_t> EtcdClient::KeepAlive(int64_t lease) {
   Json request = {{"ID", absl::StrCat(lease)}};
-  absl::StatusOr<std::string> body =
-      Post("/v3/lease/keepalive", request.dump());
-  if (!body.ok()) return body.status();
   // A streaming call: the gateway answers one {"result": ...} per request.
-  absl::StatusOr<Json> reply = ParseReply(*body, "/v3/lease/keepalive");
+  absl::StatusOr<Json> reply = Post("/v3/lease/keepalive", request);
   if (!reply.ok()) return reply.status();
   auto result = reply->find("result");
   if (result == reply->end() || !result->is_object()) {
     return absl::InternalError(
         absl::StrCat("etcd answered /v3/lease/keepalive without a result: '",
-                     body->substr(0, 200), "'"));
+                     reply->dump(), "'"));
   }
   return IntField(*result, "TTL");
 }
 
 absl::Status EtcdClient::RevokeLease(int64_t lease) {
   Json request = {{"ID", absl::StrCat(lease)}};
-  return Post("/v3/lease/revoke", request.dump()).status();
+  return Post("/v3/lease/revoke", request).status();
 }
 
 absl::StatusOr<std::optional<EtcdKeyValue>> EtcdClient::Get(
     const std::string& key) {
   Json request = {{"key", absl::Base64Escape(key)}};
-  absl::StatusOr<std::string> body = Post("/v3/kv/range", request.dump());
-  if (!body.ok()) return body.status();
-  absl::StatusOr<Json> reply = ParseReply(*body, "/v3/kv/range");
+  absl::StatusOr<Json> reply = Post("/v3/kv/range", request);
   if (!reply.ok()) return reply.status();
   auto kvs = reply->find("kvs");
   if (kvs == reply->end() || !kvs->is_array() || kvs->empty()) {
@@ -275,7 +263,7 @@ absl::StatusOr<std::optional<EtcdKeyValue>> EtcdClient::Get(
 }
 
 absl::Status EtcdClient::Put(const EtcdPut& put) {
-  return Post("/v3/kv/put", PutRequest(put).dump()).status();
+  return Post("/v3/kv/put", PutRequest(put)).status();
 }
 
 absl::StatusOr<EtcdTxnResult> EtcdClient::Txn(
@@ -288,9 +276,7 @@ absl::StatusOr<EtcdTxnResult> EtcdClient::Txn(
   for (const EtcdPut& put : on_success) {
     request["success"].push_back({{"request_put", PutRequest(put)}});
   }
-  absl::StatusOr<std::string> body = Post("/v3/kv/txn", request.dump());
-  if (!body.ok()) return body.status();
-  absl::StatusOr<Json> reply = ParseReply(*body, "/v3/kv/txn");
+  absl::StatusOr<Json> reply = Post("/v3/kv/txn", request);
   if (!reply.ok()) return reply.status();
   EtcdTxnResult result;
   auto succeeded = reply->find("succeeded");

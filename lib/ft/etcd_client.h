@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,10 +92,11 @@ class EtcdClient {
   EtcdClient(std::vector<Endpoint> endpoints, absl::Duration request_timeout)
       : endpoints_(std::move(endpoints)), request_timeout_(request_timeout) {}
 
-  // POSTs `body` to `path` on the endpoints in turn; the reply's body, or
-  // the error etcd answered with (its gRPC code, which absl shares).
-  absl::StatusOr<std::string> Post(const std::string& path,
-                                   const std::string& body);
+  // POSTs `request` to `path` on the endpoints in turn; the reply (a JSON
+  // object), or the error etcd answered with (its gRPC code, which absl
+  // shares).
+  absl::StatusOr<nlohmann::json> Post(const std::string& path,
+                                      const nlohmann::json& request);
 
   const std::vector<Endpoint> endpoints_;
   const absl::Duration request_timeout_;
