@@ -123,9 +123,8 @@ class LighthouseService final : public proto::Lighthouse::Service {
         return grpc::Status(
             grpc::StatusCode::ABORTED,
             absl::StrCat("lighthouse ", address_,
-                         ": the quorum request of "
-                         "replica ",
-                         replica, " was replaced by a newer one"));
+                         ": the quorum request of replica ", replica,
+                         " was replaced by a newer one"));
       }
       grpc::Status ended =
           Ended(context, "quorum request of replica " + replica);
