@@ -1,7 +1,7 @@
 // The `tfrt_ft` dialect: fault tolerance. Its ops save and restore
 // checkpoints of dense host tensors (docs/checkpoints.md), send step
 // signals to the step monitor (docs/monitor.md) and join quorums under a
-// lighthouse (docs/manager.md).
+// lighthouse (docs/lighthouse.md).
 
 #ifndef SLUICE_DIALECTS_TFRT_FT_TFRT_FT_OPS_TD_
 #define SLUICE_DIALECTS_TFRT_FT_TFRT_FT_OPS_TD_
@@ -125,7 +125,7 @@ def TfrtFt_TrainEndOp : TfrtFt_Op<"train_end"> {
 }
 
 // The quorum ops: the process's manager (SLUICE_LIGHTHOUSE,
-// SLUICE_REPLICA_ID), docs/manager.md. Both return at once; the manager's
+// SLUICE_REPLICA_ID), docs/lighthouse.md. Both return at once; the manager's
 // own thread does the waiting.
 def TfrtFt_StartQuorumOp : TfrtFt_Op<"start_quorum",
     [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
