@@ -37,20 +37,19 @@ absl::StatusOr<ManagerOptions> OptionsFromEnvironment() {
 
 }  // namespace
 
-absl::StatusOr<ProcessManager*> ProcessManager::Get(HostAllocator* allocator) {
+absl::StatusOr<ProcessManager*> ProcessManager::Get() {
   // Made once; destroyed at exit, before gRPC's own teardown (registered
   // after gRPC started), so that no heartbeat runs while the process ends.
-  static absl::StatusOr<ProcessManager*>* const made = [allocator] {
+  static absl::StatusOr<ProcessManager*>* const made = [] {
     auto* result = new absl::StatusOr<ProcessManager*>(nullptr);
     absl::StatusOr<ManagerOptions> options = OptionsFromEnvironment();
     if (!options.ok()) {
       *result = options.status();
       return result;
     }
-    auto process =
-        std::unique_ptr<ProcessManager>(new ProcessManager(allocator));
+    auto process = std::unique_ptr<ProcessManager>(new ProcessManager());
     absl::StatusOr<std::unique_ptr<Manager>> manager =
-        Manager::Create(*std::move(options), &process->state_);
+        Manager::Create(*std::move(options), &process->attached_);
     if (!manager.ok()) {
       *result = manager.status();
       return result;
@@ -63,8 +62,6 @@ absl::StatusOr<ProcessManager*> ProcessManager::Get(HostAllocator* allocator) {
   }();
   return *made;
 }
-
-ProcessManager::ProcessManager(HostAllocator* allocator) : state_(allocator) {}
 
 ProcessManager::~ProcessManager() {
   {
@@ -95,6 +92,47 @@ void ProcessManager::Loop() {
     work();
     lock.lock();
   }
+}
+
+void ProcessManager::Attach(TensorReplicaState* state) {
+  std::lock_guard<std::mutex> lock(attached_.mu);
+  attached_.state = state;
+}
+
+void ProcessManager::Detach(TensorReplicaState* state) {
+  std::lock_guard<std::mutex> lock(attached_.mu);
+  if (attached_.state == state) attached_.state = nullptr;
+}
+
+absl::StatusOr<std::string> ProcessManager::AttachedState::Save() {
+  std::lock_guard<std::mutex> lock(mu);
+  if (state == nullptr) {
+    return absl::FailedPreconditionError(
+        "tfrt_ft quorum ops: no program holds this replica's state");
+  }
+  return state->Save();
+}
+
+absl::Status ProcessManager::AttachedState::Load(std::string_view bytes) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (state == nullptr) {
+    return absl::FailedPreconditionError(
+        "tfrt_ft quorum ops: no program holds this replica's state");
+  }
+  return state->Load(bytes);
+}
+
+HostReplicaState::HostReplicaState(HostContext* host)
+    : state_(host->allocator()) {
+  absl::StatusOr<ProcessManager*> process = ProcessManager::Get();
+  if (process.ok()) {
+    process_ = *process;
+    process_->Attach(&state_);
+  }
+}
+
+HostReplicaState::~HostReplicaState() {
+  if (process_ != nullptr) process_->Detach(&state_);
 }
 
 }  // namespace sluice::ft

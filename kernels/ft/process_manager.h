@@ -3,6 +3,11 @@
 // first use from the environment, with a thread of its own on which the
 // ops' blocking calls run one after the other, in the order they are
 // posted, so that no host-queue thread ever waits on the lighthouse.
+//
+// The state it serves to recovering peers is the tensors last given to
+// tfrt_ft.start_quorum on a HostContext: each host's tensors live in a
+// HostReplicaState (a shared context of the host), attached to the manager
+// while the host lives, so that nothing of a host's allocator outlives it.
 #ifndef SLUICE_KERNELS_FT_PROCESS_MANAGER_H_
 #define SLUICE_KERNELS_FT_PROCESS_MANAGER_H_
 
@@ -11,12 +16,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "absl/status/statusor.h"
 #include "lib/ft/tensor_replica_state.h"
 #include "sluice/ft/manager.h"
-#include "sluice/host_context/host_allocator.h"
+#include "sluice/host_context/host_context.h"
 
 namespace sluice::ft {
 
@@ -30,11 +37,9 @@ inline constexpr char kReplicaHostVariable[] = "SLUICE_REPLICA_HOST";
 
 class ProcessManager {
  public:
-  // The process's manager, made by the first call (with `allocator` for
-  // the tensors it heals into, which must outlive the process's use of
-  // it). The same error for every call when a variable is missing or the
-  // manager cannot start.
-  static absl::StatusOr<ProcessManager*> Get(HostAllocator* allocator);
+  // The process's manager, made by the first call. The same error for
+  // every call when a variable is missing or the manager cannot start.
+  static absl::StatusOr<ProcessManager*> Get();
 
   // Stops the thread (after the work posted so far) and the manager.
   ~ProcessManager();
@@ -43,21 +48,46 @@ class ProcessManager {
   void Post(std::function<void()> work);
 
   Manager& manager() { return *manager_; }
-  // The tensors served to recovering peers: those last passed to
-  // tfrt_ft.start_quorum, or received when this replica healed.
-  TensorReplicaState& state() { return state_; }
+
+  // Serves `state` (a host's) from now on; Detach stops serving it,
+  // waiting for a transfer reading it.
+  void Attach(TensorReplicaState* state);
+  void Detach(TensorReplicaState* state);
 
  private:
-  explicit ProcessManager(HostAllocator* allocator);
+  // What the manager serves and heals into: the attached host's tensors.
+  class AttachedState final : public ReplicaState {
+   public:
+    absl::StatusOr<std::string> Save() override;
+    absl::Status Load(std::string_view bytes) override;
+
+    std::mutex mu;
+    TensorReplicaState* state = nullptr;  // guarded by mu
+  };
+
+  ProcessManager() = default;
   void Loop();
 
-  TensorReplicaState state_;
+  AttachedState attached_;
   std::unique_ptr<Manager> manager_;
   std::mutex mu_;
   std::condition_variable work_ready_;
   std::deque<std::function<void()>> work_;  // guarded by mu_
   bool stopping_ = false;                   // guarded by mu_
   std::thread thread_;
+};
+
+// A host's replica state: the tensors of its programs' start_quorum ops,
+// in buffers from the host's allocator, served while the host lives.
+class HostReplicaState {
+ public:
+  explicit HostReplicaState(HostContext* host);
+  ~HostReplicaState();
+  TensorReplicaState& state() { return state_; }
+
+ private:
+  TensorReplicaState state_;
+  ProcessManager* process_ = nullptr;  // null when there is none
 };
 
 }  // namespace sluice::ft

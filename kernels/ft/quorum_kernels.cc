@@ -69,17 +69,20 @@ void StartQuorumKernel(int64_t step, RemainingArguments tensors,
     // Shares the buffer: the state served to peers is these tensors.
     given.push_back(tensors[i]->get<DenseHostTensor>());
   }
-  absl::StatusOr<ProcessManager*> process =
-      ProcessManager::Get(frame->host()->allocator());
+  absl::StatusOr<ProcessManager*> process = ProcessManager::Get();
   if (!process.ok()) return frame->ReportError(process.status());
-  (*process)->Post([frame = *frame, process = *process, step,
+  ft::TensorReplicaState* state =
+      &frame->host()->GetOrCreateSharedContext<ft::HostReplicaState>().state();
+  (*process)->Post([frame = *frame, process = *process, state, step,
                     given = std::move(given)]() mutable {
-    process->state().Set(given);
+    // This host's tensors are what the manager serves from now on.
+    process->Attach(state);
+    state->Set(given);
     absl::StatusOr<ft::QuorumView> view = process->manager().StartQuorum(step);
     if (!view.ok()) return frame.ReportError(view.status());
     std::vector<DenseHostTensor> out = given;
     if (!view->healed_from.empty()) {
-      out = process->state().Get();
+      out = state->Get();
       if (absl::Status same = CheckHealed(given, out, view->healed_from);
           !same.ok()) {
         return frame.ReportError(same);
@@ -104,8 +107,7 @@ void ShouldCommitKernel(Argument<int64_t> step, RemainingArguments deps,
   RunWhenReady(*waited, [frame = *frame, waited]() mutable {
     AsyncValue* step_value = (*waited)[0].get();
     if (step_value->IsError()) return frame.ReportError(step_value->GetError());
-    absl::StatusOr<ProcessManager*> process =
-        ProcessManager::Get(frame.host()->allocator());
+    absl::StatusOr<ProcessManager*> process = ProcessManager::Get();
     if (!process.ok()) return frame.ReportError(process.status());
     absl::Status failed;
     for (size_t i = 1; i < waited->size() && failed.ok(); ++i) {
