@@ -55,43 +55,11 @@ absl::StatusOr<ProcessManager*> ProcessManager::Get() {
       return result;
     }
     process->manager_ = *std::move(manager);
-    process->thread_ = std::thread([p = process.get()] { p->Loop(); });
     *result = process.release();
     std::atexit([] { delete **made; });
     return result;
   }();
   return *made;
-}
-
-ProcessManager::~ProcessManager() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  work_ready_.notify_all();
-  if (thread_.joinable()) thread_.join();
-  manager_.reset();
-}
-
-void ProcessManager::Post(std::function<void()> work) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    work_.push_back(std::move(work));
-  }
-  work_ready_.notify_one();
-}
-
-void ProcessManager::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  for (;;) {
-    work_ready_.wait(lock, [this] { return stopping_ || !work_.empty(); });
-    if (work_.empty()) return;
-    std::function<void()> work = std::move(work_.front());
-    work_.pop_front();
-    lock.unlock();
-    work();
-    lock.lock();
-  }
 }
 
 void ProcessManager::Attach(TensorReplicaState* state) {

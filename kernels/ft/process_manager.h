@@ -1,8 +1,7 @@
 // The manager of this process's replica group for the tfrt_ft quorum ops
 // (docs/lighthouse.md, "The tfrt_ft quorum ops"): one per process, made on
-// first use from the environment, with a thread of its own on which the
-// ops' blocking calls run one after the other, in the order they are
-// posted, so that no host-queue thread ever waits on the lighthouse.
+// first use from the environment. The ops call it on the host's blocking
+// pool, never on a work-queue thread.
 //
 // The state it serves to recovering peers is the tensors last given to
 // tfrt_ft.start_quorum on a HostContext: each host's tensors live in a
@@ -11,14 +10,10 @@
 #ifndef SLUICE_KERNELS_FT_PROCESS_MANAGER_H_
 #define SLUICE_KERNELS_FT_PROCESS_MANAGER_H_
 
-#include <condition_variable>
-#include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "absl/status/statusor.h"
 #include "lib/ft/tensor_replica_state.h"
@@ -41,12 +36,6 @@ class ProcessManager {
   // every call when a variable is missing or the manager cannot start.
   static absl::StatusOr<ProcessManager*> Get();
 
-  // Stops the thread (after the work posted so far) and the manager.
-  ~ProcessManager();
-
-  // Runs `work` on the manager's thread after everything posted before.
-  void Post(std::function<void()> work);
-
   Manager& manager() { return *manager_; }
 
   // Serves `state` (a host's) from now on; Detach stops serving it,
@@ -66,15 +55,9 @@ class ProcessManager {
   };
 
   ProcessManager() = default;
-  void Loop();
 
   AttachedState attached_;
   std::unique_ptr<Manager> manager_;
-  std::mutex mu_;
-  std::condition_variable work_ready_;
-  std::deque<std::function<void()>> work_;  // guarded by mu_
-  bool stopping_ = false;                   // guarded by mu_
-  std::thread thread_;
 };
 
 // A host's replica state: the tensors of its programs' start_quorum ops,

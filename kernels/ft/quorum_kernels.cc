@@ -1,6 +1,6 @@
 // tfrt_ft.start_quorum and tfrt_ft.should_commit: the process's manager
-// (process_manager.h). Both return at once; the manager's thread makes
-// their results available.
+// (process_manager.h). Both return at once; the manager's calls, which wait
+// on the lighthouse and the peers, run on the host's blocking pool.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,20 +73,24 @@ void StartQuorumKernel(int64_t step, RemainingArguments tensors,
   if (!process.ok()) return frame->ReportError(process.status());
   ft::TensorReplicaState* state =
       &frame->host()->GetOrCreateSharedContext<ft::HostReplicaState>().state();
-  (*process)->Post([frame = *frame, process = *process, state, step,
-                    given = std::move(given)]() mutable {
+  // StartQuorum waits for the lighthouse and the peers: on the blocking
+  // pool.
+  frame->host()->EnqueueBlockingWork([frame = *frame, process = *process, state,
+                                      step,
+                                      given = std::move(given)]() mutable {
     // This host's tensors are what the manager serves from now on.
     process->Attach(state);
     state->Set(given);
     absl::StatusOr<ft::QuorumView> view = process->manager().StartQuorum(step);
     if (!view.ok()) return frame.ReportError(view.status());
-    std::vector<DenseHostTensor> out = given;
+    std::vector<DenseHostTensor> out = std::move(given);
     if (!view->healed_from.empty()) {
-      out = state->Get();
-      if (absl::Status same = CheckHealed(given, out, view->healed_from);
+      std::vector<DenseHostTensor> healed = state->Get();
+      if (absl::Status same = CheckHealed(out, healed, view->healed_from);
           !same.ok()) {
         return frame.ReportError(same);
       }
+      out = std::move(healed);
     }
     frame.EmplaceResultAt<GroupValue>(0, std::move(view->group));
     frame.EmplaceResultAt<int64_t>(1, view->generation);
@@ -114,8 +118,10 @@ void ShouldCommitKernel(Argument<int64_t> step, RemainingArguments deps,
       if ((*waited)[i]->IsError()) failed = (*waited)[i]->GetError();
     }
     const int64_t step = step_value->get<int64_t>();
-    (*process)->Post([frame = std::move(frame), process = *process, step,
-                      failed = std::move(failed)]() mutable {
+    // The vote waits for every participant's: on the blocking pool.
+    frame.host()->EnqueueBlockingWork([frame = std::move(frame),
+                                       process = *process, step,
+                                       failed = std::move(failed)]() mutable {
       if (!failed.ok()) process->manager().ReportError(failed);
       absl::StatusOr<bool> commit = process->manager().ShouldCommit(step);
       if (!commit.ok()) return frame.ReportError(commit.status());
