@@ -13,16 +13,16 @@
 #include "sluice/collective/gloo_group.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
@@ -115,8 +115,9 @@ class GlooGroup final : public CollectiveGroup {
 
   ~GlooGroup() override {
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
+      changed_.notify_all();
     }
     // A call still in flight ends at Gloo's timeout at the latest.
     worker_.join();
@@ -326,11 +327,11 @@ class GlooGroup final : public CollectiveGroup {
 
   void Abort(absl::Status reason) override {
     if (reason.ok()) reason = absl::CancelledError("aborted with no reason");
-    Break(Describe("the group", ""), reason, /*close_connections=*/true);
+    Break("aborted: ", reason, /*close_connections=*/true);
   }
 
   absl::Status health() const override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return broken_;
   }
 
@@ -346,7 +347,7 @@ class GlooGroup final : public CollectiveGroup {
   }
 
   int64_t NextSequence() {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return ++sequence_;
   }
 
@@ -395,29 +396,26 @@ class GlooGroup final : public CollectiveGroup {
                             absl::StrCat("the timeout must be positive, got ",
                                          absl::FormatDuration(timeout))));
     }
-    absl::MutexLock call(&call_mu_);
+    std::lock_guard<std::mutex> call(call_mu_);
     absl::Time deadline = absl::Now() + timeout;
     bool done = false;
     absl::Status result;
     {
-      absl::MutexLock lock(&mu_);
+      std::unique_lock<std::mutex> lock(mu_);
       if (!broken_.ok()) return Refused(what);
       job_ = std::move(job);
       job_deadline_ = deadline + DeadlineGrace(timeout);
       job_done_ = false;
-      mu_.AwaitWithDeadline(
-          absl::Condition(
-              +[](GlooGroup* group) ABSL_EXCLUSIVE_LOCKS_REQUIRED(group->mu_) {
-                return group->job_done_ || !group->broken_.ok();
-              },
-              this),
-          deadline);
-      if (!broken_.ok()) return broken_;
+      changed_.notify_all();
+      changed_.wait_until(lock, absl::ToChronoTime(deadline),
+                          [this] { return job_done_ || !broken_.ok(); });
+      // Only an Abort breaks the group while a call waits.
+      if (!broken_.ok()) return WithMessagePrefix(broken_, what + ": ");
       done = job_done_;
       result = job_result_;
     }
     if (done) return result.ok() ? result : Fail(what, result);
-    return Break(what,
+    return Break(what + ": ",
                  absl::DeadlineExceededError(absl::StrCat(
                      "no result within ", absl::FormatDuration(timeout))),
                  /*close_connections=*/false);
@@ -426,12 +424,14 @@ class GlooGroup final : public CollectiveGroup {
   // Breaks the group with `cause` (the failure of `what`) and returns the
   // error that broke it.
   absl::Status Fail(const std::string& what, const absl::Status& cause) {
-    return Break(what, cause, /*close_connections=*/true);
+    return Break(what + ": ", cause, /*close_connections=*/true);
   }
 
-  absl::Status Break(const std::string& what, const absl::Status& cause,
+  // Makes `prefix` + `cause` the group's error, unless it is already broken,
+  // and returns the group's error.
+  absl::Status Break(const std::string& prefix, const absl::Status& cause,
                      bool close_connections) {
-    absl::Status error = WithMessagePrefix(cause, absl::StrCat(what, ": "));
+    absl::Status error = WithMessagePrefix(cause, prefix);
     FailureClass failure_class = Classify(cause);
     if (cause.code() == absl::StatusCode::kDeadlineExceeded ||
         cause.code() == absl::StatusCode::kUnavailable) {
@@ -446,10 +446,11 @@ class GlooGroup final : public CollectiveGroup {
     error = AddErrorContext(error, context);
     bool first = false;
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       if (broken_.ok()) {
         broken_ = error;
         first = true;
+        changed_.notify_all();
       }
       error = broken_;
     }
@@ -459,8 +460,8 @@ class GlooGroup final : public CollectiveGroup {
     return error;
   }
 
-  absl::Status Refused(const std::string& what) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  // With mu_ held.
+  absl::Status Refused(const std::string& what) const {
     return WithMessagePrefix(
         broken_, absl::StrCat(what, " refused: the group is broken: "));
   }
@@ -497,12 +498,8 @@ class GlooGroup final : public CollectiveGroup {
       Job job;
       absl::Time deadline;
       {
-        absl::MutexLock lock(&mu_);
-        mu_.Await(absl::Condition(
-            +[](GlooGroup* group) ABSL_EXCLUSIVE_LOCKS_REQUIRED(group->mu_) {
-              return group->job_ != nullptr || group->stopping_;
-            },
-            this));
+        std::unique_lock<std::mutex> lock(mu_);
+        changed_.wait(lock, [this] { return job_ != nullptr || stopping_; });
         if (job_ == nullptr) return;
         job = std::move(job_);
         job_ = nullptr;
@@ -511,9 +508,10 @@ class GlooGroup final : public CollectiveGroup {
       absl::Status result = job(deadline);
       // The job's tensors go before the caller hears of its end.
       job = nullptr;
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       job_result_ = std::move(result);
       job_done_ = true;
+      changed_.notify_all();
     }
   }
 
@@ -524,15 +522,18 @@ class GlooGroup final : public CollectiveGroup {
   const std::shared_ptr<gloo::Context> context_;
 
   // One call at a time.
-  absl::Mutex call_mu_;
-  mutable absl::Mutex mu_;
-  absl::Status broken_ ABSL_GUARDED_BY(mu_);
-  int64_t sequence_ ABSL_GUARDED_BY(mu_) = 0;
-  Job job_ ABSL_GUARDED_BY(mu_);
-  absl::Time job_deadline_ ABSL_GUARDED_BY(mu_);
-  bool job_done_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Status job_result_ ABSL_GUARDED_BY(mu_);
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::mutex call_mu_;
+  // std::mutex, not absl::Mutex: ThreadSanitizer sees pthread mutexes, and
+  // Debian's Abseil is not instrumented. Guards the members below it.
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  absl::Status broken_;
+  int64_t sequence_ = 0;
+  Job job_;
+  absl::Time job_deadline_;
+  bool job_done_ = false;
+  absl::Status job_result_;
+  bool stopping_ = false;
   std::thread worker_;
 };
 

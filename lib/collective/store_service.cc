@@ -1,14 +1,14 @@
 #include "lib/collective/store_service.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "lib/collective/store_keys.h"
 #include "lib/collective/store_service.grpc.pb.h"
@@ -28,7 +28,7 @@ class StoreService final : public proto::KeyValueStore::Service {
                    proto::SetResponse*) override {
     std::optional<int64_t> generation = KeyGeneration(request->key());
     if (!generation) return BadKey(request->key());
-    absl::MutexLock lock(&mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     MakeRoomFor(*generation);
     if (grpc::Status dropped = RefuseDropped(*generation); !dropped.ok()) {
       return dropped;
@@ -47,7 +47,7 @@ class StoreService final : public proto::KeyValueStore::Service {
     }
     bytes_ += added - replaced;
     keys[request->key()] = request->value();
-    changed_.SignalAll();
+    changed_.notify_all();
     return grpc::Status::OK;
   }
 
@@ -61,7 +61,7 @@ class StoreService final : public proto::KeyValueStore::Service {
     if (context->deadline() != std::chrono::system_clock::time_point::max()) {
       deadline = std::min(deadline, absl::FromChrono(context->deadline()));
     }
-    absl::MutexLock lock(&mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     while (true) {
       for (const std::string& key : request->keys()) {
         if (grpc::Status dropped = RefuseDropped(*KeyGeneration(key));
@@ -88,7 +88,8 @@ class StoreService final : public proto::KeyValueStore::Service {
                          request->keys_size(), " keys still not set (",
                          missing.front(), " among them) at the deadline"));
       }
-      changed_.WaitWithTimeout(&mu_, std::min(deadline - now, kCancelPoll));
+      changed_.wait_for(lock, absl::ToChronoMilliseconds(
+                                  std::min(deadline - now, kCancelPoll)));
     }
     if (!request->omit_values()) {
       for (const std::string& key : request->keys()) {
@@ -110,8 +111,7 @@ class StoreService final : public proto::KeyValueStore::Service {
                      "' is not of the form gen/<generation>/<name>"));
   }
 
-  grpc::Status RefuseDropped(int64_t generation) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  grpc::Status RefuseDropped(int64_t generation) const {
     if (generation >= oldest_kept_) return grpc::Status::OK;
     return grpc::Status(
         grpc::StatusCode::ABORTED,
@@ -120,8 +120,7 @@ class StoreService final : public proto::KeyValueStore::Service {
                      oldest_kept_, " on)"));
   }
 
-  std::vector<std::string> Missing(const proto::GetRequest& request) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  std::vector<std::string> Missing(const proto::GetRequest& request) const {
     std::vector<std::string> missing;
     for (const std::string& key : request.keys()) {
       auto generation = generations_.find(*KeyGeneration(key));
@@ -136,7 +135,7 @@ class StoreService final : public proto::KeyValueStore::Service {
   // Drops the oldest generations so that `generation` can be kept with the
   // newest others: a generation older than every kept one when the store
   // keeps as many as it may is refused (RefuseDropped), not kept.
-  void MakeRoomFor(int64_t generation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  void MakeRoomFor(int64_t generation) {
     if (generations_.count(generation) != 0) return;
     while (static_cast<int>(generations_.size()) >= options_.keep_generations &&
            !generations_.empty()) {
@@ -152,17 +151,18 @@ class StoreService final : public proto::KeyValueStore::Service {
       generations_.erase(oldest);
     }
     // Wakes the gets that wait for keys of the dropped generations.
-    changed_.SignalAll();
+    changed_.notify_all();
   }
 
   const StoreServiceOptions options_;
-  absl::Mutex mu_;
-  absl::CondVar changed_;
-  std::map<int64_t, absl::flat_hash_map<std::string, std::string>> generations_
-      ABSL_GUARDED_BY(mu_);
-  int64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // std::mutex, not absl::Mutex: ThreadSanitizer sees pthread mutexes, and
+  // Debian's Abseil is not instrumented. Guards the members below it.
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<int64_t, absl::flat_hash_map<std::string, std::string>> generations_;
+  int64_t bytes_ = 0;
   // Generations below it were dropped.
-  int64_t oldest_kept_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t oldest_kept_ = 0;
 };
 
 }  // namespace

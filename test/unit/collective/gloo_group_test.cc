@@ -14,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "sluice/support/failure.h"
+#include "sluice/support/fault_point.h"
 #include "test/unit/collective/group_threads.h"
 #include "test/util/store_server.h"
 
@@ -239,7 +240,9 @@ TEST_F(GlooGroupTest, AbortUnblocksAnAllReduceInFlight) {
     EXPECT_LT(waited, absl::Seconds(3));
     if (group.rank() == 0) {
       EXPECT_EQ(result.status().code(), absl::StatusCode::kAborted);
-      EXPECT_NE(result.status().message().find("quorum 4 replaced it"),
+      EXPECT_NE(result.status().message().find(
+                    "allreduce (sum) on rank 0 of 3 (generation 3): aborted: "
+                    "quorum 4 replaced it"),
                 std::string::npos)
           << result.status();
       EXPECT_EQ(Classify(result.status()), FailureClass::kStale);
@@ -305,6 +308,35 @@ TEST_F(GlooGroupTest, AGroupNeverReadsAnOlderGenerationsKeys) {
                                               ReduceOp::kSum, kTimeout)),
               (std::vector<int32_t>{4}));
   });
+}
+
+TEST_F(GlooGroupTest, AFaultBeforeAnAllReduceFailsEveryRankAtOnce) {
+  // The first rank to reach the allreduce fails there; it breaks its group,
+  // which closes its connections, so the others fail long before the 20 s
+  // timeout.
+  ASSERT_TRUE(
+      FaultInjector::Set("collective.allreduce.send=error:UNAVAILABLE@nth=1")
+          .ok());
+  std::atomic<int> injected{0};
+  RunRanks(store_.address(), 3, 4, [&](CollectiveGroup& group) {
+    absl::Time start = absl::Now();
+    auto result =
+        group.AllReduce(Tensor<float>({1}, {1}), ReduceOp::kSum, kTimeout);
+    ASSERT_FALSE(result.ok());
+    EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kUnavailable)
+        << result.status();
+    EXPECT_EQ(Classify(result.status()), FailureClass::kRetryable);
+    EXPECT_EQ(GetErrorContext(result.status()).generation, 4);
+    if (result.status().message().find("fault injected at "
+                                       "collective.allreduce.send") !=
+        std::string::npos) {
+      injected.fetch_add(1);
+    }
+  });
+  EXPECT_EQ(FaultInjector::Hits("collective.allreduce.send"), 3);
+  FaultInjector::Clear();
+  EXPECT_EQ(injected.load(), 1);
 }
 
 TEST_F(GlooGroupTest, BadOptionsAreRefused) {
