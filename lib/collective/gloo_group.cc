@@ -58,6 +58,13 @@ std::chrono::milliseconds Remaining(absl::Time deadline) {
                   absl::ToChronoMilliseconds(deadline - absl::Now()));
 }
 
+// The allocator of results when the options name none. Result tensors
+// outlive their group, so it is never destroyed.
+HostAllocator* ProcessHeap() {
+  static HostAllocator* const heap = CreateMallocAllocator().release();
+  return heap;
+}
+
 using ReduceFunction = void (*)(void*, const void*, const void*, size_t);
 
 template <typename T>
@@ -105,9 +112,7 @@ class GlooGroup final : public CollectiveGroup {
             std::shared_ptr<gloo::transport::Device> device)
       : CollectiveGroup(options.rank, options.size, options.generation),
         default_timeout_(options.default_timeout),
-        own_allocator_(options.allocator == nullptr ? CreateMallocAllocator()
-                                                    : nullptr),
-        allocator_(options.allocator == nullptr ? own_allocator_.get()
+        allocator_(options.allocator == nullptr ? ProcessHeap()
                                                 : options.allocator),
         device_(std::move(device)),
         context_(std::move(context)),
@@ -516,7 +521,6 @@ class GlooGroup final : public CollectiveGroup {
   }
 
   const absl::Duration default_timeout_;
-  const std::unique_ptr<HostAllocator> own_allocator_;
   HostAllocator* const allocator_;
   const std::shared_ptr<gloo::transport::Device> device_;
   const std::shared_ptr<gloo::Context> context_;

@@ -32,7 +32,8 @@ struct GlooGroupOptions {
   // The timeout of a collective called with absl::InfiniteDuration(): every
   // collective has a finite one.
   absl::Duration default_timeout = absl::Seconds(30);
-  // Where result tensors are allocated; null: the process heap.
+  // Where result tensors are allocated; it must outlive them, which may
+  // outlive the group. Null: the process heap.
   HostAllocator* allocator = nullptr;
 };
 
