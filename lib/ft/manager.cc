@@ -53,7 +53,8 @@ absl::Status ValidateOptions(const ManagerOptions& options) {
 
 uint64_t NewIncarnation() {
   std::random_device device;
-  return (uint64_t{device()} << 32) ^ device() ^ 1;
+  // Never 0, which the lighthouse refuses.
+  return ((uint64_t{device()} << 32) ^ device()) | 1;
 }
 
 // `status` as an error of `generation`, retryable, from `replica`.
