@@ -370,9 +370,11 @@ std::vector<std::string> HangingFlags() {
 
 TEST_F(ManagerProcessTest, AKilledReplicaFailsTheAllreduceAtOnce) {
   StartLighthouse(2);
+  // C asks first, so that it is in the first quorum and reaches step 2.
+  ReplicaProcess c(address(), "replica-c", HangingFlags());
+  ASSERT_TRUE(c.WaitForLine("state step=0 ", absl::Seconds(60))) << c.Output();
   ReplicaProcess a(address(), "replica-a", SurvivorFlags());
   ReplicaProcess b(address(), "replica-b", SurvivorFlags());
-  ReplicaProcess c(address(), "replica-c", HangingFlags());
   ASSERT_TRUE(c.WaitForLine("hanging step=2", absl::Seconds(60))) << c.Output();
   // Long enough for A and B to be inside the allreduce of step 2.
   absl::SleepFor(absl::Milliseconds(500));
@@ -388,9 +390,11 @@ TEST_F(ManagerProcessTest, AFrozenReplicaIsLostAndTheAllreduceAborted) {
   // A stopped process keeps its connections open: only the lighthouse,
   // missing its heartbeats for 1 s, can tell its peers.
   StartLighthouse(2, absl::Seconds(1));
+  // C asks first, so that it is in the first quorum and reaches step 2.
+  ReplicaProcess c(address(), "replica-c", HangingFlags());
+  ASSERT_TRUE(c.WaitForLine("state step=0 ", absl::Seconds(60))) << c.Output();
   ReplicaProcess a(address(), "replica-a", SurvivorFlags());
   ReplicaProcess b(address(), "replica-b", SurvivorFlags());
-  ReplicaProcess c(address(), "replica-c", HangingFlags());
   ASSERT_TRUE(c.WaitForLine("hanging step=2", absl::Seconds(60))) << c.Output();
   absl::SleepFor(absl::Milliseconds(500));
   c.Stop();
