@@ -1,0 +1,462 @@
+// The manager with replica groups in processes of their own
+// (manager_replica) under a lighthouse in this process, on 127.0.0.1:
+// healing (and healing past a peer that sends damaged bytes), commit votes,
+// and a replica killed in the middle of an allreduce. Every wait is
+// bounded; children are killed and reaped whatever happens.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "lib/collective/store_service.h"
+#include "sluice/ft/lighthouse.h"
+
+extern char** environ;
+
+namespace sluice::ft {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TempDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+// One manager_replica process; its stdout and stderr go to files that the
+// test reads. Killed and reaped on destruction.
+// The path of `runfile` (e.g. "tools/sluice_run/sluice_run").
+std::string Runfile(const std::string& runfile) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  return absl::StrCat(srcdir ? srcdir : ".", "/",
+                      workspace ? workspace : "sluice", "/", runfile);
+}
+
+std::vector<std::string> ReplicaCommand(const std::string& lighthouse,
+                                        const std::string& replica_id,
+                                        const std::vector<std::string>& flags) {
+  std::vector<std::string> command = {
+      Runfile("test/integration/manager_replica"), "--lighthouse=" + lighthouse,
+      "--replica_id=" + replica_id};
+  command.insert(command.end(), flags.begin(), flags.end());
+  return command;
+}
+
+class ReplicaProcess {
+ public:
+  // A manager_replica with `flags`.
+  ReplicaProcess(const std::string& lighthouse, const std::string& replica_id,
+                 const std::vector<std::string>& flags,
+                 std::vector<std::string> environment = {})
+      : ReplicaProcess(replica_id,
+                       ReplicaCommand(lighthouse, replica_id, flags),
+                       std::move(environment)) {}
+
+  // `command` (a runfile's path, then its arguments) with the test's
+  // environment (less SLUICE_FAULTS and the replica variables) and
+  // `environment` on top; `name` names
+  // its output files.
+  ReplicaProcess(const std::string& name, std::vector<std::string> strings,
+                 std::vector<std::string> environment)
+      : stdout_path_(
+            absl::StrCat(TempDir(), "/", name, ".", ++serial_, ".out")),
+        stderr_path_(absl::StrCat(stdout_path_, ".err")) {
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry = *e;
+      if (entry.rfind("SLUICE_FAULTS=", 0) != 0 &&
+          entry.rfind("SLUICE_LIGHTHOUSE=", 0) != 0 &&
+          entry.rfind("SLUICE_REPLICA_ID=", 0) != 0) {
+        environment.push_back(*e);
+      }
+    }
+    std::vector<char*> argv, envp;
+    for (std::string& s : strings) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    for (std::string& s : environment) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, stdout_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int error = posix_spawn(&pid_, argv[0], &actions, nullptr,
+                                  argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    EXPECT_EQ(error, 0) << "cannot start " << argv[0];
+    if (error != 0) pid_ = 0;
+  }
+  ~ReplicaProcess() { Kill(); }
+
+  void Stop() {
+    if (pid_ > 0) kill(pid_, SIGSTOP);
+  }
+  void Kill() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = 0;
+  }
+
+  // The exit code once the process exits within `timeout`; none (and the
+  // process is killed) otherwise.
+  std::optional<int> Wait(absl::Duration timeout) {
+    const absl::Time deadline = absl::Now() + timeout;
+    while (pid_ > 0 && absl::Now() < deadline) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = 0;
+        if (WIFEXITED(status)) return WEXITSTATUS(status);
+        return std::nullopt;
+      }
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    Kill();
+    return std::nullopt;
+  }
+
+  std::vector<std::string> Lines() const { return ReadLines(stdout_path_); }
+  std::string Stderr() const {
+    std::ifstream file(stderr_path_);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+  }
+  // The lines that start with `prefix`.
+  std::vector<std::string> LinesStarting(const std::string& prefix) const {
+    std::vector<std::string> found;
+    for (const std::string& line : Lines()) {
+      if (line.rfind(prefix, 0) == 0) found.push_back(line);
+    }
+    return found;
+  }
+  // Waits up to `timeout` for a line starting with `prefix`.
+  bool WaitForLine(const std::string& prefix, absl::Duration timeout) const {
+    const absl::Time deadline = absl::Now() + timeout;
+    while (absl::Now() < deadline) {
+      if (!LinesStarting(prefix).empty()) return true;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return false;
+  }
+  std::string Output() const {
+    return absl::StrCat(absl::StrJoin(Lines(), "\n"), "\n--- stderr:\n",
+                        Stderr());
+  }
+
+ private:
+  static std::vector<std::string> ReadLines(const std::string& path) {
+    std::ifstream file(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(file, line);) lines.push_back(line);
+    return lines;
+  }
+
+  static inline int serial_ = 0;
+  const std::string stdout_path_;
+  const std::string stderr_path_;
+  pid_t pid_ = 0;
+};
+
+// The value of `key=` in `line` ("commit step=3 generation=2 commit=1").
+std::string Field(const std::string& line, const std::string& key) {
+  for (absl::string_view part : absl::StrSplit(line, ' ')) {
+    if (absl::StartsWith(part, key + "=")) {
+      return std::string(part.substr(key.size() + 1));
+    }
+  }
+  return "";
+}
+
+int64_t IntField(const std::string& line, const std::string& key) {
+  int64_t value = -1;
+  EXPECT_TRUE(absl::SimpleAtoi(Field(line, key), &value))
+      << "no " << key << " in '" << line << "'";
+  return value;
+}
+
+// The crc of the state at `step` that `replica` printed, "" if none.
+std::string CrcAt(const ReplicaProcess& replica, int64_t step) {
+  std::string crc;
+  for (const std::string& line : replica.LinesStarting("state ")) {
+    if (IntField(line, "step") == step) crc = Field(line, "crc");
+  }
+  return crc;
+}
+
+class ManagerProcessTest : public ::testing::Test {
+ protected:
+  void StartLighthouse(int min_replicas,
+                       absl::Duration heartbeat_timeout = absl::Seconds(5)) {
+    store_ = ccl::NewStoreService();
+    LighthouseOptions options;
+    options.bind = "127.0.0.1:0";
+    options.min_replicas = min_replicas;
+    options.join_timeout = absl::Seconds(2);
+    options.heartbeat_timeout = heartbeat_timeout;
+    options.extra_services = {store_.get()};
+    absl::StatusOr<std::unique_ptr<Lighthouse>> lighthouse =
+        Lighthouse::Start(options);
+    ASSERT_TRUE(lighthouse.ok()) << lighthouse.status();
+    lighthouse_ = *std::move(lighthouse);
+  }
+  void TearDown() override {
+    if (lighthouse_) lighthouse_->Shutdown();
+  }
+  const std::string& address() const { return lighthouse_->address(); }
+
+  // Replica C at step 0 joins A and B at step 5 (2 MiB of state each):
+  // it heals, and from then on all three hold the same state.
+  void HealTest(std::vector<std::string> a_environment,
+                const std::string& expected_source) {
+    StartLighthouse(3);
+    const std::vector<std::string> flags = {"--floats=524288",
+                                            "--until_step=8"};
+    std::vector<std::string> at5 = flags;
+    at5.push_back("--start_step=5");
+    ReplicaProcess a(address(), "replica-a", at5, a_environment);
+    ReplicaProcess b(address(), "replica-b", at5);
+    std::vector<std::string> at0 = flags;
+    at0.push_back("--start_step=0");
+    ReplicaProcess c(address(), "replica-c", at0);
+    for (ReplicaProcess* r : {&a, &b, &c}) {
+      EXPECT_EQ(r->Wait(absl::Seconds(60)), 0) << r->Output();
+    }
+    const std::vector<std::string> quorums = c.LinesStarting("quorum ");
+    ASSERT_FALSE(quorums.empty()) << c.Output();
+    EXPECT_EQ(Field(quorums[0], "healed_from"), expected_source) << c.Output();
+    EXPECT_EQ(IntField(quorums[0], "max_step"), 5);
+    EXPECT_EQ(IntField(quorums[0], "size"), 3);
+    // The healed state is the peers' state at step 5, by checksum and by
+    // value ((1 % 97) * 0.25 + 5), not the one C started with...
+    const std::string crc5 = CrcAt(a, 5);
+    ASSERT_FALSE(crc5.empty()) << a.Output();
+    EXPECT_EQ(CrcAt(b, 5), crc5);
+    EXPECT_EQ(CrcAt(c, 5), crc5) << c.Output();
+    EXPECT_NE(CrcAt(c, 0), crc5);
+    for (const std::string& line : c.LinesStarting("state step=5 ")) {
+      EXPECT_EQ(Field(line, "v1"), "5.25");
+    }
+    // ...and every later step agrees on all three replicas.
+    for (int64_t step = 6; step <= 8; ++step) {
+      const std::string crc = CrcAt(a, step);
+      EXPECT_FALSE(crc.empty()) << "step " << step << "\n" << a.Output();
+      EXPECT_EQ(CrcAt(b, step), crc) << "step " << step;
+      EXPECT_EQ(CrcAt(c, step), crc) << "step " << step << "\n" << c.Output();
+    }
+    healer_stderr_ = c.Stderr();
+  }
+
+  std::string healer_stderr_;
+  std::unique_ptr<grpc::Service> store_;
+  std::unique_ptr<Lighthouse> lighthouse_;
+};
+
+TEST_F(ManagerProcessTest, AReplicaBehindHealsFromAnUpToDatePeer) {
+  // C (rank 2 of 3) starts its round-robin over [A, B] at 2 % 2 = 0: A.
+  HealTest({}, "replica-a");
+}
+
+TEST_F(ManagerProcessTest, DamagedBytesAreCaughtAndTheNextPeerServes) {
+  HealTest({"SLUICE_FAULTS=manager.heal.send=error@nth=1"}, "replica-b");
+  EXPECT_THAT(healer_stderr_,
+              HasSubstr("healing from replica replica-a at 127.0.0.1:"));
+  EXPECT_THAT(healer_stderr_, HasSubstr("failed: checksum mismatch over "
+                                        "2097152 bytes"));
+}
+
+TEST_F(ManagerProcessTest, OneVoteAgainstFailsTheStepForEveryReplica) {
+  StartLighthouse(3);
+  const std::vector<std::string> flags = {"--floats=1024", "--until_step=4"};
+  std::vector<std::string> failing = flags;
+  failing.push_back("--report_error_at_step=2");
+  ReplicaProcess a(address(), "replica-a", flags);
+  ReplicaProcess b(address(), "replica-b", failing);
+  ReplicaProcess c(address(), "replica-c", flags);
+  for (ReplicaProcess* r : {&a, &b, &c}) {
+    ASSERT_EQ(r->Wait(absl::Seconds(60)), 0) << r->Output();
+  }
+  for (ReplicaProcess* r : {&a, &b, &c}) {
+    // Steps 0 and 1: every vote for, committed; step 2 refused once, then
+    // committed in a quorum with a higher id.
+    std::vector<std::pair<int64_t, int>> votes;
+    for (const std::string& line : r->LinesStarting("commit ")) {
+      votes.push_back({IntField(line, "step"), IntField(line, "commit")});
+    }
+    const std::vector<std::pair<int64_t, int>> expected = {
+        {0, 1}, {1, 1}, {2, 0}, {2, 1}, {3, 1}};
+    EXPECT_EQ(votes, expected) << r->Output();
+    const std::vector<std::string> commits = r->LinesStarting("commit step=2 ");
+    ASSERT_EQ(commits.size(), 2u) << r->Output();
+    EXPECT_GT(IntField(commits[1], "generation"),
+              IntField(commits[0], "generation"))
+        << r->Output();
+  }
+  EXPECT_FALSE(CrcAt(a, 4).empty());
+  EXPECT_EQ(CrcAt(b, 4), CrcAt(a, 4));
+  EXPECT_EQ(CrcAt(c, 4), CrcAt(a, 4));
+}
+
+// C stops (kill) or freezes (stop) at step 2 while the replicas of its
+// quorum are inside its allreduce; they must fail it long before the
+// collective timeout, vote against the step and commit it in a smaller,
+// newer quorum. (A replica that started late may have missed C's quorum
+// and joined the survivors' by healing.)
+void ExpectSurvivorsRecover(const ReplicaProcess& a, const ReplicaProcess& b,
+                            bool lost_by_lighthouse) {
+  int failed = 0;
+  for (const ReplicaProcess* r : {&a, &b}) {
+    const std::vector<std::string> errors = r->LinesStarting("allreduce_error");
+    if (errors.empty()) continue;
+    ++failed;
+    ASSERT_EQ(errors.size(), 1u) << r->Output();
+    EXPECT_EQ(IntField(errors[0], "step"), 2);
+    // Far below the 60 s collective timeout.
+    EXPECT_LT(IntField(errors[0], "ms"), 15000) << errors[0];
+    if (lost_by_lighthouse) {
+      // The lighthouse's MEMBER_LOST aborted the group.
+      EXPECT_THAT(errors[0], HasSubstr("replica replica-c of quorum "));
+      EXPECT_THAT(errors[0], HasSubstr(" was lost"));
+    }
+    const std::vector<std::string> commits = r->LinesStarting("commit step=2 ");
+    ASSERT_EQ(commits.size(), 2u) << r->Output();
+    EXPECT_EQ(IntField(commits[0], "commit"), 0);
+    EXPECT_EQ(IntField(commits[1], "commit"), 1);
+    // The quorum that committed is smaller and newer.
+    const std::vector<std::string> quorums = r->LinesStarting("quorum ");
+    ASSERT_GE(quorums.size(), 2u);
+    EXPECT_EQ(IntField(quorums.back(), "size"), 2) << r->Output();
+    EXPECT_GT(IntField(quorums.back(), "generation"),
+              IntField(commits[0], "generation"));
+  }
+  EXPECT_GE(failed, 1) << a.Output() << "\n" << b.Output();
+  EXPECT_FALSE(CrcAt(a, 5).empty());
+  EXPECT_EQ(CrcAt(b, 5), CrcAt(a, 5));
+}
+
+const std::vector<std::string>& SurvivorFlags() {
+  // A collective timeout far above what the survivors should wait.
+  static const auto* const flags = new std::vector<std::string>{
+      "--floats=1024", "--until_step=5", "--collective_timeout_ms=60000"};
+  return *flags;
+}
+
+std::vector<std::string> HangingFlags() {
+  std::vector<std::string> flags = SurvivorFlags();
+  flags.push_back("--hang_at_step=2");
+  return flags;
+}
+
+TEST_F(ManagerProcessTest, AKilledReplicaFailsTheAllreduceAtOnce) {
+  StartLighthouse(2);
+  // C asks first, so that it is in the first quorum and reaches step 2.
+  ReplicaProcess c(address(), "replica-c", HangingFlags());
+  ASSERT_TRUE(c.WaitForLine("state step=0 ", absl::Seconds(60))) << c.Output();
+  ReplicaProcess a(address(), "replica-a", SurvivorFlags());
+  ReplicaProcess b(address(), "replica-b", SurvivorFlags());
+  ASSERT_TRUE(c.WaitForLine("hanging step=2", absl::Seconds(60))) << c.Output();
+  // Long enough for A and B to be inside the allreduce of step 2.
+  absl::SleepFor(absl::Milliseconds(500));
+  c.Kill();
+  ASSERT_EQ(a.Wait(absl::Seconds(60)), 0) << a.Output();
+  ASSERT_EQ(b.Wait(absl::Seconds(60)), 0) << b.Output();
+  // Its connections closed with it, or the lighthouse saw its watch end:
+  // whichever came first failed the allreduce.
+  ExpectSurvivorsRecover(a, b, /*lost_by_lighthouse=*/false);
+}
+
+TEST_F(ManagerProcessTest, AFrozenReplicaIsLostAndTheAllreduceAborted) {
+  // A stopped process keeps its connections open: only the lighthouse,
+  // missing its heartbeats for 1 s, can tell its peers.
+  StartLighthouse(2, absl::Seconds(1));
+  // C asks first, so that it is in the first quorum and reaches step 2.
+  ReplicaProcess c(address(), "replica-c", HangingFlags());
+  ASSERT_TRUE(c.WaitForLine("state step=0 ", absl::Seconds(60))) << c.Output();
+  ReplicaProcess a(address(), "replica-a", SurvivorFlags());
+  ReplicaProcess b(address(), "replica-b", SurvivorFlags());
+  ASSERT_TRUE(c.WaitForLine("hanging step=2", absl::Seconds(60))) << c.Output();
+  absl::SleepFor(absl::Milliseconds(500));
+  c.Stop();
+  ASSERT_EQ(a.Wait(absl::Seconds(60)), 0) << a.Output();
+  ASSERT_EQ(b.Wait(absl::Seconds(60)), 0) << b.Output();
+  ExpectSurvivorsRecover(a, b, /*lost_by_lighthouse=*/true);
+}
+
+// A training step of a .mlir program through the tfrt_ft quorum ops: a
+// replica at `step` holding w = [w0, w1] joins the quorum, allreduces w and
+// votes; the function returns the generation, the step, the vote, w as
+// start_quorum returned it, and the average.
+std::string QuorumProgram(int64_t step, float w0, float w1) {
+  return absl::StrFormat(R"(
+func.func @train() -> (i64, i64, i1, !t.tensor, !t.tensor) {
+  %%ch0 = tfrt.new.chain
+  %%a = tfrt_dht.create_uninitialized_tensor.f32.2 [1 : i64, 2 : i64]
+  %%ch1 = tfrt_dht.set_tensor_with_constant_values.f32 %%a, %%ch0 [%f : f32, %f : f32]
+  %%i = tfrt_dht.create_uninitialized_tensor.f32.2 [2 : i64, 2 : i64]
+  %%ch2 = tfrt_dht.set_tensor_with_constant_values.f32 %%i, %%ch1 [1.0 : f32, 0.0 : f32, 0.0 : f32, 1.0 : f32]
+  %%w = tfrt_math.matmul.f32 %%a, %%i, %%ch2
+  %%s = tfrt.constant.i64 %d
+  %%group, %%generation, %%step, %%w1 = tfrt_ft.start_quorum %%s, %%w : !t.tensor
+  %%c0 = tfrt.new.chain
+  %%c1, %%avg = tfrt_ccl.allreduce %%group, %%w1, %%c0 {reduction = "avg"} : !t.tensor
+  %%commit = tfrt_ft.should_commit %%step, %%avg : !t.tensor
+  tfrt.return %%generation, %%step, %%commit, %%w1, %%avg : i64, i64, i1, !t.tensor, !t.tensor
+}
+)",
+                         w0, w1, step);
+}
+
+ReplicaProcess StartProgram(const std::string& lighthouse,
+                            const std::string& replica_id,
+                            const std::string& program) {
+  const std::string path = absl::StrCat(TempDir(), "/", replica_id, ".mlir");
+  std::ofstream(path) << program;
+  return ReplicaProcess(
+      replica_id, {Runfile("tools/sluice_run/sluice_run"), path},
+      {"SLUICE_LIGHTHOUSE=" + lighthouse, "SLUICE_REPLICA_ID=" + replica_id});
+}
+
+TEST_F(ManagerProcessTest, MlirProgramsHealAndVoteThroughTheQuorumOps) {
+  StartLighthouse(2);
+  ReplicaProcess a =
+      StartProgram(address(), "program-a", QuorumProgram(3, 1.5f, -2.0f));
+  ReplicaProcess b =
+      StartProgram(address(), "program-b", QuorumProgram(0, 9.0f, 9.0f));
+  ASSERT_EQ(a.Wait(absl::Seconds(60)), 0) << a.Output();
+  ASSERT_EQ(b.Wait(absl::Seconds(60)), 0) << b.Output();
+  // B was behind: it healed to A's step and tensor, so both hold the same
+  // w, its average is w, and the step commits.
+  const std::string expected =
+      "'train' returned 1,3,1,"
+      "DenseHostTensor dtype = f32, shape = [1, 2], values = [1.500000e+00, "
+      "-2.000000e+00],"
+      "DenseHostTensor dtype = f32, shape = [1, 2], values = [1.500000e+00, "
+      "-2.000000e+00]";
+  for (const ReplicaProcess* r : {&a, &b}) {
+    EXPECT_THAT(r->Lines(), ::testing::Contains(expected)) << r->Output();
+  }
+}
+
+}  // namespace
+}  // namespace sluice::ft
