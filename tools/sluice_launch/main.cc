@@ -79,6 +79,12 @@ cl::opt<double> grace_period(
     "grace_period_s",
     cl::desc("seconds between SIGTERM and SIGKILL when stopping ranks"),
     cl::init(5));
+cl::opt<std::string> restart_scope(
+    "restart",
+    cl::desc("what a failure restarts: 'job' (every rank, from the minimum "
+             "finished epoch) or 'rank' (the failed rank alone, the others "
+             "keep running; --max_restarts and the backoff count per rank)"),
+    cl::init("job"));
 cl::opt<int> max_restarts("max_restarts", cl::desc("restarts before giving up"),
                           cl::init(3));
 cl::opt<int> restart_backoff(
@@ -193,6 +199,13 @@ int main(int argc, char** argv) {
           "--monitor is node 0's flag: the other nodes use its monitor");
     }
   }
+  if (restart_scope != "job" && restart_scope != "rank") {
+    return Fail(absl::StrCat("--restart=", restart_scope.getValue(),
+                             " is neither 'job' nor 'rank'"));
+  }
+  if (restart_scope == "rank" && nnodes > 1) {
+    return Fail("--restart=rank runs on one host: not with --nnodes");
+  }
   if (rendezvous_timeout <= 0) {
     return Fail("--rendezvous_timeout_s must be positive");
   }
@@ -218,6 +231,9 @@ int main(int argc, char** argv) {
   }
   options.grace_period = absl::Seconds(grace_period.getValue());
   options.poll_interval = absl::Milliseconds(poll_interval.getValue());
+  options.restart.scope = restart_scope == "rank"
+                              ? sluice::ft::RestartScope::kRank
+                              : sluice::ft::RestartScope::kJob;
   options.restart.max_restarts = max_restarts;
   options.restart.backoff = absl::Milliseconds(restart_backoff.getValue());
   return sluice::ft::RunLauncher(options);
