@@ -42,6 +42,12 @@ absl::Span<const FaultPointInfo> KnownFaultPoints() {
       {"worker.register.begin",
        "WorkerServer, RegisterProgram before the program is loaded",
        "the worker failing while a program is registered"},
+      {"manager.heal.send",
+       "the manager's healing service, before each chunk of state is sent "
+       "to a recovering peer",
+       "the state damaged on the way (an error flips a bit of the chunk, "
+       "which the receiver's checksum catches), a slow peer, or a peer "
+       "dying mid-transfer"},
   };
   return kPoints;
 }
