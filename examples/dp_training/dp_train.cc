@@ -40,6 +40,7 @@
 #include "sluice/collective/collective_group.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/executor/program.h"
+#include "lib/ft/tensor_replica_state.h"
 #include "sluice/ft/manager.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/concurrent_work_queue.h"
@@ -97,8 +98,10 @@ uint64_t Checksum(const std::vector<DenseHostTensor>& parameters) {
   return hash;
 }
 
-// The committed parameters and step: what a recovering peer receives. The
-// manager's healing thread reads it while the training loop writes it.
+// The committed parameters and step: what a recovering peer receives, in
+// the tensor format of lib/ft/tensor_replica_state.h (the step as an i64
+// scalar first). The manager's healing thread reads it while the training
+// loop writes it.
 class CommittedState final : public sluice::ft::ReplicaState {
  public:
   CommittedState(std::vector<DenseHostTensor> parameters,
@@ -117,45 +120,42 @@ class CommittedState final : public sluice::ft::ReplicaState {
     parameters_ = std::move(parameters);
   }
 
-  // The step (8 bytes, host order: peers run the same binary) and each
-  // parameter's bytes in model order.
   absl::StatusOr<std::string> Save() override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::string bytes(sizeof(step_), '\0');
-    std::memcpy(bytes.data(), &step_, sizeof(step_));
-    for (const DenseHostTensor& tensor : parameters_) {
-      bytes.append(static_cast<const char*>(tensor.raw_data()),
-                   tensor.num_bytes());
+    std::vector<DenseHostTensor> tensors;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      absl::StatusOr<DenseHostTensor> step =
+          DenseHostTensor::FromValues<int64_t>({}, {step_}, allocator_);
+      if (!step.ok()) return step.status();
+      tensors.push_back(*std::move(step));
+      tensors.insert(tensors.end(), parameters_.begin(), parameters_.end());
     }
-    return bytes;
+    return sluice::ft::SerializeTensors(tensors);
   }
 
+  // Refuses a state that is not a step and parameters of model.mlir's
+  // dtype and shapes.
   absl::Status Load(std::string_view bytes) override {
-    size_t expected = sizeof(int64_t);
-    for (const sluice::TensorShape& shape : ParameterShapes()) {
-      expected += shape.num_elements() * sizeof(float);
+    absl::StatusOr<std::vector<DenseHostTensor>> tensors =
+        sluice::ft::ParseTensors(bytes, allocator_);
+    if (!tensors.ok()) return tensors.status();
+    const std::vector<sluice::TensorShape>& shapes = ParameterShapes();
+    bool fits = tensors->size() == shapes.size() + 1 &&
+                (*tensors)[0].dtype() == sluice::DType::kI64 &&
+                (*tensors)[0].num_elements() == 1;
+    for (size_t i = 0; fits && i < shapes.size(); ++i) {
+      fits = (*tensors)[i + 1].dtype() == sluice::DType::kF32 &&
+             (*tensors)[i + 1].shape() == shapes[i];
     }
-    if (bytes.size() != expected) {
+    if (!fits) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "dp_train: the healing state has ", bytes.size(),
-          " bytes; a step and the parameters w1 [16, 32], b1 [32], "
-          "w2 [32, 8], b2 [8] in f32 take ",
-          expected));
+          "dp_train: the healing state holds ", tensors->size(),
+          " tensors, not a step (i64) and w1 [16, 32], b1 [32], w2 [32, 8], "
+          "b2 [8] (f32)"));
     }
-    int64_t step = 0;
-    std::memcpy(&step, bytes.data(), sizeof(step));
-    size_t offset = sizeof(step);
-    std::vector<DenseHostTensor> parameters;
-    for (const sluice::TensorShape& shape : ParameterShapes()) {
-      absl::StatusOr<DenseHostTensor> tensor =
-          DenseHostTensor::Create(sluice::DType::kF32, shape, allocator_);
-      if (!tensor.ok()) return tensor.status();
-      std::memcpy(tensor->raw_data(), bytes.data() + offset,
-                  tensor->num_bytes());
-      offset += tensor->num_bytes();
-      parameters.push_back(*std::move(tensor));
-    }
-    Commit(step, std::move(parameters));
+    const int64_t step = (*tensors)[0].values<int64_t>()[0];
+    tensors->erase(tensors->begin());
+    Commit(step, *std::move(tensors));
     return absl::OkStatus();
   }
 

@@ -61,6 +61,27 @@ for pid_file in "$scratch"/*.pid; do
   ! alive "$(cat "$pid_file")" || fail "rank $(basename "$pid_file") still runs"
 done
 
+# A rank stopped with SIGSTOP: the monitor finds it stuck, the launcher
+# stops it (SIGTERM, then SIGKILL) and restarts it alone.
+rm -f "$scratch"/*.pid "$scratch/out" "$scratch/err"
+"$launch" --monitor_binary="$monitor" --nproc=2 --restart=rank \
+  --stuck_timeout_s=2 --grace_period_s=1 --restart_backoff_ms=100 -- \
+  "$rank" --epochs=15 --steps_per_epoch=5 --step_ms=40 --pid_dir="$scratch" \
+  >"$scratch/out" 2>"$scratch/err" &
+launcher=$!
+wait_for "$scratch/out" '^\[1\] epoch 2/15$' 20
+kill -STOP "$(cat "$scratch/rank1.0.pid")"
+status=0
+timeout 60 tail --pid="$launcher" -f /dev/null || true
+wait "$launcher" || status=$?
+[[ $status -eq 0 ]] || { show "$scratch/out" "$scratch/err"; fail "exit $status"; }
+expect "$scratch/err" '^sluice_launch: stopping rank 1: monitor: stuck: rank 1 stuck in step [0-9]+ for [0-9.]+ ?s \(limit 2 ?s\)'
+expect "$scratch/err" '^sluice_launch: restarting rank 1 alone \(restart 1 of 3 in 100ms\), the others keep running: monitor: stuck: rank 1 stuck'
+! alive "$(cat "$scratch/rank1.0.pid")" || fail "the stopped rank 1 still runs"
+[[ $(grep -c '^\[0\] rank 0 restart' "$scratch/out") -eq 1 ]] || fail "rank 0 started more than once"
+expect "$scratch/out" '^\[1\] rank 1 restart 1 resumes at epoch [0-9]+$'
+expect "$scratch/out" '^\[1\] done$'
+
 # A scope that is neither job nor rank is a flag error.
 run_launch --nproc=2 --restart=node -- "$rank"
 [[ $status -eq 2 ]] || fail "--restart=node exited with $status, not 2"
