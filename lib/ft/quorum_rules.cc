@@ -166,8 +166,8 @@ QuorumDecision QuorumRules::Evaluate(absl::Time now) const {
   }
   const int asked = static_cast<int>(requesters.size());
   if (asked == 0) {
-    decision.waiting =
-        absl::StrCat("no replica asked (", healthy, " healthy replicas)");
+    decision.waiting = absl::StrCat("no healthy replica asked (", healthy,
+                                    " healthy replicas)");
     return decision;
   }
 
