@@ -27,6 +27,7 @@ extern "C" const char* __tsan_default_suppressions() {
          "race:google::protobuf::*\n"
          "race:sluice::dist::proto::*\n"
          "race:sluice::ft::proto::*\n"
+         "race:sluice::ccl::proto::*\n"
          "race:absl::*::synchronization_internal::*\n";
 }
 #endif

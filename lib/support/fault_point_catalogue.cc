@@ -42,6 +42,11 @@ absl::Span<const FaultPointInfo> KnownFaultPoints() {
       {"worker.register.begin",
        "WorkerServer, RegisterProgram before the program is loaded",
        "the worker failing while a program is registered"},
+      {"collective.allreduce.send",
+       "a Gloo CollectiveGroup's AllReduce, on the calling thread, before the "
+       "rank takes part",
+       "a rank of a collective group failing as an allreduce starts: its "
+       "peers wait for it"},
       {"manager.heal.send",
        "the manager's healing service, before each chunk of state is sent "
        "to a recovering peer",

@@ -1,0 +1,48 @@
+// The Gloo backend of CollectiveGroup: CPU collectives over TCP among the
+// ranks of one generation, which meet through a rendezvous store (the
+// KeyValueStore gRPC service of lib/collective/store_service.proto, served
+// by the lighthouse or by any process that registers NewStoreService()).
+// docs/collectives.md describes the model, the errors and the store.
+#ifndef SLUICE_COLLECTIVE_GLOO_GROUP_H_
+#define SLUICE_COLLECTIVE_GLOO_GROUP_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "sluice/collective/collective_group.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/support/ref_count.h"
+
+namespace sluice::ccl {
+
+struct GlooGroupOptions {
+  // host:port of the rendezvous store.
+  std::string store_address;
+  int rank = 0;
+  int size = 1;
+  // The quorum id. The group reads and writes only the store's keys under
+  // gen/<generation>/, so groups of two generations never meet.
+  int64_t generation = 0;
+  // The address this rank listens on for its peers.
+  std::string bind_host = "127.0.0.1";
+  // How long to wait for every rank to reach the store and connect.
+  absl::Duration connect_timeout = absl::Seconds(30);
+  // The timeout of a collective called with absl::InfiniteDuration(): every
+  // collective has a finite one.
+  absl::Duration default_timeout = absl::Seconds(30);
+  // Where result tensors are allocated; null: the process heap.
+  HostAllocator* allocator = nullptr;
+};
+
+// Connects `options.size` ranks. Fails (marked retryable) when a rank does
+// not reach the store or its peers within the connect timeout, with
+// InvalidArgument for bad options, and marked stale when the store has
+// already dropped the generation's keys for newer ones.
+absl::StatusOr<RCReference<CollectiveGroup>> CreateGlooGroup(
+    const GlooGroupOptions& options);
+
+}  // namespace sluice::ccl
+
+#endif  // SLUICE_COLLECTIVE_GLOO_GROUP_H_

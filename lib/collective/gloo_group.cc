@@ -1,0 +1,601 @@
+// The Gloo backend of CollectiveGroup.
+//
+// Each group owns a thread that makes the blocking Gloo calls. A caller
+// hands it the call and waits for the result, for an Abort, or for the
+// call's timeout, whichever comes first, so that the caller returns on time
+// whatever Gloo does. On an Abort or an error the group breaks its
+// connections at once: the call in flight fails and peers blocked in the
+// same collective see the connections close. On its own timeout the caller
+// returns DEADLINE_EXCEEDED but the connections stay up a little longer
+// (Gloo's own timeout is the call's plus a grace period): peers that wait
+// for the same stalled rank then reach their own timeouts and report
+// DEADLINE_EXCEEDED too, rather than a connection closed by this rank.
+#include "sluice/collective/gloo_group.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "gloo/allgather.h"
+#include "gloo/allreduce.h"
+#include "gloo/broadcast.h"
+#include "gloo/math.h"
+#include "gloo/rendezvous/context.h"
+#include "gloo/transport/tcp/device.h"
+#include "gloo/transport/unbound_buffer.h"
+#include "gloo/types.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/collective/gloo_failure.h"
+#include "lib/collective/gloo_store.h"
+#include "lib/collective/op_header.h"
+#include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
+#include "sluice/support/fault_point.h"
+
+namespace sluice::ccl {
+namespace {
+
+// Slot prefixes of point-to-point messages (Gloo's collectives use 0x01 to
+// 0x08): a header, then the payload.
+constexpr uint8_t kSendHeaderSlot = 0x70;
+constexpr uint8_t kSendPayloadSlot = 0x71;
+
+// How long past a caller's timeout the connections stay up (see above).
+absl::Duration DeadlineGrace(absl::Duration timeout) {
+  return std::clamp(timeout / 10, absl::Milliseconds(50), absl::Seconds(2));
+}
+
+std::chrono::milliseconds Remaining(absl::Time deadline) {
+  return std::max(std::chrono::milliseconds(1),
+                  absl::ToChronoMilliseconds(deadline - absl::Now()));
+}
+
+using ReduceFunction = void (*)(void*, const void*, const void*, size_t);
+
+template <typename T>
+ReduceFunction ReduceFunctionOf(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kMin:
+      return &gloo::min<T>;
+    case ReduceOp::kMax:
+      return &gloo::max<T>;
+    case ReduceOp::kSum:
+    case ReduceOp::kAvg:
+      break;
+  }
+  return &gloo::sum<T>;
+}
+
+// Calls f with a value of the C++ type of `dtype`, for the dtypes
+// reductions support.
+template <typename F>
+absl::Status DispatchReducible(DType dtype, std::string_view op, F&& f) {
+  switch (dtype) {
+    case DType::kF32:
+      f(float{});
+      return absl::OkStatus();
+    case DType::kF64:
+      f(double{});
+      return absl::OkStatus();
+    case DType::kI32:
+      f(int32_t{});
+      return absl::OkStatus();
+    case DType::kI64:
+      f(int64_t{});
+      return absl::OkStatus();
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(op), " cannot reduce ", DTypeName(dtype),
+                       " tensors (f32, f64, i32 and i64 it can)"));
+  }
+}
+
+class GlooGroup final : public CollectiveGroup {
+ public:
+  GlooGroup(const GlooGroupOptions& options,
+            std::shared_ptr<gloo::Context> context,
+            std::shared_ptr<gloo::transport::Device> device)
+      : CollectiveGroup(options.rank, options.size, options.generation),
+        default_timeout_(options.default_timeout),
+        own_allocator_(options.allocator == nullptr ? CreateMallocAllocator()
+                                                    : nullptr),
+        allocator_(options.allocator == nullptr ? own_allocator_.get()
+                                                : options.allocator),
+        device_(std::move(device)),
+        context_(std::move(context)),
+        worker_([this] { Work(); }) {}
+
+  ~GlooGroup() override {
+    {
+      absl::MutexLock lock(&mu_);
+      stopping_ = true;
+    }
+    // A call still in flight ends at Gloo's timeout at the latest.
+    worker_.join();
+  }
+
+  absl::StatusOr<DenseHostTensor> AllReduce(const DenseHostTensor& input,
+                                            ReduceOp op,
+                                            absl::Duration timeout) override {
+    std::string what = Describe("allreduce", ReduceOpName(op));
+    if (absl::Status fault = SLUICE_FAULT_POINT("collective.allreduce.send");
+        !fault.ok()) {
+      return Fail(what, fault);
+    }
+    absl::StatusOr<DenseHostTensor> output =
+        DenseHostTensor::Create(input.dtype(), input.shape(), allocator_);
+    if (!output.ok()) return Fail(what, output.status());
+    absl::Status status =
+        Run(what, timeout,
+            MakeOpHeader(NextSequence(), OpKind::kAllReduce,
+                         static_cast<int64_t>(op), &input),
+            [this, input, output = *output, op](absl::Time deadline) mutable {
+              return Reduce(input, output, op, deadline);
+            });
+    if (!status.ok()) return status;
+    return std::move(*output);
+  }
+
+  absl::StatusOr<DenseHostTensor> AllGather(const DenseHostTensor& input,
+                                            absl::Duration timeout) override {
+    std::string what = Describe("allgather", "");
+    std::vector<int64_t> dims = {size()};
+    dims.insert(dims.end(), input.shape().dims().begin(),
+                input.shape().dims().end());
+    absl::StatusOr<TensorShape> shape = TensorShape::Create(dims);
+    if (!shape.ok()) return Fail(what, shape.status());
+    absl::StatusOr<DenseHostTensor> output =
+        DenseHostTensor::Create(input.dtype(), *shape, allocator_);
+    if (!output.ok()) return Fail(what, output.status());
+    absl::Status status =
+        Run(what, timeout,
+            MakeOpHeader(NextSequence(), OpKind::kAllGather, -1, &input),
+            [this, input, output = *output](absl::Time deadline) mutable {
+              if (input.num_bytes() == 0) return absl::OkStatus();
+              return CatchGloo([&] {
+                gloo::AllgatherOptions options(context_);
+                options.setInput<char>(
+                    static_cast<char*>(const_cast<void*>(input.raw_data())),
+                    input.num_bytes());
+                options.setOutput<char>(static_cast<char*>(output.raw_data()),
+                                        output.num_bytes());
+                options.setTimeout(Remaining(deadline));
+                gloo::allgather(options);
+              });
+            });
+    if (!status.ok()) return status;
+    return std::move(*output);
+  }
+
+  absl::StatusOr<DenseHostTensor> ReduceScatter(
+      const DenseHostTensor& input, ReduceOp op,
+      absl::Duration timeout) override {
+    std::string what = Describe("reduce_scatter", ReduceOpName(op));
+    if (input.shape().rank() == 0 || input.shape().dim(0) % size() != 0) {
+      return Fail(what, absl::InvalidArgumentError(absl::StrCat(
+                            "the input's dimension 0 must split into ", size(),
+                            " equal parts, but its shape is ",
+                            input.shape().ToString())));
+    }
+    std::vector<int64_t> dims(input.shape().dims().begin(),
+                              input.shape().dims().end());
+    dims[0] /= size();
+    absl::StatusOr<TensorShape> shape = TensorShape::Create(dims);
+    if (!shape.ok()) return Fail(what, shape.status());
+    absl::StatusOr<DenseHostTensor> reduced =
+        DenseHostTensor::Create(input.dtype(), input.shape(), allocator_);
+    if (!reduced.ok()) return Fail(what, reduced.status());
+    absl::StatusOr<DenseHostTensor> output =
+        DenseHostTensor::Create(input.dtype(), *shape, allocator_);
+    if (!output.ok()) return Fail(what, output.status());
+    // The full reduction on every rank, of which each keeps its part: one
+    // allreduce moves as many bytes per rank as Gloo's reduce-scatter.
+    absl::Status status =
+        Run(what, timeout,
+            MakeOpHeader(NextSequence(), OpKind::kReduceScatter,
+                         static_cast<int64_t>(op), &input),
+            [this, input, reduced = *reduced, output = *output,
+             op](absl::Time deadline) mutable {
+              absl::Status reduce = Reduce(input, reduced, op, deadline);
+              if (!reduce.ok()) return reduce;
+              std::memcpy(output.raw_data(),
+                          static_cast<const char*>(reduced.raw_data()) +
+                              rank() * output.num_bytes(),
+                          output.num_bytes());
+              return absl::OkStatus();
+            });
+    if (!status.ok()) return status;
+    return std::move(*output);
+  }
+
+  absl::StatusOr<DenseHostTensor> Broadcast(const DenseHostTensor& input,
+                                            int root,
+                                            absl::Duration timeout) override {
+    std::string what = Describe("broadcast", absl::StrCat("root ", root));
+    if (root < 0 || root >= size()) {
+      return Fail(what, absl::InvalidArgumentError(absl::StrCat(
+                            "root ", root, " is not a rank of the group")));
+    }
+    absl::StatusOr<DenseHostTensor> output =
+        DenseHostTensor::Create(input.dtype(), input.shape(), allocator_);
+    if (!output.ok()) return Fail(what, output.status());
+    if (root == rank() && input.num_bytes() > 0) {
+      std::memcpy(output->raw_data(), input.raw_data(), input.num_bytes());
+    }
+    absl::Status status =
+        Run(what, timeout,
+            MakeOpHeader(NextSequence(), OpKind::kBroadcast, root, &input),
+            [this, output = *output, root](absl::Time deadline) mutable {
+              if (output.num_bytes() == 0) return absl::OkStatus();
+              return CatchGloo([&] {
+                gloo::BroadcastOptions options(context_);
+                options.setOutput<char>(static_cast<char*>(output.raw_data()),
+                                        output.num_bytes());
+                options.setRoot(root);
+                options.setTimeout(Remaining(deadline));
+                gloo::broadcast(options);
+              });
+            });
+    if (!status.ok()) return status;
+    return std::move(*output);
+  }
+
+  // The header exchange is itself a barrier: no rank has every header
+  // before every rank has sent its own.
+  absl::Status Barrier(absl::Duration timeout) override {
+    return Run(Describe("barrier", ""), timeout,
+               MakeOpHeader(NextSequence(), OpKind::kBarrier, -1, nullptr),
+               [](absl::Time) { return absl::OkStatus(); });
+  }
+
+  absl::Status Send(const DenseHostTensor& input, int peer, int64_t tag,
+                    absl::Duration timeout) override {
+    std::string what =
+        Describe("send", absl::StrCat("to rank ", peer, ", tag ", tag));
+    if (absl::Status bad = CheckPeer(peer, tag); !bad.ok()) {
+      return Fail(what, bad);
+    }
+    OpHeader header = MakeOpHeader(0, OpKind::kSend, tag, &input);
+    return RunJob(
+        what, timeout,
+        [this, input, header, peer, tag](absl::Time deadline) mutable {
+          return CatchGloo([&] {
+            auto header_buffer = context_->createUnboundBuffer(
+                header.fields.data(), sizeof(header));
+            header_buffer->send(peer, gloo::Slot::build(kSendHeaderSlot, tag));
+            std::unique_ptr<gloo::transport::UnboundBuffer> payload;
+            if (input.num_bytes() > 0) {
+              payload = context_->createUnboundBuffer(
+                  const_cast<void*>(input.raw_data()), input.num_bytes());
+              payload->send(peer, gloo::Slot::build(kSendPayloadSlot, tag));
+            }
+            header_buffer->waitSend(Remaining(deadline));
+            if (payload) payload->waitSend(Remaining(deadline));
+          });
+        });
+  }
+
+  absl::StatusOr<DenseHostTensor> Recv(DType dtype, const TensorShape& shape,
+                                       int peer, int64_t tag,
+                                       absl::Duration timeout) override {
+    std::string what =
+        Describe("recv", absl::StrCat("from rank ", peer, ", tag ", tag));
+    if (absl::Status bad = CheckPeer(peer, tag); !bad.ok()) {
+      return Fail(what, bad);
+    }
+    absl::StatusOr<DenseHostTensor> output =
+        DenseHostTensor::Create(dtype, shape, allocator_);
+    if (!output.ok()) return Fail(what, output.status());
+    OpHeader expected = MakeOpHeader(0, OpKind::kSend, tag, dtype, shape);
+    absl::Status status = RunJob(
+        what, timeout,
+        [this, output = *output, expected, peer,
+         tag](absl::Time deadline) mutable {
+          OpHeader sent;
+          absl::Status received = CatchGloo([&] {
+            auto header_buffer =
+                context_->createUnboundBuffer(sent.fields.data(), sizeof(sent));
+            header_buffer->recv(peer, gloo::Slot::build(kSendHeaderSlot, tag));
+            header_buffer->waitRecv(Remaining(deadline));
+          });
+          if (!received.ok()) return received;
+          if (sent.fields != expected.fields) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "rank ", peer, " sent ", DescribeOpHeader(sent), " but ",
+                rank(), " expected ", DescribeOpHeader(expected)));
+          }
+          if (output.num_bytes() == 0) return absl::OkStatus();
+          return CatchGloo([&] {
+            auto payload = context_->createUnboundBuffer(output.raw_data(),
+                                                         output.num_bytes());
+            payload->recv(peer, gloo::Slot::build(kSendPayloadSlot, tag));
+            payload->waitRecv(Remaining(deadline));
+          });
+        });
+    if (!status.ok()) return status;
+    return std::move(*output);
+  }
+
+  void Abort(absl::Status reason) override {
+    if (reason.ok()) reason = absl::CancelledError("aborted with no reason");
+    Break(Describe("the group", ""), reason, /*close_connections=*/true);
+  }
+
+  absl::Status health() const override {
+    absl::MutexLock lock(&mu_);
+    return broken_;
+  }
+
+ private:
+  using Job = std::function<absl::Status(absl::Time deadline)>;
+
+  std::string Describe(std::string_view op, std::string_view detail) const {
+    return absl::StrCat(
+        std::string(op),
+        detail.empty() ? "" : absl::StrCat(" (", std::string(detail), ")"),
+        " on rank ", rank(), " of ", size(), " (generation ", generation(),
+        ")");
+  }
+
+  int64_t NextSequence() {
+    absl::MutexLock lock(&mu_);
+    return ++sequence_;
+  }
+
+  absl::Status CheckPeer(int peer, int64_t tag) const {
+    if (peer < 0 || peer >= size() || peer == rank()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("peer ", peer, " is not another rank of the group"));
+    }
+    if (tag < 0 || tag > std::numeric_limits<uint32_t>::max()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tag ", tag, " is not in [0, 2^32)"));
+    }
+    return absl::OkStatus();
+  }
+
+  // `op` (a collective every rank runs) after the header exchange.
+  absl::Status Run(const std::string& what, absl::Duration timeout,
+                   OpHeader header, Job op) {
+    return RunJob(
+        what, timeout, [this, header, op = std::move(op)](absl::Time deadline) {
+          std::vector<OpHeader> headers(size());
+          absl::Status exchanged = CatchGloo([&] {
+            gloo::AllgatherOptions options(context_);
+            options.setInput<char>(reinterpret_cast<char*>(const_cast<int64_t*>(
+                                       header.fields.data())),
+                                   sizeof(header));
+            options.setOutput<char>(reinterpret_cast<char*>(headers.data()),
+                                    sizeof(header) * headers.size());
+            options.setTimeout(Remaining(deadline));
+            gloo::allgather(options);
+          });
+          if (!exchanged.ok()) return exchanged;
+          absl::Status agree = CheckOpHeaders(headers, rank());
+          if (!agree.ok()) return agree;
+          return op(deadline);
+        });
+  }
+
+  // Hands `job` to the worker and waits for its end, an Abort, or the
+  // timeout.
+  absl::Status RunJob(const std::string& what, absl::Duration timeout,
+                      Job job) {
+    if (timeout == absl::InfiniteDuration()) timeout = default_timeout_;
+    if (timeout <= absl::ZeroDuration()) {
+      return Fail(what, absl::InvalidArgumentError(
+                            absl::StrCat("the timeout must be positive, got ",
+                                         absl::FormatDuration(timeout))));
+    }
+    absl::MutexLock call(&call_mu_);
+    absl::Time deadline = absl::Now() + timeout;
+    bool done = false;
+    absl::Status result;
+    {
+      absl::MutexLock lock(&mu_);
+      if (!broken_.ok()) return Refused(what);
+      job_ = std::move(job);
+      job_deadline_ = deadline + DeadlineGrace(timeout);
+      job_done_ = false;
+      mu_.AwaitWithDeadline(
+          absl::Condition(
+              +[](GlooGroup* group) ABSL_EXCLUSIVE_LOCKS_REQUIRED(group->mu_) {
+                return group->job_done_ || !group->broken_.ok();
+              },
+              this),
+          deadline);
+      if (!broken_.ok()) return broken_;
+      done = job_done_;
+      result = job_result_;
+    }
+    if (done) return result.ok() ? result : Fail(what, result);
+    return Break(what,
+                 absl::DeadlineExceededError(absl::StrCat(
+                     "no result within ", absl::FormatDuration(timeout))),
+                 /*close_connections=*/false);
+  }
+
+  // Breaks the group with `cause` (the failure of `what`) and returns the
+  // error that broke it.
+  absl::Status Fail(const std::string& what, const absl::Status& cause) {
+    return Break(what, cause, /*close_connections=*/true);
+  }
+
+  absl::Status Break(const std::string& what, const absl::Status& cause,
+                     bool close_connections) {
+    absl::Status error = WithMessagePrefix(cause, absl::StrCat(what, ": "));
+    FailureClass failure_class = Classify(cause);
+    if (cause.code() == absl::StatusCode::kDeadlineExceeded ||
+        cause.code() == absl::StatusCode::kUnavailable) {
+      failure_class = FailureClass::kRetryable;
+    }
+    if (GetErrorContext(cause).failure_class.has_value()) {
+      failure_class = *GetErrorContext(cause).failure_class;
+    }
+    error = MarkFailureClass(error, failure_class);
+    ErrorContext context;
+    context.generation = generation();
+    error = AddErrorContext(error, context);
+    bool first = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (broken_.ok()) {
+        broken_ = error;
+        first = true;
+      }
+      error = broken_;
+    }
+    if (first && close_connections) {
+      BreakConnections(*context_, std::string(error.message()));
+    }
+    return error;
+  }
+
+  absl::Status Refused(const std::string& what) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return WithMessagePrefix(
+        broken_, absl::StrCat(what, " refused: the group is broken: "));
+  }
+
+  absl::Status Reduce(const DenseHostTensor& input, DenseHostTensor& output,
+                      ReduceOp op, absl::Time deadline) {
+    absl::Status result;
+    absl::Status dispatched =
+        DispatchReducible(input.dtype(), "allreduce", [&](auto zero) {
+          using T = decltype(zero);
+          size_t elements = static_cast<size_t>(input.num_elements());
+          if (elements == 0) return;
+          result = CatchGloo([&] {
+            gloo::AllreduceOptions options(context_);
+            options.setInput<T>(
+                static_cast<T*>(const_cast<void*>(input.raw_data())), elements);
+            options.setOutput<T>(static_cast<T*>(output.raw_data()), elements);
+            options.setReduceFunction(ReduceFunctionOf<T>(op));
+            options.setTimeout(Remaining(deadline));
+            gloo::allreduce(options);
+          });
+          if (result.ok() && op == ReduceOp::kAvg) {
+            T* values = static_cast<T*>(output.raw_data());
+            for (size_t i = 0; i < elements; ++i) {
+              values[i] /= static_cast<T>(size());
+            }
+          }
+        });
+    return dispatched.ok() ? result : dispatched;
+  }
+
+  void Work() {
+    while (true) {
+      Job job;
+      absl::Time deadline;
+      {
+        absl::MutexLock lock(&mu_);
+        mu_.Await(absl::Condition(
+            +[](GlooGroup* group) ABSL_EXCLUSIVE_LOCKS_REQUIRED(group->mu_) {
+              return group->job_ != nullptr || group->stopping_;
+            },
+            this));
+        if (job_ == nullptr) return;
+        job = std::move(job_);
+        job_ = nullptr;
+        deadline = job_deadline_;
+      }
+      absl::Status result = job(deadline);
+      // The job's tensors go before the caller hears of its end.
+      job = nullptr;
+      absl::MutexLock lock(&mu_);
+      job_result_ = std::move(result);
+      job_done_ = true;
+    }
+  }
+
+  const absl::Duration default_timeout_;
+  const std::unique_ptr<HostAllocator> own_allocator_;
+  HostAllocator* const allocator_;
+  const std::shared_ptr<gloo::transport::Device> device_;
+  const std::shared_ptr<gloo::Context> context_;
+
+  // One call at a time.
+  absl::Mutex call_mu_;
+  mutable absl::Mutex mu_;
+  absl::Status broken_ ABSL_GUARDED_BY(mu_);
+  int64_t sequence_ ABSL_GUARDED_BY(mu_) = 0;
+  Job job_ ABSL_GUARDED_BY(mu_);
+  absl::Time job_deadline_ ABSL_GUARDED_BY(mu_);
+  bool job_done_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status job_result_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread worker_;
+};
+
+absl::Status ValidateOptions(const GlooGroupOptions& options) {
+  if (options.store_address.empty()) {
+    return absl::InvalidArgumentError("gloo group: no store address");
+  }
+  if (options.size < 1 || options.rank < 0 || options.rank >= options.size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gloo group: rank ", options.rank,
+                     " is not in a group of size ", options.size));
+  }
+  if (options.generation < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gloo group: generation ", options.generation, " is negative"));
+  }
+  if (options.connect_timeout <= absl::ZeroDuration() ||
+      options.default_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("gloo group: timeouts must be positive");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RCReference<CollectiveGroup>> CreateGlooGroup(
+    const GlooGroupOptions& options) {
+  if (absl::Status invalid = ValidateOptions(options); !invalid.ok()) {
+    return invalid;
+  }
+  std::string what = absl::StrCat(
+      "connecting rank ", options.rank, " of ", options.size, " (generation ",
+      options.generation, ") through the store at ", options.store_address);
+  GlooStore store(grpc::CreateChannel(options.store_address,
+                                      grpc::InsecureChannelCredentials()),
+                  options.generation, options.connect_timeout);
+  std::shared_ptr<gloo::transport::Device> device;
+  auto context =
+      std::make_shared<gloo::rendezvous::Context>(options.rank, options.size);
+  absl::Status connected = CatchGloo([&] {
+    gloo::transport::tcp::attr attr(options.bind_host.c_str());
+    device = gloo::transport::tcp::CreateDevice(attr);
+    context->setTimeout(absl::ToChronoMilliseconds(options.connect_timeout));
+    context->connectFullMesh(store, device);
+  });
+  if (!connected.ok()) {
+    absl::Status cause = store.error().ok() ? connected : store.error();
+    absl::Status error =
+        WithMessagePrefix(cause, absl::StrCat(what, " failed: "));
+    ErrorContext origin;
+    origin.generation = options.generation;
+    error = AddErrorContext(error, origin);
+    if (cause.code() == absl::StatusCode::kAborted) {
+      return MarkStale(error, options.generation);
+    }
+    if (cause.code() == absl::StatusCode::kInvalidArgument ||
+        cause.code() == absl::StatusCode::kInternal) {
+      return MarkFailureClass(error, FailureClass::kFatal);
+    }
+    return MarkFailureClass(error, FailureClass::kRetryable);
+  }
+  return TakeRef<CollectiveGroup>(
+      new GlooGroup(options, std::move(context), std::move(device)));
+}
+
+}  // namespace sluice::ccl

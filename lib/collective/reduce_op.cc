@@ -1,0 +1,30 @@
+#include "absl/strings/str_cat.h"
+#include "sluice/collective/collective_group.h"
+
+namespace sluice::ccl {
+
+std::string_view ReduceOpName(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return "sum";
+    case ReduceOp::kAvg:
+      return "avg";
+    case ReduceOp::kMin:
+      return "min";
+    case ReduceOp::kMax:
+      return "max";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<ReduceOp> ParseReduceOp(std::string_view name) {
+  for (ReduceOp op :
+       {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMin, ReduceOp::kMax}) {
+    if (ReduceOpName(op) == name) return op;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown reduction '", std::string(name),
+                   "' (expected sum, avg, min or max)"));
+}
+
+}  // namespace sluice::ccl

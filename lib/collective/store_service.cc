@@ -1,0 +1,175 @@
+#include "lib/collective/store_service.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "lib/collective/store_keys.h"
+#include "lib/collective/store_service.grpc.pb.h"
+
+namespace sluice::ccl {
+namespace {
+
+// How often a waiting Get looks whether its call was cancelled.
+constexpr absl::Duration kCancelPoll = absl::Milliseconds(50);
+
+class StoreService final : public proto::KeyValueStore::Service {
+ public:
+  explicit StoreService(const StoreServiceOptions& options)
+      : options_(options) {}
+
+  grpc::Status Set(grpc::ServerContext*, const proto::SetRequest* request,
+                   proto::SetResponse*) override {
+    std::optional<int64_t> generation = KeyGeneration(request->key());
+    if (!generation) return BadKey(request->key());
+    absl::MutexLock lock(&mu_);
+    MakeRoomFor(*generation);
+    if (grpc::Status dropped = RefuseDropped(*generation); !dropped.ok()) {
+      return dropped;
+    }
+    auto& keys = generations_[*generation];
+    auto it = keys.find(request->key());
+    int64_t replaced = it == keys.end() ? 0 : Footprint(it->first, it->second);
+    int64_t added = Footprint(request->key(), request->value());
+    if (bytes_ - replaced + added > options_.max_bytes) {
+      if (keys.empty()) generations_.erase(*generation);
+      return grpc::Status(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          absl::StrCat("store: setting ", request->key(), " (", added,
+                       " bytes) would hold ", bytes_ - replaced + added,
+                       " bytes, more than the bound of ", options_.max_bytes));
+    }
+    bytes_ += added - replaced;
+    keys[request->key()] = request->value();
+    changed_.SignalAll();
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Get(grpc::ServerContext* context,
+                   const proto::GetRequest* request,
+                   proto::GetResponse* response) override {
+    for (const std::string& key : request->keys()) {
+      if (!KeyGeneration(key)) return BadKey(key);
+    }
+    absl::Time deadline = absl::Now() + options_.max_wait;
+    if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+      deadline = std::min(deadline, absl::FromChrono(context->deadline()));
+    }
+    absl::MutexLock lock(&mu_);
+    while (true) {
+      for (const std::string& key : request->keys()) {
+        if (grpc::Status dropped = RefuseDropped(*KeyGeneration(key));
+            !dropped.ok()) {
+          return dropped;
+        }
+      }
+      std::vector<std::string> missing = Missing(*request);
+      if (missing.empty()) break;
+      if (!request->wait()) {
+        return grpc::Status(
+            grpc::StatusCode::NOT_FOUND,
+            absl::StrCat("store: key ", missing.front(), " is not set"));
+      }
+      if (context->IsCancelled()) {
+        return grpc::Status(grpc::StatusCode::CANCELLED,
+                            "store: the waiting get was cancelled");
+      }
+      absl::Time now = absl::Now();
+      if (now >= deadline) {
+        return grpc::Status(
+            grpc::StatusCode::DEADLINE_EXCEEDED,
+            absl::StrCat("store: ", missing.size(), " of ",
+                         request->keys_size(), " keys still not set (",
+                         missing.front(), " among them) at the deadline"));
+      }
+      changed_.WaitWithTimeout(&mu_, std::min(deadline - now, kCancelPoll));
+    }
+    if (!request->omit_values()) {
+      for (const std::string& key : request->keys()) {
+        response->add_values(generations_[*KeyGeneration(key)][key]);
+      }
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  static int64_t Footprint(const std::string& key, const std::string& value) {
+    return static_cast<int64_t>(key.size() + value.size());
+  }
+
+  static grpc::Status BadKey(const std::string& key) {
+    return grpc::Status(
+        grpc::StatusCode::INVALID_ARGUMENT,
+        absl::StrCat("store: key '", key,
+                     "' is not of the form gen/<generation>/<name>"));
+  }
+
+  grpc::Status RefuseDropped(int64_t generation) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (generation >= oldest_kept_) return grpc::Status::OK;
+    return grpc::Status(
+        grpc::StatusCode::ABORTED,
+        absl::StrCat("store: generation ", generation,
+                     " was dropped (the store keeps generations from ",
+                     oldest_kept_, " on)"));
+  }
+
+  std::vector<std::string> Missing(const proto::GetRequest& request) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    std::vector<std::string> missing;
+    for (const std::string& key : request.keys()) {
+      auto generation = generations_.find(*KeyGeneration(key));
+      if (generation == generations_.end() ||
+          !generation->second.contains(key)) {
+        missing.push_back(key);
+      }
+    }
+    return missing;
+  }
+
+  // Drops the oldest generations so that `generation` can be kept with the
+  // newest others: a generation older than every kept one when the store
+  // keeps as many as it may is refused (RefuseDropped), not kept.
+  void MakeRoomFor(int64_t generation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (generations_.count(generation) != 0) return;
+    while (static_cast<int>(generations_.size()) >= options_.keep_generations &&
+           !generations_.empty()) {
+      auto oldest = generations_.begin();
+      if (oldest->first > generation) {
+        oldest_kept_ = std::max(oldest_kept_, generation + 1);
+        return;
+      }
+      for (const auto& [key, value] : oldest->second) {
+        bytes_ -= Footprint(key, value);
+      }
+      oldest_kept_ = oldest->first + 1;
+      generations_.erase(oldest);
+    }
+    // Wakes the gets that wait for keys of the dropped generations.
+    changed_.SignalAll();
+  }
+
+  const StoreServiceOptions options_;
+  absl::Mutex mu_;
+  absl::CondVar changed_;
+  std::map<int64_t, absl::flat_hash_map<std::string, std::string>> generations_
+      ABSL_GUARDED_BY(mu_);
+  int64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // Generations below it were dropped.
+  int64_t oldest_kept_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<grpc::Service> NewStoreService(
+    const StoreServiceOptions& options) {
+  return std::make_unique<StoreService>(options);
+}
+
+}  // namespace sluice::ccl

@@ -1,0 +1,460 @@
+// The manager of a replica group (sluice/ft/manager.h) over the lighthouse
+// client, the healing service and Gloo groups.
+#include "sluice/ft/manager.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "lib/ft/heal_client.h"
+#include "lib/ft/heal_server.h"
+#include "lib/ft/lighthouse_client.h"
+#include "lib/ft/lighthouse_service.pb.h"
+#include "sluice/collective/gloo_group.h"
+#include "sluice/support/failure.h"
+#include "sluice/support/logging.h"
+
+namespace sluice::ft {
+namespace {
+
+using ccl::CollectiveGroup;
+
+absl::Status ValidateOptions(const ManagerOptions& options) {
+  if (options.lighthouses.empty()) {
+    return absl::InvalidArgumentError("manager: no lighthouse address given");
+  }
+  if (options.replica_id.empty()) {
+    return absl::InvalidArgumentError("manager: the replica id is empty");
+  }
+  for (const auto& [name, value] :
+       {std::pair{"heartbeat_interval", options.heartbeat_interval},
+        std::pair{"quorum_timeout", options.quorum_timeout},
+        std::pair{"collective_timeout", options.collective_timeout},
+        std::pair{"heal_timeout", options.heal_timeout},
+        std::pair{"commit_timeout", options.commit_timeout}}) {
+    if (value <= absl::ZeroDuration() || value == absl::InfiniteDuration()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("manager: ", name, " must be positive and finite, got ",
+                       absl::FormatDuration(value)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+uint64_t NewIncarnation() {
+  std::random_device device;
+  return (uint64_t{device()} << 32) ^ device() ^ 1;
+}
+
+// `status` as an error of `generation`, retryable, from `replica`.
+absl::Status OfGeneration(absl::Status status, int64_t generation,
+                          std::string_view replica) {
+  ErrorContext context;
+  context.generation = generation;
+  return AddErrorContext(MarkRetryable(std::move(status), replica), context);
+}
+
+class ManagerImpl final : public Manager {
+ public:
+  ManagerImpl(ManagerOptions options, ReplicaState* state)
+      : options_(std::move(options)),
+        state_(state),
+        incarnation_(NewIncarnation()) {}
+
+  absl::Status Start() {
+    absl::StatusOr<std::unique_ptr<LighthouseClient>> client =
+        LighthouseClient::Create(options_.lighthouses);
+    if (!client.ok()) return client.status();
+    client_ = *std::move(client);
+    absl::StatusOr<std::unique_ptr<HealServer>> server = HealServer::Start(
+        options_.host, options_.replica_id, [this] { return Serve(); });
+    if (!server.ok()) return server.status();
+    heal_server_ = *std::move(server);
+    proto::WatchRequest watch;
+    watch.set_replica_id(options_.replica_id);
+    watch.set_incarnation(incarnation_);
+    watch_ = client_->Watch(
+        watch, [this](const proto::LighthouseEvent& event) { OnEvent(event); });
+    heartbeat_ = std::thread([this] { HeartbeatLoop(); });
+    return absl::OkStatus();
+  }
+
+  ~ManagerImpl() override {
+    {
+      std::lock_guard<std::mutex> lock(heartbeat_mu_);
+      stopping_ = true;
+    }
+    heartbeat_cv_.notify_all();
+    if (heartbeat_.joinable()) heartbeat_.join();
+    watch_.reset();
+    RCReference<CollectiveGroup> group;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      group = std::move(group_);
+    }
+    if (group) {
+      group->Abort(absl::CancelledError(absl::StrCat(
+          "the manager of replica ", options_.replica_id, " shut down")));
+    }
+    heal_server_.reset();
+  }
+
+  absl::StatusOr<QuorumView> StartQuorum(int64_t step) override;
+  void ReportError(absl::Status error) override;
+  absl::StatusOr<bool> ShouldCommit(int64_t step) override;
+  std::string address() const override { return heal_server_->address(); }
+
+ private:
+  void HeartbeatLoop();
+  void OnEvent(const proto::LighthouseEvent& event);
+  absl::StatusOr<ServedState> Serve();
+  // The group of `quorum` for this replica at `rank`: the current one when
+  // it is of the same generation and works, else a new one.
+  absl::StatusOr<RCReference<CollectiveGroup>> GroupFor(
+      const proto::Quorum& quorum, int rank);
+  // Loads the state of an up-to-date participant, trying each in turn
+  // from one derived from `rank`; returns the one it healed from.
+  absl::StatusOr<std::string> Heal(const std::vector<HealPeer>& up_to_date,
+                                   int rank, int64_t max_step,
+                                   int64_t generation);
+  // Drops the current group after a failed StartQuorum, so that its peers'
+  // collectives fail now, and asks the next quorum for a new generation.
+  void AbandonGroup(const absl::Status& why);
+
+  const ManagerOptions options_;
+  ReplicaState* const state_;
+  const uint64_t incarnation_;
+  std::unique_ptr<LighthouseClient> client_;
+  std::unique_ptr<HealServer> heal_server_;
+  std::unique_ptr<LighthouseWatch> watch_;
+
+  std::mutex heartbeat_mu_;
+  std::condition_variable heartbeat_cv_;
+  bool stopping_ = false;  // guarded by heartbeat_mu_
+  std::thread heartbeat_;
+
+  mutable std::mutex mu_;
+  // The current quorum's group and members; the group is null before the
+  // first quorum and after a failed one.
+  RCReference<CollectiveGroup> group_;
+  int64_t generation_ = 0;
+  std::vector<std::string> participants_;
+  // The error ReportError recorded in the current step, OK when none.
+  absl::Status step_error_;
+  // Failed commits since the last quorum, for the next QuorumRequest.
+  int64_t commit_failures_ = 0;
+  // The step last passed to StartQuorum (the state's step), -1 before.
+  int64_t served_step_ = -1;
+};
+
+void ManagerImpl::HeartbeatLoop() {
+  proto::HeartbeatRequest request;
+  request.set_replica_id(options_.replica_id);
+  request.set_incarnation(incarnation_);
+  // A heartbeat that takes longer than a few intervals is as good as lost.
+  const absl::Duration timeout =
+      std::max(options_.heartbeat_interval * 5, absl::Seconds(1));
+  std::unique_lock<std::mutex> lock(heartbeat_mu_);
+  while (!stopping_) {
+    lock.unlock();
+    absl::Status sent = client_->Heartbeat(request, timeout);
+    if (!sent.ok()) {
+      SLUICE_LOG(WARNING) << "replica " << options_.replica_id
+                          << ": heartbeat failed: " << sent;
+    }
+    lock.lock();
+    heartbeat_cv_.wait_for(
+        lock, absl::ToChronoNanoseconds(options_.heartbeat_interval),
+        [this] { return stopping_; });
+  }
+}
+
+void ManagerImpl::OnEvent(const proto::LighthouseEvent& event) {
+  RCReference<CollectiveGroup> group;
+  absl::Status reason;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!group_) return;
+    const int64_t generation = group_->generation();
+    if (event.kind() == proto::LighthouseEvent::MEMBER_LOST) {
+      if (event.quorum_id() != generation ||
+          event.replica_id() == options_.replica_id ||
+          std::find(participants_.begin(), participants_.end(),
+                    event.replica_id()) == participants_.end()) {
+        return;
+      }
+      reason = OfGeneration(
+          absl::UnavailableError(absl::StrCat(
+              "replica ", event.replica_id(), " of quorum ", generation,
+              " was lost", event.reason().empty() ? "" : ": ", event.reason())),
+          generation, event.replica_id());
+    } else {
+      // A newer quorum leaves this one's step nothing to commit: its
+      // collectives may stop now.
+      if (event.quorum_id() <= generation) return;
+      reason = MarkStale(absl::AbortedError(absl::StrCat(
+                             "quorum ", event.quorum_id(),
+                             " formed, superseding quorum ", generation)),
+                         generation);
+    }
+    group = group_.CopyRef();
+  }
+  SLUICE_LOG(WARNING) << "replica " << options_.replica_id
+                      << ": aborting the group of quorum "
+                      << group->generation() << ": " << reason.message();
+  group->Abort(reason);
+}
+
+absl::StatusOr<ServedState> ManagerImpl::Serve() {
+  int64_t step;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    step = served_step_;
+  }
+  absl::StatusOr<std::string> bytes = state_->Save();
+  if (!bytes.ok()) return bytes.status();
+  return ServedState{step, *std::move(bytes)};
+}
+
+absl::StatusOr<RCReference<CollectiveGroup>> ManagerImpl::GroupFor(
+    const proto::Quorum& quorum, int rank) {
+  RCReference<CollectiveGroup> old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (group_ && group_->generation() == quorum.quorum_id()) {
+      absl::Status health = group_->health();
+      if (health.ok()) return group_.CopyRef();
+      // A group that broke makes this replica vote no, so the lighthouse
+      // moves to a new generation; until it does, the generation's store
+      // keys are used up.
+      commit_failures_ = std::max<int64_t>(commit_failures_, 1);
+      group_.reset();
+      return OfGeneration(
+          absl::UnavailableError(absl::StrCat(
+              "replica ", options_.replica_id, ": the group of quorum ",
+              quorum.quorum_id(), " is broken (", health.message(),
+              ") and the lighthouse kept that quorum; asking for a new one")),
+          quorum.quorum_id(), options_.replica_id);
+    }
+    old = std::move(group_);
+  }
+  if (old) {
+    old->Abort(MarkStale(absl::AbortedError(absl::StrCat(
+                             "the group of quorum ", old->generation(),
+                             " was retired for quorum ", quorum.quorum_id())),
+                         old->generation()));
+  }
+  ccl::GlooGroupOptions group_options;
+  group_options.store_address = client_->leader();
+  group_options.rank = rank;
+  group_options.size = quorum.participants_size();
+  group_options.generation = quorum.quorum_id();
+  group_options.bind_host = options_.host;
+  group_options.connect_timeout = options_.quorum_timeout;
+  group_options.default_timeout = options_.collective_timeout;
+  return ccl::CreateGlooGroup(group_options);
+}
+
+absl::StatusOr<std::string> ManagerImpl::Heal(
+    const std::vector<HealPeer>& up_to_date, int rank, int64_t max_step,
+    int64_t generation) {
+  const absl::Time deadline = absl::Now() + options_.heal_timeout;
+  std::vector<std::string> failures;
+  const size_t n = up_to_date.size();
+  for (size_t i = 0; i < n; ++i) {
+    const HealPeer& peer = up_to_date[(rank + i) % n];
+    absl::StatusOr<ServedState> fetched =
+        FetchState(peer, options_.replica_id, max_step, deadline);
+    if (!fetched.ok()) {
+      SLUICE_LOG(WARNING) << "replica " << options_.replica_id << ": "
+                          << fetched.status().message();
+      failures.push_back(std::string(fetched.status().message()));
+      continue;
+    }
+    absl::Status loaded = state_->Load(fetched->bytes);
+    if (!loaded.ok()) {
+      return AddErrorContext(
+          absl::Status(
+              loaded.code(),
+              absl::StrCat("replica ", options_.replica_id,
+                           ": loading the state of replica ", peer.replica_id,
+                           " failed: ", loaded.message())),
+          GetErrorContext(loaded));
+    }
+    return peer.replica_id;
+  }
+  return OfGeneration(
+      absl::UnavailableError(absl::StrCat(
+          "replica ", options_.replica_id, " could not heal to step ", max_step,
+          " of quorum ", generation, " from any of ", n,
+          " up-to-date replicas: ", absl::StrJoin(failures, "; "))),
+      generation, options_.replica_id);
+}
+
+void ManagerImpl::AbandonGroup(const absl::Status& why) {
+  RCReference<CollectiveGroup> group;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    group = std::move(group_);
+    commit_failures_ = std::max<int64_t>(commit_failures_, 1);
+  }
+  if (group) group->Abort(why);
+}
+
+absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
+  proto::QuorumRequest request;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    served_step_ = step;
+    step_error_ = absl::OkStatus();
+    request.set_commit_failures(commit_failures_);
+  }
+  proto::ReplicaInfo* self = request.mutable_replica();
+  self->set_replica_id(options_.replica_id);
+  self->set_address(heal_server_->address());
+  self->set_step(step);
+  self->set_world_size(1);
+  self->set_incarnation(incarnation_);
+  absl::StatusOr<proto::Quorum> quorum =
+      client_->Quorum(request, options_.quorum_timeout);
+  if (!quorum.ok()) {
+    return MarkRetryable(
+        absl::Status(quorum.status().code(),
+                     absl::StrCat("replica ", options_.replica_id,
+                                  ": no quorum at step ", step, ": ",
+                                  quorum.status().message())),
+        options_.replica_id);
+  }
+  std::vector<proto::ReplicaInfo> participants(quorum->participants().begin(),
+                                               quorum->participants().end());
+  std::sort(participants.begin(), participants.end(),
+            [](const proto::ReplicaInfo& a, const proto::ReplicaInfo& b) {
+              return a.replica_id() < b.replica_id();
+            });
+  int rank = -1;
+  int64_t max_step = 0;
+  for (size_t i = 0; i < participants.size(); ++i) {
+    if (participants[i].replica_id() == options_.replica_id) rank = i;
+    max_step = std::max(max_step, participants[i].step());
+  }
+  if (rank < 0) {
+    return MarkRetryable(absl::InternalError(absl::StrCat(
+                             "replica ", options_.replica_id, ": quorum ",
+                             quorum->quorum_id(), " does not include it")),
+                         options_.replica_id);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    commit_failures_ = 0;
+  }
+
+  absl::StatusOr<RCReference<CollectiveGroup>> group = GroupFor(*quorum, rank);
+  if (!group.ok()) {
+    AbandonGroup(group.status());
+    return group.status();
+  }
+  QuorumView view;
+  view.generation = quorum->quorum_id();
+  view.rank = rank;
+  view.size = participants.size();
+  view.max_step = max_step;
+  view.reason = quorum->reason();
+  view.group = group->CopyRef();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    group_ = std::move(*group);
+    generation_ = quorum->quorum_id();
+    participants_.clear();
+    for (const proto::ReplicaInfo& p : participants) {
+      participants_.push_back(p.replica_id());
+    }
+  }
+
+  if (step < max_step) {
+    std::vector<HealPeer> up_to_date;
+    for (const proto::ReplicaInfo& p : participants) {
+      if (p.step() == max_step)
+        up_to_date.push_back({p.replica_id(), p.address()});
+    }
+    absl::StatusOr<std::string> healed_from =
+        Heal(up_to_date, rank, max_step, view.generation);
+    if (!healed_from.ok()) {
+      AbandonGroup(healed_from.status());
+      return healed_from.status();
+    }
+    view.healed_from = *std::move(healed_from);
+    std::lock_guard<std::mutex> lock(mu_);
+    served_step_ = max_step;
+  }
+  return view;
+}
+
+void ManagerImpl::ReportError(absl::Status error) {
+  if (error.ok()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (step_error_.ok()) step_error_ = std::move(error);
+}
+
+absl::StatusOr<bool> ManagerImpl::ShouldCommit(int64_t step) {
+  proto::CommitRequest request;
+  request.set_replica_id(options_.replica_id);
+  request.set_step(step);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    request.set_quorum_id(generation_);
+    absl::Status why = step_error_;
+    if (why.ok()) {
+      why = group_ ? group_->health()
+                   : absl::FailedPreconditionError(
+                         "no quorum: StartQuorum did not succeed");
+    }
+    request.set_ok(why.ok());
+    if (!why.ok()) request.set_failure(std::string(why.message()));
+    step_error_ = absl::OkStatus();
+  }
+  absl::StatusOr<proto::CommitResponse> response =
+      client_->Commit(request, options_.commit_timeout);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!response.ok()) {
+    ++commit_failures_;
+    return MarkRetryable(
+        absl::Status(response.status().code(),
+                     absl::StrCat("replica ", options_.replica_id,
+                                  ": the commit vote on step ", step,
+                                  " of quorum ", request.quorum_id(),
+                                  " failed: ", response.status().message())),
+        options_.replica_id);
+  }
+  if (!response->commit()) {
+    ++commit_failures_;
+    SLUICE_LOG(WARNING) << "replica " << options_.replica_id << ": step "
+                        << step << " of quorum " << request.quorum_id()
+                        << " not committed: " << response->reason();
+  }
+  return response->commit();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options,
+                                                         ReplicaState* state) {
+  if (absl::Status valid = ValidateOptions(options); !valid.ok()) return valid;
+  if (state == nullptr) {
+    return absl::InvalidArgumentError("manager: no replica state given");
+  }
+  auto manager = std::make_unique<ManagerImpl>(std::move(options), state);
+  if (absl::Status started = manager->Start(); !started.ok()) return started;
+  return std::unique_ptr<Manager>(std::move(manager));
+}
+
+}  // namespace sluice::ft

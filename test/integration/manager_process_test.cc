@@ -1,0 +1,372 @@
+// The manager with replica groups in processes of their own
+// (manager_replica) under a lighthouse in this process, on 127.0.0.1:
+// healing (and healing past a peer that sends damaged bytes), commit votes,
+// and a replica killed in the middle of an allreduce. Every wait is
+// bounded; children are killed and reaped whatever happens.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "lib/collective/store_service.h"
+#include "sluice/ft/lighthouse.h"
+
+extern char** environ;
+
+namespace sluice::ft {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TempDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+// One manager_replica process; its stdout and stderr go to files that the
+// test reads. Killed and reaped on destruction.
+class ReplicaProcess {
+ public:
+  ReplicaProcess(const std::string& lighthouse, const std::string& replica_id,
+                 std::vector<std::string> flags,
+                 std::vector<std::string> environment = {})
+      : stdout_path_(
+            absl::StrCat(TempDir(), "/", replica_id, ".", ++serial_, ".out")),
+        stderr_path_(absl::StrCat(stdout_path_, ".err")) {
+    const char* srcdir = std::getenv("TEST_SRCDIR");
+    const char* workspace = std::getenv("TEST_WORKSPACE");
+    std::vector<std::string> strings = {
+        absl::StrCat(srcdir ? srcdir : ".", "/",
+                     workspace ? workspace : "sluice",
+                     "/test/integration/manager_replica"),
+        "--lighthouse=" + lighthouse, "--replica_id=" + replica_id};
+    strings.insert(strings.end(), flags.begin(), flags.end());
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (std::string(*e).rfind("SLUICE_FAULTS=", 0) != 0) {
+        environment.push_back(*e);
+      }
+    }
+    std::vector<char*> argv, envp;
+    for (std::string& s : strings) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    for (std::string& s : environment) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, stdout_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int error = posix_spawn(&pid_, argv[0], &actions, nullptr,
+                                  argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    EXPECT_EQ(error, 0) << "cannot start " << argv[0];
+    if (error != 0) pid_ = 0;
+  }
+  ~ReplicaProcess() { Kill(); }
+
+  void Stop() {
+    if (pid_ > 0) kill(pid_, SIGSTOP);
+  }
+  void Kill() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = 0;
+  }
+
+  // The exit code once the process exits within `timeout`; none (and the
+  // process is killed) otherwise.
+  std::optional<int> Wait(absl::Duration timeout) {
+    const absl::Time deadline = absl::Now() + timeout;
+    while (pid_ > 0 && absl::Now() < deadline) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = 0;
+        if (WIFEXITED(status)) return WEXITSTATUS(status);
+        return std::nullopt;
+      }
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    Kill();
+    return std::nullopt;
+  }
+
+  std::vector<std::string> Lines() const { return ReadLines(stdout_path_); }
+  std::string Stderr() const {
+    std::ifstream file(stderr_path_);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+  }
+  // The lines that start with `prefix`.
+  std::vector<std::string> LinesStarting(const std::string& prefix) const {
+    std::vector<std::string> found;
+    for (const std::string& line : Lines()) {
+      if (line.rfind(prefix, 0) == 0) found.push_back(line);
+    }
+    return found;
+  }
+  // Waits up to `timeout` for a line starting with `prefix`.
+  bool WaitForLine(const std::string& prefix, absl::Duration timeout) const {
+    const absl::Time deadline = absl::Now() + timeout;
+    while (absl::Now() < deadline) {
+      if (!LinesStarting(prefix).empty()) return true;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return false;
+  }
+  std::string Output() const {
+    return absl::StrCat(absl::StrJoin(Lines(), "\n"), "\n--- stderr:\n",
+                        Stderr());
+  }
+
+ private:
+  static std::vector<std::string> ReadLines(const std::string& path) {
+    std::ifstream file(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(file, line);) lines.push_back(line);
+    return lines;
+  }
+
+  static inline int serial_ = 0;
+  const std::string stdout_path_;
+  const std::string stderr_path_;
+  pid_t pid_ = 0;
+};
+
+// The value of `key=` in `line` ("commit step=3 generation=2 commit=1").
+std::string Field(const std::string& line, const std::string& key) {
+  for (absl::string_view part : absl::StrSplit(line, ' ')) {
+    if (absl::StartsWith(part, key + "=")) {
+      return std::string(part.substr(key.size() + 1));
+    }
+  }
+  return "";
+}
+
+int64_t IntField(const std::string& line, const std::string& key) {
+  int64_t value = -1;
+  EXPECT_TRUE(absl::SimpleAtoi(Field(line, key), &value))
+      << "no " << key << " in '" << line << "'";
+  return value;
+}
+
+// The crc of the state at `step` that `replica` printed, "" if none.
+std::string CrcAt(const ReplicaProcess& replica, int64_t step) {
+  std::string crc;
+  for (const std::string& line : replica.LinesStarting("state ")) {
+    if (IntField(line, "step") == step) crc = Field(line, "crc");
+  }
+  return crc;
+}
+
+class ManagerProcessTest : public ::testing::Test {
+ protected:
+  void StartLighthouse(int min_replicas,
+                       absl::Duration heartbeat_timeout = absl::Seconds(5)) {
+    store_ = ccl::NewStoreService();
+    LighthouseOptions options;
+    options.bind = "127.0.0.1:0";
+    options.min_replicas = min_replicas;
+    options.join_timeout = absl::Seconds(2);
+    options.heartbeat_timeout = heartbeat_timeout;
+    options.extra_services = {store_.get()};
+    absl::StatusOr<std::unique_ptr<Lighthouse>> lighthouse =
+        Lighthouse::Start(options);
+    ASSERT_TRUE(lighthouse.ok()) << lighthouse.status();
+    lighthouse_ = *std::move(lighthouse);
+  }
+  void TearDown() override {
+    if (lighthouse_) lighthouse_->Shutdown();
+  }
+  const std::string& address() const { return lighthouse_->address(); }
+
+  // Replica C at step 0 joins A and B at step 5 (2 MiB of state each):
+  // it heals, and from then on all three hold the same state.
+  void HealTest(std::vector<std::string> a_environment,
+                const std::string& expected_source) {
+    StartLighthouse(3);
+    const std::vector<std::string> flags = {"--floats=524288",
+                                            "--until_step=8"};
+    std::vector<std::string> at5 = flags;
+    at5.push_back("--start_step=5");
+    ReplicaProcess a(address(), "replica-a", at5, a_environment);
+    ReplicaProcess b(address(), "replica-b", at5);
+    std::vector<std::string> at0 = flags;
+    at0.push_back("--start_step=0");
+    ReplicaProcess c(address(), "replica-c", at0);
+    for (ReplicaProcess* r : {&a, &b, &c}) {
+      EXPECT_EQ(r->Wait(absl::Seconds(60)), 0) << r->Output();
+    }
+    const std::vector<std::string> quorums = c.LinesStarting("quorum ");
+    ASSERT_FALSE(quorums.empty()) << c.Output();
+    EXPECT_EQ(Field(quorums[0], "healed_from"), expected_source) << c.Output();
+    EXPECT_EQ(IntField(quorums[0], "max_step"), 5);
+    EXPECT_EQ(IntField(quorums[0], "size"), 3);
+    // The healed state is the peers' state at step 5, by checksum and by
+    // value ((1 % 97) * 0.25 + 5), not the one C started with...
+    const std::string crc5 = CrcAt(a, 5);
+    ASSERT_FALSE(crc5.empty()) << a.Output();
+    EXPECT_EQ(CrcAt(b, 5), crc5);
+    EXPECT_EQ(CrcAt(c, 5), crc5) << c.Output();
+    EXPECT_NE(CrcAt(c, 0), crc5);
+    for (const std::string& line : c.LinesStarting("state step=5 ")) {
+      EXPECT_EQ(Field(line, "v1"), "5.25");
+    }
+    // ...and every later step agrees on all three replicas.
+    for (int64_t step = 6; step <= 8; ++step) {
+      const std::string crc = CrcAt(a, step);
+      EXPECT_FALSE(crc.empty()) << "step " << step << "\n" << a.Output();
+      EXPECT_EQ(CrcAt(b, step), crc) << "step " << step;
+      EXPECT_EQ(CrcAt(c, step), crc) << "step " << step << "\n" << c.Output();
+    }
+    healer_stderr_ = c.Stderr();
+  }
+
+  std::string healer_stderr_;
+  std::unique_ptr<grpc::Service> store_;
+  std::unique_ptr<Lighthouse> lighthouse_;
+};
+
+TEST_F(ManagerProcessTest, AReplicaBehindHealsFromAnUpToDatePeer) {
+  // C (rank 2 of 3) starts its round-robin over [A, B] at 2 % 2 = 0: A.
+  HealTest({}, "replica-a");
+}
+
+TEST_F(ManagerProcessTest, DamagedBytesAreCaughtAndTheNextPeerServes) {
+  HealTest({"SLUICE_FAULTS=manager.heal.send=error@nth=1"}, "replica-b");
+  EXPECT_THAT(healer_stderr_,
+              HasSubstr("healing from replica replica-a at 127.0.0.1:"));
+  EXPECT_THAT(healer_stderr_, HasSubstr("failed: checksum mismatch over "
+                                        "2097152 bytes"));
+}
+
+TEST_F(ManagerProcessTest, OneVoteAgainstFailsTheStepForEveryReplica) {
+  StartLighthouse(3);
+  const std::vector<std::string> flags = {"--floats=1024", "--until_step=4"};
+  std::vector<std::string> failing = flags;
+  failing.push_back("--report_error_at_step=2");
+  ReplicaProcess a(address(), "replica-a", flags);
+  ReplicaProcess b(address(), "replica-b", failing);
+  ReplicaProcess c(address(), "replica-c", flags);
+  for (ReplicaProcess* r : {&a, &b, &c}) {
+    ASSERT_EQ(r->Wait(absl::Seconds(60)), 0) << r->Output();
+  }
+  for (ReplicaProcess* r : {&a, &b, &c}) {
+    // Steps 0 and 1: every vote for, committed; step 2 refused once, then
+    // committed in a quorum with a higher id.
+    std::vector<std::pair<int64_t, int>> votes;
+    for (const std::string& line : r->LinesStarting("commit ")) {
+      votes.push_back({IntField(line, "step"), IntField(line, "commit")});
+    }
+    const std::vector<std::pair<int64_t, int>> expected = {
+        {0, 1}, {1, 1}, {2, 0}, {2, 1}, {3, 1}};
+    EXPECT_EQ(votes, expected) << r->Output();
+    const std::vector<std::string> commits = r->LinesStarting("commit step=2 ");
+    ASSERT_EQ(commits.size(), 2u) << r->Output();
+    EXPECT_GT(IntField(commits[1], "generation"),
+              IntField(commits[0], "generation"))
+        << r->Output();
+  }
+  EXPECT_FALSE(CrcAt(a, 4).empty());
+  EXPECT_EQ(CrcAt(b, 4), CrcAt(a, 4));
+  EXPECT_EQ(CrcAt(c, 4), CrcAt(a, 4));
+}
+
+// C stops (kill) or freezes (stop) at step 2 while A and B are inside its
+// allreduce; A and B must fail it long before the collective timeout, vote
+// against the step and commit it in a smaller, newer quorum.
+void ExpectSurvivorsRecover(const ReplicaProcess& a, const ReplicaProcess& b,
+                            bool lost_by_lighthouse) {
+  for (const ReplicaProcess* r : {&a, &b}) {
+    const std::vector<std::string> errors = r->LinesStarting("allreduce_error");
+    ASSERT_EQ(errors.size(), 1u) << r->Output();
+    EXPECT_EQ(IntField(errors[0], "step"), 2);
+    // Far below the 60 s collective timeout.
+    EXPECT_LT(IntField(errors[0], "ms"), 15000) << errors[0];
+    if (lost_by_lighthouse) {
+      // The lighthouse's MEMBER_LOST aborted the group.
+      EXPECT_THAT(errors[0], HasSubstr("replica replica-c of quorum "));
+      EXPECT_THAT(errors[0], HasSubstr(" was lost"));
+    }
+    const std::vector<std::string> commits = r->LinesStarting("commit step=2 ");
+    ASSERT_EQ(commits.size(), 2u) << r->Output();
+    EXPECT_EQ(IntField(commits[0], "commit"), 0);
+    EXPECT_EQ(IntField(commits[1], "commit"), 1);
+    // The quorum that committed is smaller and newer.
+    const std::vector<std::string> quorums = r->LinesStarting("quorum ");
+    ASSERT_GE(quorums.size(), 2u);
+    EXPECT_EQ(IntField(quorums.back(), "size"), 2) << r->Output();
+    EXPECT_GT(IntField(quorums.back(), "generation"),
+              IntField(commits[0], "generation"));
+  }
+  EXPECT_FALSE(CrcAt(a, 5).empty());
+  EXPECT_EQ(CrcAt(b, 5), CrcAt(a, 5));
+}
+
+const std::vector<std::string>& SurvivorFlags() {
+  // A collective timeout far above what the survivors should wait.
+  static const auto* const flags = new std::vector<std::string>{
+      "--floats=1024", "--until_step=5", "--collective_timeout_ms=60000"};
+  return *flags;
+}
+
+std::vector<std::string> HangingFlags() {
+  std::vector<std::string> flags = SurvivorFlags();
+  flags.push_back("--hang_at_step=2");
+  return flags;
+}
+
+TEST_F(ManagerProcessTest, AKilledReplicaFailsTheAllreduceAtOnce) {
+  StartLighthouse(2);
+  ReplicaProcess a(address(), "replica-a", SurvivorFlags());
+  ReplicaProcess b(address(), "replica-b", SurvivorFlags());
+  ReplicaProcess c(address(), "replica-c", HangingFlags());
+  ASSERT_TRUE(c.WaitForLine("hanging step=2", absl::Seconds(60))) << c.Output();
+  // Long enough for A and B to be inside the allreduce of step 2.
+  absl::SleepFor(absl::Milliseconds(500));
+  c.Kill();
+  ASSERT_EQ(a.Wait(absl::Seconds(60)), 0) << a.Output();
+  ASSERT_EQ(b.Wait(absl::Seconds(60)), 0) << b.Output();
+  // Its connections closed with it, or the lighthouse saw its watch end:
+  // whichever came first failed the allreduce.
+  ExpectSurvivorsRecover(a, b, /*lost_by_lighthouse=*/false);
+}
+
+TEST_F(ManagerProcessTest, AFrozenReplicaIsLostAndTheAllreduceAborted) {
+  // A stopped process keeps its connections open: only the lighthouse,
+  // missing its heartbeats for 1 s, can tell its peers.
+  StartLighthouse(2, absl::Seconds(1));
+  ReplicaProcess a(address(), "replica-a", SurvivorFlags());
+  ReplicaProcess b(address(), "replica-b", SurvivorFlags());
+  ReplicaProcess c(address(), "replica-c", HangingFlags());
+  ASSERT_TRUE(c.WaitForLine("hanging step=2", absl::Seconds(60))) << c.Output();
+  absl::SleepFor(absl::Milliseconds(500));
+  c.Stop();
+  ASSERT_EQ(a.Wait(absl::Seconds(60)), 0) << a.Output();
+  ASSERT_EQ(b.Wait(absl::Seconds(60)), 0) << b.Output();
+  ExpectSurvivorsRecover(a, b, /*lost_by_lighthouse=*/true);
+}
+
+}  // namespace
+}  // namespace sluice::ft

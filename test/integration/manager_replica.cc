@@ -1,0 +1,239 @@
+// A replica group of one process for the manager's integration tests: a
+// state of --floats f32 values that starts as the state of --start_step,
+// trained until step --until_step under the lighthouse --lighthouse: each
+// step joins a quorum (healing when behind), allreduces a gradient, votes
+// and applies the update when the step commits. It prints what a test
+// checks, one line each:
+//
+//   quorum generation=G rank=R size=S max_step=M healed_from=ID
+//   state step=S crc=HEX v1=X       (at the start, after a heal and after
+//                                    each commit: checksum, second value)
+//   allreduce_error step=S ms=T error=MESSAGE
+//   commit step=S generation=G commit=0|1
+//   quorum_error: MESSAGE
+//
+// --report_error_at_step=S reports an error after the allreduce of step S
+// (once); --hang_at_step=S stops before the allreduce of step S until the
+// process is killed. Exits 0 after committing --until_step, 1 on an error
+// it cannot retry.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "lib/ft/crc32c.h"
+#include "sluice/collective/collective_group.h"
+#include "sluice/ft/manager.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/support/fault_point.h"
+#include "sluice/tensor/dense_host_tensor.h"
+
+namespace sluice::ft {
+namespace {
+
+struct Flags {
+  std::string lighthouse;
+  std::string replica_id;
+  int64_t floats = 1 << 20;
+  int64_t start_step = 0;
+  int64_t until_step = 3;
+  int64_t report_error_at_step = -1;
+  int64_t hang_at_step = -1;
+  int64_t collective_timeout_ms = 60000;
+};
+
+// The state every replica holds at `step` when no step failed: the same
+// function on every replica, so replicas that start at the same step agree.
+std::vector<float> InitialState(int64_t step, int64_t n) {
+  std::vector<float> state(n);
+  for (int64_t i = 0; i < n; ++i) {
+    state[i] = static_cast<float>((i % 97) * 0.25 + step);
+  }
+  return state;
+}
+
+class VectorState final : public ReplicaState {
+ public:
+  explicit VectorState(std::vector<float> values)
+      : values_(std::move(values)) {}
+
+  absl::StatusOr<std::string> Save() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::string(reinterpret_cast<const char*>(values_.data()),
+                       values_.size() * sizeof(float));
+  }
+  absl::Status Load(std::string_view bytes) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (bytes.size() != values_.size() * sizeof(float)) {
+      return absl::InvalidArgumentError("state of another size");
+    }
+    std::memcpy(values_.data(), bytes.data(), bytes.size());
+    return absl::OkStatus();
+  }
+  // Adds `update` (of the state's size) to the state.
+  void Apply(absl::Span<const float> update) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < values_.size(); ++i) values_[i] += update[i];
+  }
+  // "state step=S crc=HEX v1=X": the checksum and the second value.
+  void Print(int64_t step) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint32_t crc =
+        Crc32c(std::string_view(reinterpret_cast<const char*>(values_.data()),
+                                values_.size() * sizeof(float)));
+    std::printf("state step=%lld crc=%08x v1=%g\n",
+                static_cast<long long>(step), crc,
+                values_.size() > 1 ? values_[1] : 0.0f);
+    std::fflush(stdout);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<float> values_;
+};
+
+bool ParseFlags(int argc, char** argv, Flags* flags) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    const size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) != 0 || eq == std::string_view::npos) return false;
+    const std::string name(arg.substr(2, eq - 2));
+    const std::string value(arg.substr(eq + 1));
+    if (name == "lighthouse") {
+      flags->lighthouse = value;
+    } else if (name == "replica_id") {
+      flags->replica_id = value;
+    } else {
+      int64_t* target =
+          name == "floats"                  ? &flags->floats
+          : name == "start_step"            ? &flags->start_step
+          : name == "until_step"            ? &flags->until_step
+          : name == "report_error_at_step"  ? &flags->report_error_at_step
+          : name == "hang_at_step"          ? &flags->hang_at_step
+          : name == "collective_timeout_ms" ? &flags->collective_timeout_ms
+                                            : nullptr;
+      if (target == nullptr || !absl::SimpleAtoi(value, target)) return false;
+    }
+  }
+  return !flags->lighthouse.empty() && !flags->replica_id.empty();
+}
+
+int Run(const Flags& flags) {
+  std::unique_ptr<HostAllocator> allocator = CreateMallocAllocator();
+  VectorState state(InitialState(flags.start_step, flags.floats));
+  ManagerOptions options;
+  options.lighthouses = absl::StrSplit(flags.lighthouse, ',');
+  options.replica_id = flags.replica_id;
+  options.quorum_timeout = absl::Seconds(30);
+  options.collective_timeout = absl::Milliseconds(flags.collective_timeout_ms);
+  options.heal_timeout = absl::Seconds(30);
+  absl::StatusOr<std::unique_ptr<Manager>> manager =
+      Manager::Create(options, &state);
+  if (!manager.ok()) {
+    std::printf("manager_error: %s\n", manager.status().ToString().c_str());
+    return 1;
+  }
+  // The gradient of a replica: its own values, so the sum depends on who
+  // took part.
+  std::vector<float> gradient(flags.floats);
+  for (int64_t i = 0; i < flags.floats; ++i) {
+    gradient[i] = static_cast<float>((i % 13) + flags.replica_id.size());
+  }
+  int64_t step = flags.start_step;
+  state.Print(step);
+  bool reported = false;
+  int quorum_failures = 0;
+  while (step < flags.until_step) {
+    absl::StatusOr<QuorumView> view = (*manager)->StartQuorum(step);
+    if (!view.ok()) {
+      std::printf("quorum_error: %s\n", view.status().ToString().c_str());
+      std::fflush(stdout);
+      if (++quorum_failures > 5) return 1;
+      continue;
+    }
+    std::printf(
+        "quorum generation=%lld rank=%d size=%d max_step=%lld "
+        "healed_from=%s\n",
+        static_cast<long long>(view->generation), view->rank, view->size,
+        static_cast<long long>(view->max_step), view->healed_from.c_str());
+    if (!view->healed_from.empty()) {
+      step = view->max_step;
+      state.Print(step);
+    }
+    std::fflush(stdout);
+    if (step == flags.hang_at_step) {
+      std::printf("hanging step=%lld\n", static_cast<long long>(step));
+      std::fflush(stdout);
+      for (;;) absl::SleepFor(absl::Seconds(1));
+    }
+    std::vector<float> update;
+    absl::StatusOr<DenseHostTensor> input = DenseHostTensor::FromValues<float>(
+        TensorShape({flags.floats}), gradient, allocator.get());
+    if (!input.ok()) return 1;
+    const absl::Time start = absl::Now();
+    absl::StatusOr<DenseHostTensor> sum = view->group->AllReduce(
+        *input, ccl::ReduceOp::kAvg, options.collective_timeout);
+    if (!sum.ok()) {
+      std::printf("allreduce_error step=%lld ms=%lld error=%s\n",
+                  static_cast<long long>(step),
+                  static_cast<long long>(
+                      absl::ToInt64Milliseconds(absl::Now() - start)),
+                  sum.status().ToString().c_str());
+      std::fflush(stdout);
+      (*manager)->ReportError(sum.status());
+    } else {
+      update.assign(sum->values<float>().begin(), sum->values<float>().end());
+      for (float& u : update) u *= 0.125f;
+    }
+    // A failure of this replica's own (bad data, say) after a collective
+    // that worked.
+    if (step == flags.report_error_at_step && !reported) {
+      reported = true;
+      (*manager)->ReportError(absl::InternalError("the step's data was bad"));
+    }
+    absl::StatusOr<bool> commit = (*manager)->ShouldCommit(step);
+    std::printf("commit step=%lld generation=%lld commit=%d\n",
+                static_cast<long long>(step),
+                static_cast<long long>(view->generation),
+                commit.ok() && *commit ? 1 : 0);
+    if (commit.ok() && *commit) {
+      if (update.empty()) {
+        std::printf("bug: step %lld committed after a failed step\n",
+                    static_cast<long long>(step));
+        return 1;
+      }
+      state.Apply(update);
+      ++step;
+      state.Print(step);
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice::ft
+
+int main(int argc, char** argv) {
+  sluice::ft::Flags flags;
+  if (!sluice::ft::ParseFlags(argc, argv, &flags)) {
+    std::fprintf(stderr,
+                 "usage: manager_replica --lighthouse=ADDRS --replica_id=ID "
+                 "[--floats=N --start_step=S --until_step=S "
+                 "--report_error_at_step=S --hang_at_step=S "
+                 "--collective_timeout_ms=MS]\n");
+    return 2;
+  }
+  if (absl::Status faults = sluice::FaultInjector::InitFromEnvironment();
+      !faults.ok()) {
+    std::fprintf(stderr, "manager_replica: %s\n", faults.ToString().c_str());
+    return 1;
+  }
+  return sluice::ft::Run(flags);
+}
