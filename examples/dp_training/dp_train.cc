@@ -36,11 +36,11 @@
 #include "kernels/data/data_kernels.h"
 #include "kernels/math/math_kernels.h"
 #include "kernels/tensor/tensor_kernels.h"
+#include "lib/ft/tensor_replica_state.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/collective/collective_group.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/executor/program.h"
-#include "lib/ft/tensor_replica_state.h"
 #include "sluice/ft/manager.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/concurrent_work_queue.h"
@@ -63,9 +63,8 @@ cl::opt<std::string> lighthouse(
     cl::desc("host:port of the lighthouse, or several separated by commas "
              "(default: $SLUICE_LIGHTHOUSE)"));
 cl::opt<std::string> replica_id(
-    "replica_id",
-    cl::desc("this replica's id, stable across its restarts "
-             "(default: replica_$SLUICE_RANK)"));
+    "replica_id", cl::desc("this replica's id, stable across its restarts "
+                           "(default: replica_$SLUICE_RANK)"));
 cl::opt<int64_t> steps("steps", cl::desc("committed steps to train"),
                        cl::init(600));
 cl::opt<uint64_t> seed("seed", cl::desc("seed of the initial weights"),
@@ -162,7 +161,7 @@ class CommittedState final : public sluice::ft::ReplicaState {
  private:
   sluice::HostAllocator* const allocator_;
   mutable std::mutex mutex_;
-  int64_t step_ = 0;                          // guarded by mutex_
+  int64_t step_ = 0;                         // guarded by mutex_
   std::vector<DenseHostTensor> parameters_;  // guarded by mutex_
 };
 
@@ -270,9 +269,8 @@ std::vector<RCReference<AsyncValue>> TensorValues(
     const std::vector<DenseHostTensor>& tensors) {
   std::vector<RCReference<AsyncValue>> values;
   for (const DenseHostTensor& tensor : tensors) {
-    values.push_back(
-        sluice::MakeAvailableAsyncValueRef<DenseHostTensor>(tensor)
-            .ReleaseRCRef());
+    values.push_back(sluice::MakeAvailableAsyncValueRef<DenseHostTensor>(tensor)
+                         .ReleaseRCRef());
   }
   return values;
 }
@@ -318,13 +316,11 @@ absl::Status Train() {
 
   const absl::Duration call_timeout =
       options.collective_timeout + absl::Seconds(10);
-  absl::StatusOr<std::vector<RCReference<AsyncValue>>> dataset =
-      (*model)->Call("train_dataset",
-                     {sluice::MakeAvailableAsyncValueRef<int64_t>(*rank)
-                          .ReleaseRCRef(),
-                      sluice::MakeAvailableAsyncValueRef<int64_t>(*world_size)
-                          .ReleaseRCRef()},
-                     call_timeout);
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> dataset = (*model)->Call(
+      "train_dataset",
+      {sluice::MakeAvailableAsyncValueRef<int64_t>(*rank).ReleaseRCRef(),
+       sluice::MakeAvailableAsyncValueRef<int64_t>(*world_size).ReleaseRCRef()},
+      call_timeout);
   if (!dataset.ok()) return dataset.status();
   if (absl::Status error = FirstError(*dataset); !error.ok()) return error;
   RCReference<AsyncValue> iterator = std::move((*dataset)[0]);
@@ -343,11 +339,9 @@ absl::Status Train() {
   for (;;) {
     state.Get(&step, &parameters);
     if (step >= steps) break;
-    absl::StatusOr<sluice::ft::QuorumView> view =
-        (*manager)->StartQuorum(step);
+    absl::StatusOr<sluice::ft::QuorumView> view = (*manager)->StartQuorum(step);
     if (!view.ok()) {
-      std::printf("no quorum for step %lld: %s\n",
-                  static_cast<long long>(step),
+      std::printf("no quorum for step %lld: %s\n", static_cast<long long>(step),
                   sluice::DescribeError(view.status()).c_str());
       std::fflush(stdout);
       continue;
@@ -362,24 +356,22 @@ absl::Status Train() {
     }
     std::vector<RCReference<AsyncValue>> arguments = {
         iterator.CopyRef(),
-        sluice::MakeAvailableAsyncValueRef<RCReference<sluice::ccl::CollectiveGroup>>(
-            view->group.CopyRef())
+        sluice::MakeAvailableAsyncValueRef<
+            RCReference<sluice::ccl::CollectiveGroup>>(view->group.CopyRef())
             .ReleaseRCRef()};
     for (RCReference<AsyncValue>& value : TensorValues(parameters)) {
       arguments.push_back(std::move(value));
     }
     absl::StatusOr<std::vector<RCReference<AsyncValue>>> results =
         (*model)->Call("train_step", arguments, call_timeout);
-    absl::Status error =
-        results.ok() ? FirstError(*results) : results.status();
+    absl::Status error = results.ok() ? FirstError(*results) : results.status();
     if (!error.ok()) (*manager)->ReportError(error);
     absl::StatusOr<bool> commit = (*manager)->ShouldCommit(step);
     if (!commit.ok() || !*commit || !error.ok()) {
       const absl::Status why =
-          !error.ok() ? error
-          : !commit.ok()
-              ? commit.status()
-              : absl::AbortedError("a participant voted against it");
+          !error.ok()    ? error
+          : !commit.ok() ? commit.status()
+                         : absl::AbortedError("a participant voted against it");
       std::printf("step %lld of generation %lld not committed: %s\n",
                   static_cast<long long>(step + 1),
                   static_cast<long long>(view->generation),
@@ -393,14 +385,13 @@ absl::Status Train() {
     }
     const uint64_t checksum = Checksum(updated);
     state.Commit(step + 1, std::move(updated));
-    std::printf(
-        "step %lld generation %lld quorum %d checksum %016" PRIx64
-        " loss %.4f accuracy %.4f at %.3f\n",
-        static_cast<long long>(step + 1),
-        static_cast<long long>(view->generation), view->size, checksum,
-        (*results)[4]->get<DenseHostTensor>().values<float>()[0],
-        (*results)[5]->get<DenseHostTensor>().values<float>()[0],
-        absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
+    std::printf("step %lld generation %lld quorum %d checksum %016" PRIx64
+                " loss %.4f accuracy %.4f at %.3f\n",
+                static_cast<long long>(step + 1),
+                static_cast<long long>(view->generation), view->size, checksum,
+                (*results)[4]->get<DenseHostTensor>().values<float>()[0],
+                (*results)[5]->get<DenseHostTensor>().values<float>()[0],
+                absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
     std::fflush(stdout);
   }
 

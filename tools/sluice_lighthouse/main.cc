@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/collective/store_service.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/ft/lighthouse.h"
 
@@ -71,9 +72,11 @@ int main(int argc, char** argv) {
   options.quorum_tick = absl::Milliseconds(quorum_tick_ms.getValue());
   options.heartbeat_timeout =
       absl::Milliseconds(heartbeat_timeout_ms.getValue());
-  // Services that share the lighthouse's port go in options.extra_services;
-  // another quorum authority (several lighthouses) is Start's second
-  // argument.
+  // The replicas' collective groups rendezvous through the store served on
+  // the lighthouse's port (the manager dials the leader for it). Another
+  // quorum authority (several lighthouses) is Start's second argument.
+  std::unique_ptr<grpc::Service> store = sluice::ccl::NewStoreService();
+  options.extra_services = {store.get()};
   auto lighthouse = sluice::ft::Lighthouse::Start(std::move(options));
   if (!lighthouse.ok()) {
     std::fprintf(stderr, "sluice_lighthouse: %s\n",
