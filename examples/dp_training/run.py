@@ -164,8 +164,10 @@ class Chaos:
         self.max_step = max(self.max_step, step)
         if self.kills:
             kill = self.kills[-1]
+            # The survivors may still commit the step the killed replica
+            # had committed; the next one is taken without it.
             if ("recovery" not in kill and replica != kill["replica"] and
-                    at > kill["time"]):
+                    step > kill["step"] and at > kill["time"]):
                 kill["recovery"] = at - kill["time"]
                 kill["recovered"] = (replica, step, quorum)
             if ("rejoined" not in kill and replica == kill["replica"] and
@@ -242,7 +244,7 @@ def main():
         print("run.py: lighthouse at %s" % lighthouse_address, flush=True)
         launcher = subprocess.Popen(
             [args.sluice_launch, "--nproc=%d" % args.replicas,
-             "--restart=rank", "--monitor=none",
+             "--restart=rank", "--finish=first", "--monitor=none",
              "--max_restarts=%d" % max(3, args.kills + 1), "--",
              args.dp_train, "--model=" + args.model,
              "--lighthouse=" + lighthouse_address,

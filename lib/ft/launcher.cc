@@ -101,6 +101,9 @@ class Launcher {
   std::optional<Outcome> PollMonitor();
   // `signal` to every rank's group, then SIGKILL after the grace period.
   void StopRanks(int signal);
+  // --finish=first: gives the ranks still running the grace period to exit
+  // on their own.
+  void WaitForRanksToExit();
   std::string Describe(const Rank& rank) const {
     if (rank.task.job.empty()) return absl::StrCat("rank ", rank.rank);
     return absl::StrCat("rank ", rank.rank, " (", rank.task.job, " ",
@@ -216,6 +219,11 @@ std::optional<Outcome> Launcher::ReapRanks() {
       if (!options_.chief.empty() && rank.task.job == options_.chief &&
           rank.task.index == 0) {
         Log(absl::StrCat(Describe(rank), ", the chief, finished"));
+        return Outcome{Outcome::kFinished};
+      }
+      if (options_.finish_on_first) {
+        Log(absl::StrCat(Describe(rank),
+                         " finished: the job is done (--finish=first)"));
         return Outcome{Outcome::kFinished};
       }
       continue;
@@ -425,6 +433,21 @@ void Launcher::StopRanks(int signal) {
   }
   // Destroying a rank kills its whole group, leftovers included.
   ranks_.clear();
+}
+
+void Launcher::WaitForRanksToExit() {
+  const absl::Time deadline = absl::Now() + options_.grace_period;
+  for (;;) {
+    const bool running =
+        std::any_of(ranks_.begin(), ranks_.end(), [](Rank& rank) {
+          return rank.process != nullptr && !rank.process->Poll().has_value();
+        });
+    if (!running || absl::Now() >= deadline) return;
+    if (WaitForSignal(
+            std::min(absl::Milliseconds(50), deadline - absl::Now())) != 0) {
+      return;
+    }
+  }
 }
 
 void Launcher::EndJob(RendezvousView::Outcome outcome, int exit_code) {
@@ -656,6 +679,7 @@ int Launcher::Run() {
     const bool each_rank = options_.restart.scope == RestartScope::kRank;
     outcome = each_rank ? SuperviseEachRank() : Supervise();
     if (outcome.kind == Outcome::kFinished) {
+      if (options_.finish_on_first) WaitForRanksToExit();
       StopRanks(SIGTERM);
       EndJob(RendezvousView::kFinished, 0);
       output_->Drain(absl::Seconds(1));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sluice_launch --restart=rank: a failed rank restarts alone, with its own
 # restart count (SLUICE_RESTART) and backoff, while the other ranks keep
-# running; each rank has its own --max_restarts.
+# running; each rank has its own --max_restarts. --finish=first ends the
+# job when one rank finished.
 source "$(dirname "$0")/launch_test_lib.sh"
 
 job=(--epochs=6 --steps_per_epoch=5 --step_ms=40 --pid_dir="$scratch")
@@ -82,8 +83,23 @@ expect "$scratch/err" '^sluice_launch: restarting rank 1 alone \(restart 1 of 3 
 expect "$scratch/out" '^\[1\] rank 1 restart 1 resumes at epoch [0-9]+$'
 expect "$scratch/out" '^\[1\] done$'
 
+# --finish=first: rank 0 finishes after 0.2 s; rank 1, which would sleep
+# for 60 s, gets the 1 s grace period, then is stopped, and the job is done.
+started=$SECONDS
+run_launch --nproc=2 --restart=rank --finish=first --grace_period_s=1 -- \
+  sh -c 'if [ "$SLUICE_RANK" = 0 ]; then sleep 0.2; exit 0; fi
+         echo $$ > "$0/late.pid"; exec sleep 60' "$scratch"
+[[ $status -eq 0 ]] || { show "$scratch/out" "$scratch/err"; fail "exit $status"; }
+expect "$scratch/err" '^sluice_launch: rank 0 finished: the job is done \(--finish=first\)$'
+expect "$scratch/err" '^sluice_launch: the job finished$'
+((SECONDS - started < 15)) || fail "the late rank was not stopped"
+! alive "$(cat "$scratch/late.pid")" || fail "the late rank still runs"
+
 # A scope that is neither job nor rank is a flag error.
 run_launch --nproc=2 --restart=node -- "$rank"
 [[ $status -eq 2 ]] || fail "--restart=node exited with $status, not 2"
 expect "$scratch/err" "^sluice_launch: --restart=node is neither 'job' nor 'rank'$"
+run_launch --nproc=2 --finish=last -- "$rank"
+[[ $status -eq 2 ]] || fail "--finish=last exited with $status, not 2"
+expect "$scratch/err" "^sluice_launch: --finish=last is neither 'all' nor 'first'$"
 echo PASS
