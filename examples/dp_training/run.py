@@ -57,6 +57,9 @@ def parse_args():
     parser.add_argument("--kill_every", type=int, default=20,
                         help="with --kills: committed steps between a "
                         "rejoin and the next kill")
+    parser.add_argument("--restart_backoff_ms", type=int, default=500,
+                        help="sluice_launch's: the wait before a killed "
+                        "replica's first restart, doubled for each next one")
     parser.add_argument("--min_replicas", type=int, default=2,
                         help="the lighthouse's --min_replicas")
     parser.add_argument("--lighthouse_flags", default="",
@@ -245,7 +248,8 @@ def main():
         launcher = subprocess.Popen(
             [args.sluice_launch, "--nproc=%d" % args.replicas,
              "--restart=rank", "--finish=first", "--monitor=none",
-             "--max_restarts=%d" % max(3, args.kills + 1), "--",
+             "--max_restarts=%d" % max(3, args.kills + 1),
+             "--restart_backoff_ms=%d" % args.restart_backoff_ms, "--",
              args.dp_train, "--model=" + args.model,
              "--lighthouse=" + lighthouse_address,
              "--steps=%d" % args.steps],
