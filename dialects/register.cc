@@ -3,6 +3,7 @@
 #include "dialects/ht/ht_dialect.h"
 #include "dialects/t/t_dialect.h"
 #include "dialects/tfrt/tfrt_dialect.h"
+#include "dialects/tfrt_ccl/tfrt_ccl_dialect.h"
 #include "dialects/tfrt_data/tfrt_data_dialect.h"
 #include "dialects/tfrt_dht/tfrt_dht_dialect.h"
 #include "dialects/tfrt_dist/tfrt_dist_dialect.h"
@@ -20,7 +21,8 @@ void RegisterSluiceDialects(mlir::DialectRegistry& registry) {
                   tfrt_test::TfrtTestDialect, tfrt_dist::TfrtDistDialect,
                   t::TDialect, ts::TsDialect, ht::HtDialect,
                   tfrt_dht::TfrtDhtDialect, tfrt_math::TfrtMathDialect,
-                  tfrt_ft::TfrtFtDialect, tfrt_data::TfrtDataDialect>();
+                  tfrt_ft::TfrtFtDialect, tfrt_data::TfrtDataDialect,
+                  tfrt_ccl::TfrtCclDialect>();
   // tfrt.call is inlined into func.func bodies, whose dialect must agree.
   mlir::func::registerInlinerExtension(registry);
 }

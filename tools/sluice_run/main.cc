@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "dialects/register.h"
 #include "kernels/basic/basic_kernels.h"
+#include "kernels/ccl/ccl_kernels.h"
 #include "kernels/data/data_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
@@ -91,7 +92,7 @@ absl::Status RegisterKernels(sluice::KernelRegistry* registry) {
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
         &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
         &sluice::RegisterMathKernels, &sluice::RegisterFtKernels,
-        &sluice::RegisterDataKernels}) {
+        &sluice::RegisterDataKernels, &sluice::RegisterCclKernels}) {
     if (absl::Status status = group(registry); !status.ok()) return status;
   }
   return absl::OkStatus();

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/basic/basic_kernels.h"
+#include "kernels/ccl/ccl_kernels.h"
 #include "kernels/data/data_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
         &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
         &sluice::RegisterMathKernels, &sluice::RegisterFtKernels,
-        &sluice::RegisterDataKernels}) {
+        &sluice::RegisterDataKernels, &sluice::RegisterCclKernels}) {
     absl::Status registered = group(&registry);
     if (!registered.ok()) {
       std::fprintf(stderr, "sluice_worker: %s\n",

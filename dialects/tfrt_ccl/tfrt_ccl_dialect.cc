@@ -1,0 +1,177 @@
+#include "dialects/tfrt_ccl/tfrt_ccl_dialect.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/DialectImplementation.h"
+
+// Generated definitions of the dialect class and its types.
+#include "dialects/tfrt_ccl/tfrt_ccl_dialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/tfrt_ccl/tfrt_ccl_types.cpp.inc"
+
+namespace sluice {
+namespace tfrt_ccl {
+namespace {
+
+// An attribute no kernel reads is a typo (`timout_ms`) that would silently
+// leave the default in place. Names starting with '_' are compiler hints.
+mlir::LogicalResult VerifyOnlyAttributes(
+    mlir::Operation* op, llvm::ArrayRef<llvm::StringRef> allowed) {
+  for (mlir::NamedAttribute attribute : op->getAttrs()) {
+    llvm::StringRef name = attribute.getName().getValue();
+    if (name.starts_with("_") || llvm::is_contained(allowed, name)) continue;
+    mlir::InFlightDiagnostic error = op->emitOpError()
+                                     << "has unknown attribute '" << name
+                                     << "'; it takes ";
+    llvm::interleave(allowed, error, ", ");
+    return error;
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult VerifyPositive(mlir::Operation* op, llvm::StringRef name,
+                                   std::optional<uint64_t> value) {
+  if (!value || static_cast<int64_t>(*value) > 0) return mlir::success();
+  return op->emitOpError() << name << " must be positive, got "
+                           << static_cast<int64_t>(*value);
+}
+
+mlir::LogicalResult VerifyReduction(mlir::Operation* op,
+                                    llvm::StringRef reduction) {
+  if (llvm::is_contained({"sum", "avg", "min", "max"}, reduction)) {
+    return mlir::success();
+  }
+  return op->emitOpError() << "reduction '" << reduction
+                           << "' is not one of sum, avg, min, max";
+}
+
+mlir::LogicalResult VerifyRank(mlir::Operation* op, llvm::StringRef name,
+                               uint64_t value) {
+  if (static_cast<int64_t>(value) >= 0) return mlir::success();
+  return op->emitOpError() << name << " must not be negative, got "
+                           << static_cast<int64_t>(value);
+}
+
+}  // namespace
+
+void TfrtCclDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/tfrt_ccl/tfrt_ccl_types.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/tfrt_ccl/tfrt_ccl_ops.cpp.inc"
+      >();
+}
+
+mlir::LogicalResult CreateGroupOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getStoreAttrName(), getConnectTimeoutMsAttrName(),
+                  getTimeoutMsAttrName()})) ||
+      mlir::failed(
+          VerifyPositive(*this, "connect_timeout_ms", getConnectTimeoutMs())) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+    return mlir::failure();
+  }
+  if (getStore().empty()) {
+    return emitOpError() << "store must be the host:port of a rendezvous "
+                            "store, got an empty string";
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult AllReduceOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getReductionAttrName(), getTimeoutMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+    return mlir::failure();
+  }
+  return VerifyReduction(*this, getReduction());
+}
+
+mlir::LogicalResult ReduceScatterOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getReductionAttrName(), getTimeoutMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+    return mlir::failure();
+  }
+  return VerifyReduction(*this, getReduction());
+}
+
+mlir::LogicalResult AllGatherOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(*this, {getTimeoutMsAttrName()}))) {
+    return mlir::failure();
+  }
+  return VerifyPositive(*this, "timeout_ms", getTimeoutMs());
+}
+
+mlir::LogicalResult BroadcastOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getRootAttrName(), getTimeoutMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+    return mlir::failure();
+  }
+  return VerifyRank(*this, "root", getRoot());
+}
+
+mlir::LogicalResult BarrierOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(*this, {getTimeoutMsAttrName()}))) {
+    return mlir::failure();
+  }
+  return VerifyPositive(*this, "timeout_ms", getTimeoutMs());
+}
+
+namespace {
+
+mlir::LogicalResult VerifyPeerAndTag(mlir::Operation* op, uint64_t peer,
+                                     uint64_t tag) {
+  if (mlir::failed(VerifyRank(op, "peer", peer))) return mlir::failure();
+  if (tag <= std::numeric_limits<uint32_t>::max()) return mlir::success();
+  return op->emitOpError() << "tag must be in [0, 2^32), got "
+                           << static_cast<int64_t>(tag);
+}
+
+}  // namespace
+
+mlir::LogicalResult SendOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this,
+          {getPeerAttrName(), getTagAttrName(), getTimeoutMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+    return mlir::failure();
+  }
+  return VerifyPeerAndTag(*this, getPeer(), getTag());
+}
+
+mlir::LogicalResult RecvOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getPeerAttrName(), getTagAttrName(), getDtypeAttrName(),
+                  getShapeAttrName(), getTimeoutMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs())) ||
+      mlir::failed(VerifyPeerAndTag(*this, getPeer(), getTag()))) {
+    return mlir::failure();
+  }
+  if (!llvm::is_contained({"i1", "i32", "i64", "f32", "f64"}, getDtype())) {
+    return emitOpError() << "dtype '" << getDtype()
+                         << "' is not one of i1, i32, i64, f32, f64";
+  }
+  for (mlir::Attribute dim : getShape()) {
+    int64_t value = llvm::cast<mlir::IntegerAttr>(dim).getInt();
+    if (value < 0) {
+      return emitOpError() << "shape has a negative dimension " << value;
+    }
+  }
+  return mlir::success();
+}
+
+}  // namespace tfrt_ccl
+}  // namespace sluice
+
+#define GET_OP_CLASSES
+#include "dialects/tfrt_ccl/tfrt_ccl_ops.cpp.inc"

@@ -1,0 +1,182 @@
+// The tfrt_ccl kernels. Each collective blocks until every rank has taken
+// part, so a kernel hands the group's call to the host's blocking pool and
+// returns at once; its results are set when the call returns: the chain and
+// the tensor, or the call's error (which names the op, the rank and the
+// generation) on every result, through the frame, which adds the kernel and
+// its `.mlir` location. Kernels are strict: an error in the group, the
+// tensor or the chain passes to the results without any collective.
+#include "kernels/ccl/ccl_kernels.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "sluice/collective/gloo_group.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/kernel/async_kernel_frame.h"
+#include "sluice/kernel/attributes.h"
+#include "sluice/kernel/kernel_binding.h"
+#include "sluice/tensor/dense_host_tensor.h"
+
+namespace sluice {
+namespace ccl_kernels {
+namespace {
+
+using ccl::CollectiveGroup;
+
+absl::Duration Timeout(OptionalAttribute<int64_t> timeout_ms) {
+  return timeout_ms ? absl::Milliseconds(*timeout_ms)
+                    : absl::InfiniteDuration();
+}
+
+// Runs `call` (which returns a StatusOr<DenseHostTensor> or a Status) on the
+// blocking pool and sets the chain (result 0) and the tensor (result 1,
+// when the call returns one) from what it returns.
+template <typename Call>
+void RunBlocking(AsyncKernelFrame* frame, Call call) {
+  frame->host()->EnqueueBlockingWork(
+      [frame = *frame, call = std::move(call)]() mutable {
+        auto result = call();
+        if constexpr (std::is_same_v<decltype(result), absl::Status>) {
+          if (!result.ok()) return frame.ReportError(std::move(result));
+          frame.EmplaceResultAt<Chain>(0);
+        } else {
+          if (!result.ok()) return frame.ReportError(result.status());
+          frame.EmplaceResultAt<Chain>(0);
+          frame.EmplaceResultAt<DenseHostTensor>(1, *std::move(result));
+        }
+      });
+}
+
+void CreateGroup(const Chain&, int64_t rank, int64_t size, int64_t generation,
+                 StringAttribute store,
+                 OptionalAttribute<int64_t> connect_timeout_ms,
+                 OptionalAttribute<int64_t> timeout_ms,
+                 AsyncKernelFrame* frame) {
+  ccl::GlooGroupOptions options;
+  options.store_address = std::string(store.get());
+  options.rank = static_cast<int>(rank);
+  options.size = static_cast<int>(size);
+  options.generation = generation;
+  if (connect_timeout_ms) {
+    options.connect_timeout = absl::Milliseconds(*connect_timeout_ms);
+  }
+  if (timeout_ms) options.default_timeout = absl::Milliseconds(*timeout_ms);
+  frame->host()->EnqueueBlockingWork([frame = *frame, options]() mutable {
+    absl::StatusOr<GroupValue> group = ccl::CreateGlooGroup(options);
+    if (!group.ok()) return frame.ReportError(group.status());
+    frame.EmplaceResultAt<Chain>(0);
+    frame.EmplaceResultAt<GroupValue>(1, *std::move(group));
+  });
+}
+
+absl::StatusOr<ccl::ReduceOp> Reduction(StringAttribute name) {
+  return ccl::ParseReduceOp(name.get());
+}
+
+void AllReduce(const GroupValue& group, const DenseHostTensor& input,
+               const Chain&, StringAttribute reduction,
+               OptionalAttribute<int64_t> timeout_ms, AsyncKernelFrame* frame) {
+  absl::StatusOr<ccl::ReduceOp> op = Reduction(reduction);
+  if (!op.ok()) return frame->ReportError(op.status());
+  RunBlocking(frame, [group = group.CopyRef(), input, op = *op,
+                      timeout = Timeout(timeout_ms)] {
+    return group->AllReduce(input, op, timeout);
+  });
+}
+
+void ReduceScatter(const GroupValue& group, const DenseHostTensor& input,
+                   const Chain&, StringAttribute reduction,
+                   OptionalAttribute<int64_t> timeout_ms,
+                   AsyncKernelFrame* frame) {
+  absl::StatusOr<ccl::ReduceOp> op = Reduction(reduction);
+  if (!op.ok()) return frame->ReportError(op.status());
+  RunBlocking(frame, [group = group.CopyRef(), input, op = *op,
+                      timeout = Timeout(timeout_ms)] {
+    return group->ReduceScatter(input, op, timeout);
+  });
+}
+
+void AllGather(const GroupValue& group, const DenseHostTensor& input,
+               const Chain&, OptionalAttribute<int64_t> timeout_ms,
+               AsyncKernelFrame* frame) {
+  RunBlocking(frame,
+              [group = group.CopyRef(), input, timeout = Timeout(timeout_ms)] {
+                return group->AllGather(input, timeout);
+              });
+}
+
+void Broadcast(const GroupValue& group, const DenseHostTensor& input,
+               const Chain&, Attribute<int64_t> root,
+               OptionalAttribute<int64_t> timeout_ms, AsyncKernelFrame* frame) {
+  RunBlocking(frame, [group = group.CopyRef(), input, root = *root,
+                      timeout = Timeout(timeout_ms)] {
+    return group->Broadcast(input, static_cast<int>(root), timeout);
+  });
+}
+
+void Barrier(const GroupValue& group, const Chain&,
+             OptionalAttribute<int64_t> timeout_ms, AsyncKernelFrame* frame) {
+  RunBlocking(frame, [group = group.CopyRef(), timeout = Timeout(timeout_ms)] {
+    return group->Barrier(timeout);
+  });
+}
+
+void Send(const GroupValue& group, const DenseHostTensor& input, const Chain&,
+          Attribute<int64_t> peer, Attribute<int64_t> tag,
+          OptionalAttribute<int64_t> timeout_ms, AsyncKernelFrame* frame) {
+  RunBlocking(frame, [group = group.CopyRef(), input, peer = *peer, tag = *tag,
+                      timeout = Timeout(timeout_ms)] {
+    return group->Send(input, static_cast<int>(peer), tag, timeout);
+  });
+}
+
+void Recv(const GroupValue& group, const Chain&, Attribute<int64_t> peer,
+          Attribute<int64_t> tag, StringAttribute dtype_name,
+          ArrayAttribute<int64_t> dims, OptionalAttribute<int64_t> timeout_ms,
+          AsyncKernelFrame* frame) {
+  std::optional<DType> dtype = ParseDType(dtype_name.get());
+  if (!dtype) {
+    return frame->ReportError(absl::InvalidArgumentError(
+        absl::StrCat("unknown dtype '", std::string(dtype_name.get()), "'")));
+  }
+  absl::StatusOr<TensorShape> shape = TensorShape::Create(
+      std::vector<int64_t>(dims.data().begin(), dims.data().end()));
+  if (!shape.ok()) return frame->ReportError(shape.status());
+  RunBlocking(frame, [group = group.CopyRef(), dtype = *dtype,
+                      shape = *std::move(shape), peer = *peer, tag = *tag,
+                      timeout = Timeout(timeout_ms)] {
+    return group->Recv(dtype, shape, static_cast<int>(peer), tag, timeout);
+  });
+}
+
+}  // namespace
+}  // namespace ccl_kernels
+
+absl::Status RegisterCclKernels(KernelRegistry* registry) {
+  using namespace ccl_kernels;  // NOLINT: the kernels of this file
+  return registry->AddKernels({
+      {"tfrt_ccl.create_group",
+       SLUICE_KERNEL(CreateGroup)
+           .WithAttributeNames({"store", "connect_timeout_ms", "timeout_ms"})},
+      {"tfrt_ccl.allreduce", SLUICE_KERNEL(AllReduce).WithAttributeNames(
+                                 {"reduction", "timeout_ms"})},
+      {"tfrt_ccl.reduce_scatter",
+       SLUICE_KERNEL(ReduceScatter)
+           .WithAttributeNames({"reduction", "timeout_ms"})},
+      {"tfrt_ccl.allgather",
+       SLUICE_KERNEL(AllGather).WithAttributeNames({"timeout_ms"})},
+      {"tfrt_ccl.broadcast",
+       SLUICE_KERNEL(Broadcast).WithAttributeNames({"root", "timeout_ms"})},
+      {"tfrt_ccl.barrier",
+       SLUICE_KERNEL(Barrier).WithAttributeNames({"timeout_ms"})},
+      {"tfrt_ccl.send",
+       SLUICE_KERNEL(Send).WithAttributeNames({"peer", "tag", "timeout_ms"})},
+      {"tfrt_ccl.recv", SLUICE_KERNEL(Recv).WithAttributeNames(
+                            {"peer", "tag", "dtype", "shape", "timeout_ms"})},
+  });
+}
+
+}  // namespace sluice
