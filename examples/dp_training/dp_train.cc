@@ -69,10 +69,6 @@ cl::opt<int64_t> steps("steps", cl::desc("committed steps to train"),
                        cl::init(600));
 cl::opt<uint64_t> seed("seed", cl::desc("seed of the initial weights"),
                        cl::init(1));
-cl::opt<double> collective_timeout(
-    "collective_timeout_s",
-    cl::desc("seconds an allreduce may take before it fails"), cl::init(30));
-
 // The layer sizes; model.mlir's shapes.
 constexpr int64_t kFeatures = 16;
 constexpr int64_t kHidden = 32;
@@ -216,8 +212,8 @@ class Model {
       absl::Duration timeout) {
     const sluice::Function* function = program_->GetFunction(name);
     if (function == nullptr) {
-      return absl::NotFoundError(
-          absl::StrCat(model_path.getValue(), " has no function ", name));
+      return absl::NotFoundError(absl::StrCat(
+          model_path.getValue(), " has no function ", std::string(name)));
     }
     std::vector<AsyncValue*> arguments;
     for (const auto& arg : args) arguments.push_back(arg.get());
@@ -305,7 +301,6 @@ absl::Status Train() {
   options.lighthouses = absl::StrSplit(addresses, ',', absl::SkipEmpty());
   options.replica_id = replica_id.empty() ? absl::StrCat("replica_", *rank)
                                           : replica_id.getValue();
-  options.collective_timeout = absl::Seconds(collective_timeout.getValue());
 
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(model_path);
   if (!model.ok()) return model.status();
@@ -314,13 +309,15 @@ absl::Status Train() {
   if (!initial.ok()) return initial.status();
   CommittedState state(*std::move(initial), (*model)->allocator());
 
-  const absl::Duration call_timeout =
-      options.collective_timeout + absl::Seconds(10);
-  absl::StatusOr<std::vector<RCReference<AsyncValue>>> dataset = (*model)->Call(
-      "train_dataset",
-      {sluice::MakeAvailableAsyncValueRef<int64_t>(*rank).ReleaseRCRef(),
-       sluice::MakeAvailableAsyncValueRef<int64_t>(*world_size).ReleaseRCRef()},
-      call_timeout);
+  // Past model.mlir's 30 s collective timeouts.
+  const absl::Duration call_timeout = absl::Seconds(60);
+  std::vector<RCReference<AsyncValue>> shard;
+  shard.push_back(
+      sluice::MakeAvailableAsyncValueRef<int64_t>(*rank).ReleaseRCRef());
+  shard.push_back(
+      sluice::MakeAvailableAsyncValueRef<int64_t>(*world_size).ReleaseRCRef());
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> dataset =
+      (*model)->Call("train_dataset", shard, call_timeout);
   if (!dataset.ok()) return dataset.status();
   if (absl::Status error = FirstError(*dataset); !error.ok()) return error;
   RCReference<AsyncValue> iterator = std::move((*dataset)[0]);
@@ -354,11 +351,11 @@ absl::Status Train() {
       std::fflush(stdout);
       if (step >= steps) break;
     }
-    std::vector<RCReference<AsyncValue>> arguments = {
-        iterator.CopyRef(),
-        sluice::MakeAvailableAsyncValueRef<
-            RCReference<sluice::ccl::CollectiveGroup>>(view->group.CopyRef())
-            .ReleaseRCRef()};
+    std::vector<RCReference<AsyncValue>> arguments;
+    arguments.push_back(iterator.CopyRef());
+    arguments.push_back(sluice::MakeAvailableAsyncValueRef<sluice::GroupValue>(
+                            view->group.CopyRef())
+                            .ReleaseRCRef());
     for (RCReference<AsyncValue>& value : TensorValues(parameters)) {
       arguments.push_back(std::move(value));
     }

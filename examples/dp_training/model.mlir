@@ -53,11 +53,16 @@ func.func @train_step(%iterator: !tfrt_data.iterator, %group: !tfrt_ccl.group,
   %db1 = tfrt_math.sum.f32 %dz1 {axis = 0 : i64}
 
   // The average over the replicas, in the same order on every rank: the
-  // chain orders the collectives.
-  %gw1, %ch2 = tfrt_ccl.allreduce %group, %dw1, %ch1 {reduction = "avg"}
-  %gb1, %ch3 = tfrt_ccl.allreduce %group, %db1, %ch2 {reduction = "avg"}
-  %gw2, %ch4 = tfrt_ccl.allreduce %group, %dw2, %ch3 {reduction = "avg"}
-  %gb2, %ch5 = tfrt_ccl.allreduce %group, %db2, %ch4 {reduction = "avg"}
+  // chain orders the collectives. A peer that stalls fails them after
+  // 30 s, if the manager has not aborted the group before.
+  %ch2, %gw1 = tfrt_ccl.allreduce %group, %dw1, %ch1
+      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
+  %ch3, %gb1 = tfrt_ccl.allreduce %group, %db1, %ch2
+      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
+  %ch4, %gw2 = tfrt_ccl.allreduce %group, %dw2, %ch3
+      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
+  %ch5, %gb2 = tfrt_ccl.allreduce %group, %db2, %ch4
+      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
 
   // SGD, learning rate 0.1.
   %sw1 = tfrt_math.scale.f32 %gw1 {factor = 0.1 : f32}
