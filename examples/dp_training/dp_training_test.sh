@@ -90,6 +90,8 @@ recovery="${BASH_REMATCH[1]}"
 [[ $summary =~ rejoined\ at\ step\ [0-9]+ ]] || fail "replica 1 did not rejoin: $summary"
 grep -q '^sluice_launch: restarting rank 1 alone' "$scratch/kill" ||
   fail "the launcher did not restart rank 1 alone"
+[[ $(grep -c '^sluice_launch: restarting rank' "$scratch/kill") -eq 1 ]] ||
+  fail "a survivor died too: $(grep '^sluice_launch: restarting rank' "$scratch/kill")"
 grep -q 'stopping all ranks' "$scratch/kill" && fail "the launcher stopped the job"
 python3 -c "import sys; sys.exit(0 if abs($kill_accuracy - $clean_accuracy) <= 0.01 else 1)" ||
   fail "accuracy $kill_accuracy with a kill is not within 1 point of $clean_accuracy"
