@@ -1,6 +1,7 @@
 #include "dialects/tfrt_ft/tfrt_ft_dialect.h"
 
 #include <cstdint>
+#include <optional>
 #include <set>
 
 #include "dialects/tfrt/inline_anywhere.h"
@@ -62,6 +63,21 @@ mlir::LogicalResult SaveCheckpointOp::verify() {
 
 mlir::LogicalResult RestoreCheckpointOp::verify() {
   return VerifyNames(*this, getDirectory(), getNames(), getTensors().size());
+}
+
+mlir::LogicalResult StartQuorumOp::inferReturnTypes(
+    mlir::MLIRContext* context, std::optional<mlir::Location>,
+    mlir::ValueRange operands, mlir::DictionaryAttr, mlir::OpaqueProperties,
+    mlir::RegionRange, llvm::SmallVectorImpl<mlir::Type>& types) {
+  mlir::Builder builder(context);
+  types.push_back(tfrt_ccl::GroupType::get(context));
+  types.push_back(builder.getI64Type());
+  types.push_back(builder.getI64Type());
+  // The tensors come back as they went in: operands after the step.
+  for (mlir::Value tensor : operands.drop_front()) {
+    types.push_back(tensor.getType());
+  }
+  return mlir::success();
 }
 
 }  // namespace tfrt_ft

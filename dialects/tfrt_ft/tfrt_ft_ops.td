@@ -1,6 +1,7 @@
 // The `tfrt_ft` dialect: fault tolerance. Its ops save and restore
-// checkpoints of dense host tensors (docs/checkpoints.md) and send step
-// signals to the step monitor (docs/monitor.md).
+// checkpoints of dense host tensors (docs/checkpoints.md), send step
+// signals to the step monitor (docs/monitor.md) and join quorums under a
+// lighthouse (docs/lighthouse.md).
 
 #ifndef SLUICE_DIALECTS_TFRT_FT_TFRT_FT_OPS_TD_
 #define SLUICE_DIALECTS_TFRT_FT_TFRT_FT_OPS_TD_
@@ -8,16 +9,25 @@
 include "dialects/t/t_base.td"
 include "dialects/tfrt/tfrt_base.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 
 def TfrtFt_Dialect : Dialect {
   let name = "tfrt_ft";
-  let summary = "fault tolerance: checkpoints and step signals";
+  let summary = "fault tolerance: checkpoints, step signals and quorums";
   let cppNamespace = "::sluice::tfrt_ft";
   // The emitter walks one attribute dictionary per op.
   let usePropertiesForAttributes = 0;
   let dependentDialects = ["::sluice::tfrt::TfrtDialect",
-                           "::sluice::t::TDialect"];
+                           "::sluice::t::TDialect",
+                           "::sluice::tfrt_ccl::TfrtCclDialect"];
 }
+
+// The collective group of `tfrt_ccl` (dialects/tfrt_ccl), named by its C++
+// class so that this file does not pull in that dialect's ops.
+def TfrtFt_CclGroupType
+    : Type<CPred<"::llvm::isa<::sluice::tfrt_ccl::GroupType>($_self)">,
+           "!tfrt_ccl.group", "::sluice::tfrt_ccl::GroupType">,
+      BuildableType<"::sluice::tfrt_ccl::GroupType::get($_builder.getContext())">;
 
 class TfrtFt_Op<string mnemonic, list<Trait> traits = []>
     : Op<TfrtFt_Dialect, mnemonic, traits>;
@@ -112,6 +122,49 @@ def TfrtFt_TrainEndOp : TfrtFt_Op<"train_end"> {
   let arguments = (ins Tfrt_ChainType:$in_chain);
   let results = (outs Tfrt_ChainType:$out_chain);
   let assemblyFormat = "$in_chain attr-dict";
+}
+
+// The quorum ops: the process's manager (SLUICE_LIGHTHOUSE,
+// SLUICE_REPLICA_ID), docs/lighthouse.md. Both return at once; the manager's
+// own thread does the waiting.
+def TfrtFt_StartQuorumOp : TfrtFt_Op<"start_quorum",
+    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "joins the next quorum, healing when behind";
+  let description = [{
+    `%group, %generation, %step1, %w1, %b1 = tfrt_ft.start_quorum %step,
+    %w, %b : !t.tensor, !t.tensor` joins the next quorum of the lighthouse
+    with `%step`, the last committed step, and the tensors that are the
+    replica's state (served to peers that heal from it). It returns the
+    quorum's collective group, its generation (the quorum id), the step the
+    replica is at now, and the tensors: as given, or those of an
+    up-to-date peer when this replica was behind and healed (the step is
+    then the quorum's highest). Every result is a retryable error when no
+    quorum forms in time or no peer could heal it.
+  }];
+  let arguments = (ins I64:$step, Variadic<T_TensorType>:$tensors);
+  let results = (outs TfrtFt_CclGroupType:$group, I64:$generation,
+                 I64:$step_out, Variadic<T_TensorType>:$tensors_out);
+  let assemblyFormat = [{
+    $step (`,` $tensors^)? attr-dict (`:` type($tensors)^)?
+  }];
+}
+
+def TfrtFt_ShouldCommitOp : TfrtFt_Op<"should_commit"> {
+  let summary = "votes on committing the step";
+  let description = [{
+    `%commit = tfrt_ft.should_commit %step, %sum, %chain : !t.tensor,
+    !tfrt.chain` waits for its other operands (the step's collective
+    results, chains), then votes on step `%step` of the current quorum:
+    against when one of them is an error (the op runs on errors), for
+    otherwise. `%commit` (i1) is true when every participant voted for it
+    and there were at least the lighthouse's min_replicas; false means the
+    step's work is dropped and the step tried again.
+  }];
+  let arguments = (ins I64:$step, Variadic<AnyType>:$deps);
+  let results = (outs I1:$commit);
+  let assemblyFormat = [{
+    $step (`,` $deps^)? attr-dict (`:` type($deps)^)?
+  }];
 }
 
 #endif  // SLUICE_DIALECTS_TFRT_FT_TFRT_FT_OPS_TD_

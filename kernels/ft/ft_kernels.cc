@@ -8,7 +8,10 @@ absl::Status RegisterFtKernels(KernelRegistry* registry) {
   if (absl::Status status = RegisterCheckpointKernels(registry); !status.ok()) {
     return status;
   }
-  return RegisterStepSignalKernels(registry);
+  if (absl::Status status = RegisterStepSignalKernels(registry); !status.ok()) {
+    return status;
+  }
+  return RegisterQuorumKernels(registry);
 }
 
 }  // namespace sluice

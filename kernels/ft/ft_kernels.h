@@ -1,5 +1,6 @@
 // The kernels of the `tfrt_ft` dialect: checkpoints of dense host tensors
-// (docs/checkpoints.md) and step signals (docs/monitor.md).
+// (docs/checkpoints.md), step signals (docs/monitor.md) and quorums under a
+// lighthouse (docs/lighthouse.md).
 #ifndef SLUICE_KERNELS_FT_FT_KERNELS_H_
 #define SLUICE_KERNELS_FT_FT_KERNELS_H_
 
@@ -8,8 +9,9 @@
 
 namespace sluice {
 
-// Registers tfrt_ft.save_checkpoint, tfrt_ft.restore_checkpoint and the
-// step signals tfrt_ft.step_begin, step_end, epoch_end and train_end.
+// Registers tfrt_ft.save_checkpoint, tfrt_ft.restore_checkpoint, the
+// step signals tfrt_ft.step_begin, step_end, epoch_end and train_end, and
+// the quorum ops tfrt_ft.start_quorum and should_commit.
 absl::Status RegisterFtKernels(KernelRegistry* registry);
 
 }  // namespace sluice

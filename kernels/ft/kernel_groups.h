@@ -11,6 +11,8 @@ namespace sluice {
 absl::Status RegisterCheckpointKernels(KernelRegistry* registry);
 // tfrt_ft.step_begin, step_end, epoch_end, train_end.
 absl::Status RegisterStepSignalKernels(KernelRegistry* registry);
+// tfrt_ft.start_quorum, tfrt_ft.should_commit.
+absl::Status RegisterQuorumKernels(KernelRegistry* registry);
 
 }  // namespace sluice
 
