@@ -32,6 +32,13 @@ void CommitVotes::Reset(const proto::Quorum& quorum, int min_replicas) {
   rounds_.clear();
 }
 
+std::string CommitVotes::OtherQuorum(int64_t quorum_id) const {
+  // A quorum above the current one was issued by another lighthouse that
+  // led meanwhile: this one never saw it.
+  return absl::StrCat(quorum_id < quorum_id_ ? "stale" : "unknown", " quorum ",
+                      quorum_id, " (current ", quorum_id_, ")");
+}
+
 proto::CommitResponse CommitVotes::AllVoted() const {
   const int size = static_cast<int>(participants_.size());
   if (size < min_replicas_) {
@@ -46,9 +53,7 @@ proto::CommitResponse CommitVotes::AllVoted() const {
 CommitVotes::Result CommitVotes::Vote(const proto::CommitRequest& vote) {
   Result result;
   if (vote.quorum_id() != quorum_id_) {
-    result.outcome =
-        Decided(false, absl::StrCat("stale quorum ", vote.quorum_id(),
-                                    " (current ", quorum_id_, ")"));
+    result.outcome = Decided(false, OtherQuorum(vote.quorum_id()));
     return result;
   }
   if (!std::binary_search(participants_.begin(), participants_.end(),
@@ -83,10 +88,7 @@ CommitVotes::Result CommitVotes::Vote(const proto::CommitRequest& vote) {
 
 std::optional<proto::CommitResponse> CommitVotes::Outcome(int64_t quorum_id,
                                                           int64_t step) const {
-  if (quorum_id != quorum_id_) {
-    return Decided(false, absl::StrCat("stale quorum ", quorum_id, " (current ",
-                                       quorum_id_, ")"));
-  }
+  if (quorum_id != quorum_id_) return Decided(false, OtherQuorum(quorum_id));
   auto it = rounds_.find(step);
   if (it == rounds_.end()) return std::nullopt;
   return it->second.outcome;

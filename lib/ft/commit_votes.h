@@ -44,6 +44,8 @@ class CommitVotes {
     std::optional<proto::CommitResponse> outcome;
   };
 
+  // Why a vote on `quorum_id`, not the current quorum, does not commit.
+  std::string OtherQuorum(int64_t quorum_id) const;
   // The step's outcome once every participant voted ok.
   proto::CommitResponse AllVoted() const;
 

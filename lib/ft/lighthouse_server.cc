@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -87,7 +88,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
                          const proto::HeartbeatRequest* request,
                          proto::HeartbeatResponse*) override {
     grpc::Status refused;
-    if (Refuse(context, request->replica_id(), &refused)) return refused;
+    if (Refuse(context, request->replica_id(), request->incarnation(),
+               &refused)) {
+      return refused;
+    }
     std::lock_guard<std::mutex> lock(mu_);
     const absl::Time now = absl::Now();
     rules_.Heartbeat(request->replica_id(), request->incarnation(), now);
@@ -100,7 +104,9 @@ class LighthouseService final : public proto::Lighthouse::Service {
                       proto::QuorumResponse* response) override {
     const std::string& replica = request->replica().replica_id();
     grpc::Status refused;
-    if (Refuse(context, replica, &refused)) return refused;
+    if (Refuse(context, replica, request->replica().incarnation(), &refused)) {
+      return refused;
+    }
     const absl::Time start = absl::Now();
     const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
     std::unique_lock<std::mutex> lock(mu_);
@@ -117,9 +123,8 @@ class LighthouseService final : public proto::Lighthouse::Service {
         return grpc::Status(
             grpc::StatusCode::ABORTED,
             absl::StrCat("lighthouse ", address_,
-                         ": the quorum request of "
-                         "replica ",
-                         replica, " was replaced by a newer one"));
+                         ": the quorum request of replica ", replica,
+                         " was replaced by a newer one"));
       }
       grpc::Status ended =
           Ended(context, "quorum request of replica " + replica);
@@ -144,7 +149,11 @@ class LighthouseService final : public proto::Lighthouse::Service {
                       const proto::CommitRequest* request,
                       proto::CommitResponse* response) override {
     grpc::Status refused;
-    if (Refuse(context, request->replica_id(), &refused)) return refused;
+    // A vote names no incarnation: the quorum's participants do.
+    if (Refuse(context, request->replica_id(), /*incarnation=*/std::nullopt,
+               &refused)) {
+      return refused;
+    }
     const absl::Time start = absl::Now();
     const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
     std::unique_lock<std::mutex> lock(mu_);
@@ -186,7 +195,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
       grpc::ServerContext* context, const proto::WatchRequest* request,
       grpc::ServerWriter<proto::LighthouseEvent>* writer) override {
     grpc::Status refused;
-    if (Refuse(context, request->replica_id(), &refused)) return refused;
+    if (Refuse(context, request->replica_id(), request->incarnation(),
+               &refused)) {
+      return refused;
+    }
     Watcher watcher;
     watcher.replica_id = request->replica_id();
     watcher.incarnation = request->incarnation();
@@ -260,14 +272,18 @@ class LighthouseService final : public proto::Lighthouse::Service {
 
  private:
   // Whether to answer `replica`'s call at once with `status`: a request
-  // that names no replica, or a lighthouse that is not the leader.
+  // that names no replica or no incarnation (0 would pass for a restart of
+  // every process that names one), or a lighthouse that is not the leader.
   bool Refuse(grpc::ServerContext* context, const std::string& replica,
-              grpc::Status* status) {
+              std::optional<uint64_t> incarnation, grpc::Status* status) {
     ready_.WaitForNotification();
-    if (replica.empty()) {
-      *status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                             absl::StrCat("lighthouse ", address_,
-                                          ": the request names no replica_id"));
+    if (replica.empty() || incarnation == uint64_t{0}) {
+      *status = grpc::Status(
+          grpc::StatusCode::INVALID_ARGUMENT,
+          absl::StrCat("lighthouse ", address_, ": the request ",
+                       replica.empty() ? "names no replica_id"
+                                       : "of replica " + replica +
+                                             " names no incarnation"));
       return true;
     }
     *status = NotLeader(context);

@@ -211,6 +211,63 @@ TEST(LighthouseProcessTest, SurvivorsCommitAgainLongBeforeTheJoinTimeout) {
         absl::Seconds(5), seen[i]);
     EXPECT_TRUE(lost.has_value()) << replicas[i]->Output();
   }
+
+  // c comes back as a new process: it heals (takes the highest step) and
+  // the three commit together again in a newer generation.
+  replicas[2] = std::make_unique<Child>(std::vector<std::string>{
+      Runfile("test/integration/lighthouse_replica"),
+      absl::StrCat("--lighthouse=", address), "--replica_id=c"});
+  auto rejoined = replicas[2]->WaitFor(
+      [&](const std::string& text) {
+        auto quorum = CommittedQuorum(text, 3);
+        return quorum.has_value() && *quorum > quorum_of_three + 1;
+      },
+      kJoinTimeout);
+  EXPECT_TRUE(rejoined.has_value()) << replicas[2]->Output();
+}
+
+TEST(LighthouseProcessTest, ReplicasCommitAgainAfterTheLighthouseRestarts) {
+  std::vector<std::string> flags = {
+      Runfile("tools/sluice_lighthouse/sluice_lighthouse"),
+      "--bind=127.0.0.1:0"};
+  auto lighthouse = std::make_unique<Child>(flags);
+  const std::string prefix = "lighthouse listening on ";
+  const auto is_ready = [&](const std::string& line) {
+    return line.rfind(prefix, 0) == 0;
+  };
+  auto ready = lighthouse->WaitFor(is_ready, absl::Seconds(30));
+  ASSERT_TRUE(ready.has_value()) << lighthouse->Output();
+  const std::string address = ready->text.substr(prefix.size());
+
+  std::vector<std::unique_ptr<Child>> replicas;
+  for (const char* id : {"a", "b"}) {
+    replicas.push_back(std::make_unique<Child>(
+        std::vector<std::string>{Runfile("test/integration/lighthouse_replica"),
+                                 absl::StrCat("--lighthouse=", address),
+                                 absl::StrCat("--replica_id=", id)}));
+  }
+  const auto committed_together = [](const std::string& text) {
+    return CommittedQuorum(text, 2).has_value();
+  };
+  for (auto& replica : replicas) {
+    ASSERT_TRUE(replica->WaitFor(committed_together, absl::Seconds(60)))
+        << replica->Output();
+  }
+
+  lighthouse->Kill();
+  std::vector<size_t> seen = {replicas[0]->line_count(),
+                              replicas[1]->line_count()};
+  // A new lighthouse on the same address: it knows nothing, and the
+  // replicas (whose calls failed or are being retried) start over with it.
+  flags[1] = absl::StrCat("--bind=", address);
+  lighthouse = std::make_unique<Child>(flags);
+  ASSERT_TRUE(lighthouse->WaitFor(is_ready, absl::Seconds(30)))
+      << lighthouse->Output();
+  for (int i = 0; i < 2; ++i) {
+    auto again =
+        replicas[i]->WaitFor(committed_together, absl::Seconds(60), seen[i]);
+    EXPECT_TRUE(again.has_value()) << replicas[i]->Output();
+  }
 }
 
 }  // namespace

@@ -89,6 +89,8 @@ TEST(CommitVotesTest, VoteOnAnOldQuorumIsStale) {
   EXPECT_FALSE(stale.failed_now);
   EXPECT_EQ(stale.outcome->reason(), "stale quorum 3 (current 4)");
   EXPECT_EQ(votes.Outcome(3, 10)->reason(), "stale quorum 3 (current 4)");
+  EXPECT_EQ(votes.Vote(VoteOf("a", 9, 10, true)).outcome->reason(),
+            "unknown quorum 9 (current 4)");
 }
 
 TEST(CommitVotesTest, VoteOfANonParticipantIsRefused) {

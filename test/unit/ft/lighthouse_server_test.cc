@@ -180,6 +180,32 @@ TEST(LighthouseServerTest, QuorumDeadlineSaysHowManyAsked) {
   EXPECT_FALSE(lighthouse->Status().replicas(0).requesting());
 }
 
+TEST(LighthouseServerTest, NewerRequestOfTheSameReplicaReplacesTheOlder) {
+  auto lighthouse = StartLighthouse();
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  ASSERT_TRUE(client->Heartbeat(Beat("b"), kLong).ok());
+  auto first = std::async(std::launch::async,
+                          [&] { return client->Quorum(Ask("a", 1), kLong); });
+  const absl::Time deadline = absl::Now() + kLong;
+  while (absl::Now() < deadline &&
+         !lighthouse->Status().replicas(0).requesting()) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  auto second = std::async(std::launch::async,
+                           [&] { return client->Quorum(Ask("a", 2), kLong); });
+  absl::StatusOr<proto::Quorum> replaced = first.get();
+  EXPECT_EQ(replaced.status().code(), absl::StatusCode::kAborted);
+  EXPECT_NE(replaced.status().message().find(
+                "the quorum request of replica a was replaced by a newer one"),
+            std::string::npos)
+      << replaced.status();
+  ASSERT_TRUE(client->Quorum(Ask("b"), kLong).ok());
+  absl::StatusOr<proto::Quorum> newer = second.get();
+  ASSERT_TRUE(newer.ok()) << newer.status();
+  EXPECT_EQ(newer->participants(0).step(), 2);
+}
+
 TEST(LighthouseServerTest, CommitVoteOutcomes) {
   auto lighthouse = StartLighthouse(/*min_replicas=*/2);
   ASSERT_NE(lighthouse, nullptr);
@@ -427,7 +453,7 @@ TEST(LighthouseServerTest, ShutdownEndsWaitingCallsAtOnce) {
       << ended.error_message();
 }
 
-TEST(LighthouseServerTest, RejectsARequestWithoutReplicaId) {
+TEST(LighthouseServerTest, RejectsARequestWithoutReplicaOrIncarnation) {
   auto lighthouse = StartLighthouse();
   ASSERT_NE(lighthouse, nullptr);
   auto client = ClientOf({lighthouse->address()});
@@ -437,6 +463,14 @@ TEST(LighthouseServerTest, RejectsARequestWithoutReplicaId) {
             std::string::npos)
       << beat;
   EXPECT_EQ(Classify(beat), FailureClass::kFatal);
+  proto::HeartbeatRequest no_incarnation;
+  no_incarnation.set_replica_id("a");
+  beat = client->Heartbeat(no_incarnation, kLong);
+  EXPECT_EQ(beat.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(
+      beat.message().find("the request of replica a names no incarnation"),
+      std::string::npos)
+      << beat;
 }
 
 }  // namespace
