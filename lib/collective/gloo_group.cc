@@ -326,7 +326,7 @@ class GlooGroup final : public CollectiveGroup {
 
   void Abort(absl::Status reason) override {
     if (reason.ok()) reason = absl::CancelledError("aborted with no reason");
-    Break(Describe("the group", ""), reason, /*close_connections=*/true);
+    Break("aborted: ", reason, /*close_connections=*/true);
   }
 
   absl::Status health() const override {
@@ -412,12 +412,13 @@ class GlooGroup final : public CollectiveGroup {
               },
               this),
           deadline);
-      if (!broken_.ok()) return broken_;
+      // Only an Abort breaks the group while a call waits.
+      if (!broken_.ok()) return WithMessagePrefix(broken_, what + ": ");
       done = job_done_;
       result = job_result_;
     }
     if (done) return result.ok() ? result : Fail(what, result);
-    return Break(what,
+    return Break(what + ": ",
                  absl::DeadlineExceededError(absl::StrCat(
                      "no result within ", absl::FormatDuration(timeout))),
                  /*close_connections=*/false);
@@ -426,12 +427,14 @@ class GlooGroup final : public CollectiveGroup {
   // Breaks the group with `cause` (the failure of `what`) and returns the
   // error that broke it.
   absl::Status Fail(const std::string& what, const absl::Status& cause) {
-    return Break(what, cause, /*close_connections=*/true);
+    return Break(what + ": ", cause, /*close_connections=*/true);
   }
 
-  absl::Status Break(const std::string& what, const absl::Status& cause,
+  // Makes `prefix` + `cause` the group's error, unless it is already broken,
+  // and returns the group's error.
+  absl::Status Break(const std::string& prefix, const absl::Status& cause,
                      bool close_connections) {
-    absl::Status error = WithMessagePrefix(cause, absl::StrCat(what, ": "));
+    absl::Status error = WithMessagePrefix(cause, prefix);
     FailureClass failure_class = Classify(cause);
     if (cause.code() == absl::StatusCode::kDeadlineExceeded ||
         cause.code() == absl::StatusCode::kUnavailable) {

@@ -239,7 +239,9 @@ TEST_F(GlooGroupTest, AbortUnblocksAnAllReduceInFlight) {
     EXPECT_LT(waited, absl::Seconds(3));
     if (group.rank() == 0) {
       EXPECT_EQ(result.status().code(), absl::StatusCode::kAborted);
-      EXPECT_NE(result.status().message().find("quorum 4 replaced it"),
+      EXPECT_NE(result.status().message().find(
+                    "allreduce (sum) on rank 0 of 3 (generation 3): aborted: "
+                    "quorum 4 replaced it"),
                 std::string::npos)
           << result.status();
       EXPECT_EQ(Classify(result.status()), FailureClass::kStale);
