@@ -19,7 +19,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -39,7 +38,6 @@
 #include "kernels/tensor/tensor_kernels.h"
 #include "lib/ft/tensor_replica_state.h"
 #include "llvm/Support/CommandLine.h"
-#include "sluice/collective/collective_group.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/executor/program.h"
 #include "sluice/ft/manager.h"
@@ -70,6 +68,7 @@ cl::opt<int64_t> steps("steps", cl::desc("committed steps to train"),
                        cl::init(600));
 cl::opt<uint64_t> seed("seed", cl::desc("seed of the initial weights"),
                        cl::init(1));
+
 // The layer sizes; model.mlir's shapes.
 constexpr int64_t kFeatures = 16;
 constexpr int64_t kHidden = 32;
