@@ -25,9 +25,18 @@ constexpr absl::Duration kMonitorCallTimeout = absl::Seconds(1);
 
 struct Rank {
   int rank = 0;  // global
+  int local = 0;
   RankTask task;
   std::unique_ptr<ChildProcess> process;
+  absl::Time started;
   bool exited_cleanly = false;
+  // --restart=rank: this rank's own restarts, when it starts again after a
+  // failure, and why the launcher is stopping it (a monitor verdict) with
+  // when it sends SIGKILL.
+  int restarts = 0;
+  std::optional<absl::Time> restart_at;
+  std::string stop_reason;
+  std::optional<absl::Time> kill_at;
 };
 
 // How one start of the ranks ended.
@@ -73,14 +82,28 @@ class Launcher {
   void WaitForRemoteStop();
   absl::Status StartMonitor();
   absl::Status StartRanks(int restart, int64_t resume_epoch);
+  // Starts `rank` (again) as its `restart`th start.
+  absl::Status SpawnRank(Rank& rank, int restart, int64_t resume_epoch);
   Outcome Supervise();
+  // --restart=rank: restarts each failed rank alone while the others keep
+  // running; returns when the job finished, a signal came, or a rank failed
+  // with no restart left (kFailed).
+  Outcome SuperviseEachRank();
+  // --restart=rank: stops a rank the monitor has a verdict on, restarts
+  // the ranks whose backoff is over, and kills those past their grace.
+  void StopForVerdict(const Failure& verdict);
+  absl::Status RestartDueRanks();
   // Waits up to `timeout` for SIGINT or SIGTERM (returned) or SIGCHLD.
   int WaitForSignal(absl::Duration timeout);
   // Checks every rank once; an outcome when that ends this start.
   std::optional<Outcome> ReapRanks();
-  std::optional<Outcome> PollMonitor(absl::Time started);
+  // A verdict on a running rank that was made after the rank started.
+  std::optional<Outcome> PollMonitor();
   // `signal` to every rank's group, then SIGKILL after the grace period.
   void StopRanks(int signal);
+  // --finish=first: gives the ranks still running the grace period to exit
+  // on their own.
+  void WaitForRanksToExit();
   std::string Describe(const Rank& rank) const {
     if (rank.task.job.empty()) return absl::StrCat("rank ", rank.rank);
     return absl::StrCat("rank ", rank.rank, " (", rank.task.job, " ",
@@ -121,6 +144,24 @@ absl::Status Launcher::StartMonitor() {
 }
 
 absl::Status Launcher::StartRanks(int restart, int64_t resume_epoch) {
+  std::vector<RankTask> tasks = options_.jobs.empty()
+                                    ? std::vector<RankTask>(options_.nproc)
+                                    : AssignTasks(options_.jobs);
+  ranks_.clear();
+  for (int local = 0; local < LocalCount(); ++local) {
+    Rank rank;
+    rank.rank = rank_offset_ + local;
+    rank.local = local;
+    rank.task = tasks[local];
+    absl::Status started = SpawnRank(rank, restart, resume_epoch);
+    ranks_.push_back(std::move(rank));
+    if (!started.ok()) return started;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Launcher::SpawnRank(Rank& rank, int restart,
+                                 int64_t resume_epoch) {
   LaunchEnvironment launch;
   launch.world_size = WorldSize();
   launch.node_rank = options_.node_rank;
@@ -129,31 +170,28 @@ absl::Status Launcher::StartRanks(int restart, int64_t resume_epoch) {
   launch.resume_epoch = resume_epoch;
   launch.restart = restart;
   launch.cluster_spec = cluster_spec_;
-  std::vector<RankTask> tasks = options_.jobs.empty()
-                                    ? std::vector<RankTask>(options_.nproc)
-                                    : AssignTasks(options_.jobs);
-  ranks_.clear();
-  for (int local = 0; local < LocalCount(); ++local) {
-    const int rank = rank_offset_ + local;
-    SpawnOptions spawn;
-    spawn.argv = options_.command;
-    if (!options_.resume_epoch_flag.empty()) {
-      spawn.argv.push_back(
-          absl::StrCat("--", options_.resume_epoch_flag, "=", resume_epoch));
-    }
-    spawn.environment = RankEnvironment(launch, local, tasks[local]);
-    absl::StatusOr<std::unique_ptr<ChildProcess>> process =
-        ChildProcess::Spawn(spawn);
-    if (!process.ok()) {
-      return absl::Status(process.status().code(),
-                          absl::StrCat("cannot start rank ", rank, ": ",
-                                       process.status().message()));
-    }
-    const std::string prefix = absl::StrCat("[", rank, "]");
-    output_->Add((*process)->TakeStdout(), prefix, STDOUT_FILENO);
-    output_->Add((*process)->TakeStderr(), prefix, STDERR_FILENO);
-    ranks_.push_back(Rank{rank, tasks[local], std::move(*process)});
+  SpawnOptions spawn;
+  spawn.argv = options_.command;
+  if (!options_.resume_epoch_flag.empty()) {
+    spawn.argv.push_back(
+        absl::StrCat("--", options_.resume_epoch_flag, "=", resume_epoch));
   }
+  spawn.environment = RankEnvironment(launch, rank.local, rank.task);
+  absl::StatusOr<std::unique_ptr<ChildProcess>> process =
+      ChildProcess::Spawn(spawn);
+  if (!process.ok()) {
+    return absl::Status(process.status().code(),
+                        absl::StrCat("cannot start rank ", rank.rank, ": ",
+                                     process.status().message()));
+  }
+  const std::string prefix = absl::StrCat("[", rank.rank, "]");
+  output_->Add((*process)->TakeStdout(), prefix, STDOUT_FILENO);
+  output_->Add((*process)->TakeStderr(), prefix, STDERR_FILENO);
+  rank.process = std::move(*process);
+  rank.started = absl::Now();
+  rank.exited_cleanly = false;
+  rank.stop_reason.clear();
+  rank.kill_at.reset();
   return absl::OkStatus();
 }
 
@@ -165,7 +203,7 @@ int Launcher::WaitForSignal(absl::Duration timeout) {
 
 std::optional<Outcome> Launcher::ReapRanks() {
   for (Rank& rank : ranks_) {
-    if (rank.process->exited()) continue;
+    if (rank.process == nullptr || rank.process->exited()) continue;
     std::optional<int> status = rank.process->Poll();
     if (!status.has_value()) continue;
     const int code = ExitCodeOf(*status);
@@ -183,6 +221,11 @@ std::optional<Outcome> Launcher::ReapRanks() {
         Log(absl::StrCat(Describe(rank), ", the chief, finished"));
         return Outcome{Outcome::kFinished};
       }
+      if (options_.finish_on_first) {
+        Log(absl::StrCat(Describe(rank),
+                         " finished: the job is done (--finish=first)"));
+        return Outcome{Outcome::kFinished};
+      }
       continue;
     }
     Outcome failed{Outcome::kFailed};
@@ -193,7 +236,11 @@ std::optional<Outcome> Launcher::ReapRanks() {
             ? absl::StrCat(Describe(rank), " exited with code ", code)
             : absl::StrCat(Describe(rank), " was ",
                            DescribeWaitStatus(*status));
-    if (code == kRestartRequestExitCode) {
+    if (!rank.stop_reason.empty()) {
+      // Stopped by the launcher for a verdict: the verdict is the reason.
+      failed.failure.exit_code = 1;
+      failed.failure.reason = rank.stop_reason;
+    } else if (code == kRestartRequestExitCode) {
       absl::StrAppend(&failed.failure.reason, " (restartable: it asks for a ",
                       "restart)");
     }
@@ -210,7 +257,7 @@ std::optional<Outcome> Launcher::ReapRanks() {
   return std::nullopt;
 }
 
-std::optional<Outcome> Launcher::PollMonitor(absl::Time started) {
+std::optional<Outcome> Launcher::PollMonitor() {
   if (monitor_ == nullptr) return std::nullopt;
   if (monitor_process_ != nullptr) {
     if (std::optional<std::string> ended =
@@ -236,8 +283,15 @@ std::optional<Outcome> Launcher::PollMonitor(absl::Time started) {
   monitor_reachable_ = true;
   resume_epoch_ = std::max(resume_epoch_, state->min_finished_epoch);
   for (const FailureVerdict& verdict : state->failures) {
-    // A verdict on the ranks of an earlier start (a stream that closed late).
-    if (verdict.time < started) continue;
+    const int local = verdict.rank - rank_offset_;
+    if (local < 0 || local >= static_cast<int>(ranks_.size())) continue;
+    const Rank& rank = ranks_[local];
+    // A verdict on an earlier start of the rank (a stream that closed
+    // late), or on a rank already stopping or stopped.
+    if (rank.process == nullptr || rank.process->exited() ||
+        !rank.stop_reason.empty() || verdict.time < rank.started) {
+      continue;
+    }
     Outcome failed{Outcome::kFailed};
     failed.failure.rank = verdict.rank;
     failed.failure.reason =
@@ -248,8 +302,7 @@ std::optional<Outcome> Launcher::PollMonitor(absl::Time started) {
 }
 
 Outcome Launcher::Supervise() {
-  const absl::Time started = absl::Now();
-  absl::Time next_poll = started;
+  absl::Time next_poll = absl::Now();
   for (;;) {
     if (std::optional<Outcome> outcome = ReapRanks()) return *outcome;
     if (rendezvous_ != nullptr) {
@@ -260,7 +313,7 @@ Outcome Launcher::Supervise() {
       }
     }
     if (absl::Now() >= next_poll) {
-      if (std::optional<Outcome> outcome = PollMonitor(started)) {
+      if (std::optional<Outcome> outcome = PollMonitor()) {
         return *outcome;
       }
       next_poll = absl::Now() + options_.poll_interval;
@@ -273,14 +326,94 @@ Outcome Launcher::Supervise() {
   }
 }
 
+Outcome Launcher::SuperviseEachRank() {
+  absl::Time next_poll = absl::Now();
+  for (;;) {
+    if (std::optional<Outcome> outcome = ReapRanks()) {
+      if (outcome->kind != Outcome::kFailed) return *outcome;
+      Rank& rank = ranks_[outcome->failure.rank - rank_offset_];
+      if (rank.restarts >= options_.restart.max_restarts) {
+        absl::StrAppend(&outcome->failure.reason,
+                        " and has no restart left (--max_restarts=",
+                        options_.restart.max_restarts, " per rank)");
+        return *outcome;
+      }
+      ++rank.restarts;
+      const absl::Duration backoff =
+          options_.restart.BackoffBefore(rank.restarts);
+      Log(absl::StrCat(
+          "restarting ", Describe(rank), " alone (restart ", rank.restarts,
+          " of ", options_.restart.max_restarts, " in ",
+          absl::FormatDuration(backoff),
+          "), the others keep running: ", outcome->failure.reason));
+      rank.restart_at = absl::Now() + backoff;
+      continue;  // another rank may have exited as well
+    }
+    if (absl::Status restarted = RestartDueRanks(); !restarted.ok()) {
+      Outcome failed{Outcome::kFailed};
+      failed.failure.reason = std::string(restarted.message());
+      return failed;
+    }
+    if (absl::Now() >= next_poll) {
+      if (std::optional<Outcome> verdict = PollMonitor()) {
+        StopForVerdict(verdict->failure);
+      }
+      next_poll = absl::Now() + options_.poll_interval;
+    }
+    absl::Time wake = next_poll;
+    for (const Rank& rank : ranks_) {
+      if (rank.restart_at.has_value()) wake = std::min(wake, *rank.restart_at);
+      if (rank.kill_at.has_value()) wake = std::min(wake, *rank.kill_at);
+    }
+    if (int signal = WaitForSignal(wake - absl::Now())) {
+      Outcome stopped{Outcome::kSignalled};
+      stopped.signal = signal;
+      return stopped;
+    }
+  }
+}
+
+void Launcher::StopForVerdict(const Failure& verdict) {
+  Rank& rank = ranks_[verdict.rank - rank_offset_];
+  Log(absl::StrCat("stopping ", Describe(rank), ": ", verdict.reason));
+  rank.stop_reason = verdict.reason;
+  rank.process->SignalGroup(SIGTERM);
+  rank.process->SignalGroup(SIGCONT);
+  rank.kill_at = absl::Now() + options_.grace_period;
+}
+
+absl::Status Launcher::RestartDueRanks() {
+  const absl::Time now = absl::Now();
+  for (Rank& rank : ranks_) {
+    if (rank.kill_at.has_value() && now >= *rank.kill_at) {
+      rank.kill_at.reset();
+      if (!rank.process->exited()) {
+        Log(absl::StrCat(Describe(rank), " still running after ",
+                         absl::FormatDuration(options_.grace_period),
+                         ": sending SIGKILL"));
+        rank.process->SignalGroup(SIGKILL);
+      }
+    }
+    if (!rank.restart_at.has_value() || now < *rank.restart_at) continue;
+    rank.restart_at.reset();
+    // The old process's group may hold leftovers: destroying it kills them.
+    rank.process.reset();
+    if (absl::Status started = SpawnRank(rank, rank.restarts, resume_epoch_);
+        !started.ok()) {
+      return started;
+    }
+  }
+  return absl::OkStatus();
+}
+
 void Launcher::StopRanks(int signal) {
   auto running = [this] {
     return std::count_if(ranks_.begin(), ranks_.end(), [](Rank& rank) {
-      return !rank.process->Poll().has_value();
+      return rank.process != nullptr && !rank.process->Poll().has_value();
     });
   };
   for (Rank& rank : ranks_) {
-    if (rank.process->exited()) continue;
+    if (rank.process == nullptr || rank.process->exited()) continue;
     rank.process->SignalGroup(signal);
     // A stopped rank handles the signal only once it runs again.
     rank.process->SignalGroup(SIGCONT);
@@ -300,6 +433,21 @@ void Launcher::StopRanks(int signal) {
   }
   // Destroying a rank kills its whole group, leftovers included.
   ranks_.clear();
+}
+
+void Launcher::WaitForRanksToExit() {
+  const absl::Time deadline = absl::Now() + options_.grace_period;
+  for (;;) {
+    const bool running =
+        std::any_of(ranks_.begin(), ranks_.end(), [](Rank& rank) {
+          return rank.process != nullptr && !rank.process->Poll().has_value();
+        });
+    if (!running || absl::Now() >= deadline) return;
+    if (WaitForSignal(
+            std::min(absl::Milliseconds(50), deadline - absl::Now())) != 0) {
+      return;
+    }
+  }
 }
 
 void Launcher::EndJob(RendezvousView::Outcome outcome, int exit_code) {
@@ -528,8 +676,10 @@ int Launcher::Run() {
       EndJob(RendezvousView::kGaveUp, 1);
       return 1;
     }
-    outcome = Supervise();
+    const bool each_rank = options_.restart.scope == RestartScope::kRank;
+    outcome = each_rank ? SuperviseEachRank() : Supervise();
     if (outcome.kind == Outcome::kFinished) {
+      if (options_.finish_on_first) WaitForRanksToExit();
       StopRanks(SIGTERM);
       EndJob(RendezvousView::kFinished, 0);
       output_->Drain(absl::Seconds(1));
@@ -545,6 +695,14 @@ int Launcher::Run() {
       return 128 + outcome.signal;
     }
     const Failure& failure = outcome.failure;
+    if (each_rank) {
+      // A rank used up its own restarts, or could not start again.
+      Log(absl::StrCat("stopping all ranks: ", failure.reason));
+      StopRanks(SIGTERM);
+      output_->Drain(absl::Seconds(1));
+      Log(absl::StrCat("giving up; exiting with ", failure.exit_code));
+      return failure.exit_code;
+    }
     Log(absl::StrCat("stopping all ranks: ", failure.reason));
     // Every node stops its ranks while this one does.
     if (rendezvous_ != nullptr) rendezvous_->StopGeneration();

@@ -25,6 +25,11 @@ struct LauncherOptions {
   // others, servers that never exit, are then stopped). Empty: the job ends
   // when every rank has exited with 0.
   std::string chief;
+  // Without a chief: the job is done when the first rank exits with 0
+  // (replicas of one data-parallel job finish together; one still running
+  // is a late joiner that can no longer take part). The others get the
+  // grace period to exit, then are stopped; no rank is restarted after.
+  bool finish_on_first = false;
   std::vector<std::string> command;
   // Non-empty: "--<flag>=<resume epoch>" is appended to the command.
   std::string resume_epoch_flag;

@@ -24,7 +24,14 @@ struct Failure {
   std::string reason;  // "rank 2 exited with code 1", a verdict's message
 };
 
+// What a failure restarts: every rank of the job (each resumes from the
+// minimum finished epoch), or only the failed rank while the others keep
+// running, as data-parallel replicas that heal from their peers need.
+enum class RestartScope { kJob, kRank };
+
 struct RestartPolicy {
+  RestartScope scope = RestartScope::kJob;
+  // With kRank, the limit and the backoff count each rank's own restarts.
   int max_restarts = 3;
   absl::Duration backoff = absl::Milliseconds(500);
   absl::Duration max_backoff = absl::Seconds(30);

@@ -30,6 +30,12 @@ cl::opt<std::string> chief(
     "chief", cl::desc("with --jobs: the job whose task 0 ends the job by "
                       "exiting with 0; the other ranks are then stopped "
                       "(default: the job ends when every rank exited 0)"));
+cl::opt<std::string> finish(
+    "finish",
+    cl::desc("without --chief: when the job is done: 'all' (every rank "
+             "exited with 0) or 'first' (the first rank that exits with 0; "
+             "the others get --grace_period_s to exit, then are stopped)"),
+    cl::init("all"));
 cl::opt<std::string> host(
     "host", cl::desc("address of the tasks in TF_CONFIG and of the monitor"),
     cl::init("127.0.0.1"));
@@ -79,6 +85,12 @@ cl::opt<double> grace_period(
     "grace_period_s",
     cl::desc("seconds between SIGTERM and SIGKILL when stopping ranks"),
     cl::init(5));
+cl::opt<std::string> restart_scope(
+    "restart",
+    cl::desc("what a failure restarts: 'job' (every rank, from the minimum "
+             "finished epoch) or 'rank' (the failed rank alone, the others "
+             "keep running; --max_restarts and the backoff count per rank)"),
+    cl::init("job"));
 cl::opt<int> max_restarts("max_restarts", cl::desc("restarts before giving up"),
                           cl::init(3));
 cl::opt<int> restart_backoff(
@@ -193,6 +205,20 @@ int main(int argc, char** argv) {
           "--monitor is node 0's flag: the other nodes use its monitor");
     }
   }
+  if (finish != "all" && finish != "first") {
+    return Fail(absl::StrCat("--finish=", finish.getValue(),
+                             " is neither 'all' nor 'first'"));
+  }
+  if (finish == "first" && (!chief.empty() || nnodes > 1)) {
+    return Fail("--finish=first is not for a job with --chief or --nnodes");
+  }
+  if (restart_scope != "job" && restart_scope != "rank") {
+    return Fail(absl::StrCat("--restart=", restart_scope.getValue(),
+                             " is neither 'job' nor 'rank'"));
+  }
+  if (restart_scope == "rank" && nnodes > 1) {
+    return Fail("--restart=rank runs on one host: not with --nnodes");
+  }
   if (rendezvous_timeout <= 0) {
     return Fail("--rendezvous_timeout_s must be positive");
   }
@@ -202,6 +228,7 @@ int main(int argc, char** argv) {
   options.rendezvous_timeout = absl::Seconds(rendezvous_timeout.getValue());
   options.nproc = nproc;
   options.chief = chief;
+  options.finish_on_first = finish == "first";
   options.host = host;
   options.resume_epoch_flag = resume_epoch_flag;
   options.monitor = monitor;
@@ -218,6 +245,9 @@ int main(int argc, char** argv) {
   }
   options.grace_period = absl::Seconds(grace_period.getValue());
   options.poll_interval = absl::Milliseconds(poll_interval.getValue());
+  options.restart.scope = restart_scope == "rank"
+                              ? sluice::ft::RestartScope::kRank
+                              : sluice::ft::RestartScope::kJob;
   options.restart.max_restarts = max_restarts;
   options.restart.backoff = absl::Milliseconds(restart_backoff.getValue());
   return sluice::ft::RunLauncher(options);

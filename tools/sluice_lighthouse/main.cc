@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "lib/collective/store_service.h"
 #include "lib/ft/etcd_quorum_authority.h"
 #include "lib/ft/lighthouse_status_page.h"
 #include "llvm/Support/CommandLine.h"
@@ -122,7 +123,10 @@ int main(int argc, char** argv) {
   options.quorum_tick = absl::Milliseconds(quorum_tick_ms.getValue());
   options.heartbeat_timeout =
       absl::Milliseconds(heartbeat_timeout_ms.getValue());
-  // Services that share the lighthouse's port go in options.extra_services.
+  // The replicas' collective groups rendezvous through the store served on
+  // the lighthouse's port (the manager dials the leader for it).
+  std::unique_ptr<grpc::Service> store = sluice::ccl::NewStoreService();
+  options.extra_services = {store.get()};
   auto authority = NewAuthority(options.advertise.empty() ? options.bind
                                                           : options.advertise);
   if (!authority.ok()) return Fail(std::string(authority.status().message()));

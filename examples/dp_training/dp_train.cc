@@ -1,0 +1,424 @@
+// dp_train: one replica group (one process) of the data-parallel example.
+// It compiles model.mlir, joins the lighthouse's quorum through an
+// ft::Manager each step, runs train_step with the quorum's collective
+// group (gradients averaged by allreduce), and keeps the new parameters
+// only when every participant voted to commit the step. A replica that is
+// behind (restarted after a kill) heals from a peer inside StartQuorum.
+// Under `sluice_launch --restart=rank` (run.py) each replica's index is
+// $SLUICE_RANK. See README.md.
+//
+// Each committed step prints one line that the tests and run.py read:
+//   step 12 generation 3 quorum 3 checksum 8f3a0c2e5d6b7a19 loss 0.5210
+//       accuracy 0.8125 at 1764000000.123
+// (one line; the checksum is FNV-1a over the parameters' bytes, so replicas
+// holding bit-identical parameters print the same one).
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "kernels/basic/basic_kernels.h"
+#include "kernels/ccl/ccl_kernels.h"
+#include "kernels/data/data_kernels.h"
+#include "kernels/math/math_kernels.h"
+#include "kernels/tensor/tensor_kernels.h"
+#include "lib/ft/tensor_replica_state.h"
+#include "llvm/Support/CommandLine.h"
+#include "sluice/compiler/compile_program.h"
+#include "sluice/executor/program.h"
+#include "sluice/ft/manager.h"
+#include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/concurrent_work_queue.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/host_context/request_context.h"
+#include "sluice/support/error_util.h"
+#include "sluice/tensor/random.h"
+
+namespace {
+
+namespace cl = llvm::cl;
+using sluice::AsyncValue;
+using sluice::DenseHostTensor;
+using sluice::RCReference;
+
+cl::opt<std::string> model_path("model", cl::desc("model.mlir (required)"));
+cl::opt<std::string> lighthouse(
+    "lighthouse",
+    cl::desc("host:port of the lighthouse, or several separated by commas "
+             "(default: $SLUICE_LIGHTHOUSE)"));
+cl::opt<std::string> replica_id(
+    "replica_id", cl::desc("this replica's id, stable across its restarts "
+                           "(default: replica_$SLUICE_RANK)"));
+cl::opt<int64_t> steps("steps", cl::desc("committed steps to train"),
+                       cl::init(600));
+cl::opt<uint64_t> seed("seed", cl::desc("seed of the initial weights"),
+                       cl::init(1));
+
+// The layer sizes; model.mlir's shapes.
+constexpr int64_t kFeatures = 16;
+constexpr int64_t kHidden = 32;
+constexpr int64_t kClasses = 8;
+constexpr int kNumParameters = 4;
+
+const std::vector<sluice::TensorShape>& ParameterShapes() {
+  static const auto* shapes = new std::vector<sluice::TensorShape>{
+      {kFeatures, kHidden}, {kHidden}, {kHidden, kClasses}, {kClasses}};
+  return *shapes;
+}
+
+// 64-bit FNV-1a, over the parameters' bytes in order.
+uint64_t Checksum(const std::vector<DenseHostTensor>& parameters) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (const DenseHostTensor& tensor : parameters) {
+    const auto* bytes = static_cast<const uint8_t*>(tensor.raw_data());
+    for (size_t i = 0; i < tensor.num_bytes(); ++i) {
+      hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+    }
+  }
+  return hash;
+}
+
+// The committed parameters and step: what a recovering peer receives, in
+// the tensor format of lib/ft/tensor_replica_state.h (the step as an i64
+// scalar first). The manager's healing thread reads it while the training
+// loop writes it.
+class CommittedState final : public sluice::ft::ReplicaState {
+ public:
+  CommittedState(std::vector<DenseHostTensor> parameters,
+                 sluice::HostAllocator* allocator)
+      : allocator_(allocator), parameters_(std::move(parameters)) {}
+
+  void Get(int64_t* step, std::vector<DenseHostTensor>* parameters) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    *step = step_;
+    *parameters = parameters_;
+  }
+
+  void Commit(int64_t step, std::vector<DenseHostTensor> parameters) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    step_ = step;
+    parameters_ = std::move(parameters);
+  }
+
+  absl::StatusOr<std::string> Save() override {
+    std::vector<DenseHostTensor> tensors;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      absl::StatusOr<DenseHostTensor> step =
+          DenseHostTensor::FromValues<int64_t>({}, {step_}, allocator_);
+      if (!step.ok()) return step.status();
+      tensors.push_back(*std::move(step));
+      tensors.insert(tensors.end(), parameters_.begin(), parameters_.end());
+    }
+    return sluice::ft::SerializeTensors(tensors);
+  }
+
+  // Refuses a state that is not a step and parameters of model.mlir's
+  // dtype and shapes.
+  absl::Status Load(std::string_view bytes) override {
+    absl::StatusOr<std::vector<DenseHostTensor>> tensors =
+        sluice::ft::ParseTensors(bytes, allocator_);
+    if (!tensors.ok()) return tensors.status();
+    const std::vector<sluice::TensorShape>& shapes = ParameterShapes();
+    bool fits = tensors->size() == shapes.size() + 1 &&
+                (*tensors)[0].dtype() == sluice::DType::kI64 &&
+                (*tensors)[0].num_elements() == 1;
+    for (size_t i = 0; fits && i < shapes.size(); ++i) {
+      fits = (*tensors)[i + 1].dtype() == sluice::DType::kF32 &&
+             (*tensors)[i + 1].shape() == shapes[i];
+    }
+    if (!fits) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dp_train: the healing state holds ", tensors->size(),
+          " tensors, not a step (i64) and w1 [16, 32], b1 [32], w2 [32, 8], "
+          "b2 [8] (f32)"));
+    }
+    const int64_t step = (*tensors)[0].values<int64_t>()[0];
+    tensors->erase(tensors->begin());
+    Commit(step, *std::move(tensors));
+    return absl::OkStatus();
+  }
+
+ private:
+  sluice::HostAllocator* const allocator_;
+  mutable std::mutex mutex_;
+  int64_t step_ = 0;                         // guarded by mutex_
+  std::vector<DenseHostTensor> parameters_;  // guarded by mutex_
+};
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// $NAME as a number, or `fallback` when unset.
+absl::StatusOr<int64_t> EnvironmentNumber(const char* name, int64_t fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return fallback;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*text == '\0' || *end != '\0') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("$", name, " is '", text, "', not a number"));
+  }
+  return value;
+}
+
+// He-initialized weights (normal, stddev sqrt(2 / fan_in)), zero biases,
+// the same on every replica.
+absl::StatusOr<std::vector<DenseHostTensor>> InitialParameters(
+    sluice::HostAllocator* allocator) {
+  const double stddevs[kNumParameters] = {std::sqrt(2.0 / kFeatures), 0,
+                                          std::sqrt(2.0 / kHidden), 0};
+  std::vector<DenseHostTensor> parameters;
+  for (int i = 0; i < kNumParameters; ++i) {
+    absl::StatusOr<DenseHostTensor> initial =
+        sluice::RandomNormal(sluice::DType::kF32, ParameterShapes()[i], 0.0,
+                             stddevs[i], seed + i, allocator);
+    if (!initial.ok()) return initial.status();
+    parameters.push_back(*std::move(initial));
+  }
+  return parameters;
+}
+
+// The program and the host that runs its functions.
+class Model {
+ public:
+  static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& path);
+
+  sluice::HostAllocator* allocator() { return host_.allocator(); }
+
+  // Calls `name` and waits for every result, errors included.
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> Call(
+      std::string_view name, const std::vector<RCReference<AsyncValue>>& args,
+      absl::Duration timeout) {
+    const sluice::Function* function = program_->GetFunction(name);
+    if (function == nullptr) {
+      return absl::NotFoundError(absl::StrCat(
+          model_path.getValue(), " has no function ", std::string(name)));
+    }
+    std::vector<AsyncValue*> arguments;
+    for (const auto& arg : args) arguments.push_back(arg.get());
+    sluice::ExecutionContext context(
+        sluice::RequestContext::Create(&host_, absl::Now() + timeout));
+    std::vector<RCReference<AsyncValue>> results =
+        sluice::CallFunction(*function, context, arguments);
+    host_.Await(results);
+    return results;
+  }
+
+ private:
+  explicit Model(std::unique_ptr<sluice::ConcurrentWorkQueue> work_queue)
+      : host_([](const sluice::DecodedDiagnostic&) {},
+              sluice::CreateMallocAllocator(), std::move(work_queue)) {}
+
+  sluice::HostContext host_;
+  std::unique_ptr<sluice::Program> program_;
+};
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path) {
+  absl::StatusOr<std::string> source = ReadFile(path);
+  if (!source.ok()) return source.status();
+  absl::StatusOr<std::vector<uint8_t>> compiled =
+      sluice::CompileProgram(*source, path);
+  if (!compiled.ok()) return compiled.status();
+  absl::StatusOr<std::unique_ptr<sluice::ConcurrentWorkQueue>> work_queue =
+      sluice::CreateWorkQueue("mstd:2,2");
+  if (!work_queue.ok()) return work_queue.status();
+  std::unique_ptr<Model> model(new Model(*std::move(work_queue)));
+  sluice::KernelRegistry& registry = sluice::GetKernelRegistry(&model->host_);
+  for (auto* register_kernels :
+       {&sluice::RegisterBasicKernels, &sluice::RegisterTensorKernels,
+        &sluice::RegisterMathKernels, &sluice::RegisterDataKernels,
+        &sluice::RegisterCclKernels}) {
+    if (absl::Status registered = register_kernels(&registry);
+        !registered.ok()) {
+      return registered;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<sluice::Program>> program =
+      sluice::Program::Load(*compiled, registry);
+  if (!program.ok()) return program.status();
+  model->program_ = *std::move(program);
+  return model;
+}
+
+std::vector<RCReference<AsyncValue>> TensorValues(
+    const std::vector<DenseHostTensor>& tensors) {
+  std::vector<RCReference<AsyncValue>> values;
+  for (const DenseHostTensor& tensor : tensors) {
+    values.push_back(sluice::MakeAvailableAsyncValueRef<DenseHostTensor>(tensor)
+                         .ReleaseRCRef());
+  }
+  return values;
+}
+
+// The first error among `results`, OK when there is none.
+absl::Status FirstError(const std::vector<RCReference<AsyncValue>>& results) {
+  for (const auto& result : results) {
+    if (result->IsError()) return result->GetError();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Train() {
+  if (model_path.empty()) {
+    return absl::InvalidArgumentError("--model is required");
+  }
+  absl::StatusOr<int64_t> rank = EnvironmentNumber("SLUICE_RANK", 0);
+  if (!rank.ok()) return rank.status();
+  absl::StatusOr<int64_t> world_size =
+      EnvironmentNumber("SLUICE_WORLD_SIZE", 1);
+  if (!world_size.ok()) return world_size.status();
+  sluice::ft::ManagerOptions options;
+  std::string addresses = lighthouse;
+  if (addresses.empty() && std::getenv("SLUICE_LIGHTHOUSE") != nullptr) {
+    addresses = std::getenv("SLUICE_LIGHTHOUSE");
+  }
+  if (addresses.empty()) {
+    return absl::InvalidArgumentError(
+        "no lighthouse: give --lighthouse=HOST:PORT or set "
+        "$SLUICE_LIGHTHOUSE");
+  }
+  options.lighthouses = absl::StrSplit(addresses, ',', absl::SkipEmpty());
+  options.replica_id = replica_id.empty() ? absl::StrCat("replica_", *rank)
+                                          : replica_id.getValue();
+
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(model_path);
+  if (!model.ok()) return model.status();
+  absl::StatusOr<std::vector<DenseHostTensor>> initial =
+      InitialParameters((*model)->allocator());
+  if (!initial.ok()) return initial.status();
+  CommittedState state(*std::move(initial), (*model)->allocator());
+
+  // Past model.mlir's 30 s collective timeouts.
+  const absl::Duration call_timeout = absl::Seconds(60);
+  std::vector<RCReference<AsyncValue>> shard;
+  shard.push_back(
+      sluice::MakeAvailableAsyncValueRef<int64_t>(*rank).ReleaseRCRef());
+  shard.push_back(
+      sluice::MakeAvailableAsyncValueRef<int64_t>(*world_size).ReleaseRCRef());
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> dataset =
+      (*model)->Call("train_dataset", shard, call_timeout);
+  if (!dataset.ok()) return dataset.status();
+  if (absl::Status error = FirstError(*dataset); !error.ok()) return error;
+  RCReference<AsyncValue> iterator = std::move((*dataset)[0]);
+
+  absl::StatusOr<std::unique_ptr<sluice::ft::Manager>> manager =
+      sluice::ft::Manager::Create(options, &state);
+  if (!manager.ok()) return manager.status();
+  std::printf("%s: rank %lld of %lld, pid %d, healing service at %s\n",
+              options.replica_id.c_str(), static_cast<long long>(*rank),
+              static_cast<long long>(*world_size), static_cast<int>(getpid()),
+              (*manager)->address().c_str());
+  std::fflush(stdout);
+
+  int64_t step = 0;
+  std::vector<DenseHostTensor> parameters;
+  for (;;) {
+    state.Get(&step, &parameters);
+    if (step >= steps) break;
+    absl::StatusOr<sluice::ft::QuorumView> view = (*manager)->StartQuorum(step);
+    if (!view.ok()) {
+      std::printf("no quorum for step %lld: %s\n", static_cast<long long>(step),
+                  sluice::DescribeError(view.status()).c_str());
+      std::fflush(stdout);
+      continue;
+    }
+    if (!view->healed_from.empty()) {
+      state.Get(&step, &parameters);
+      std::printf("healed from %s to step %lld (generation %lld)\n",
+                  view->healed_from.c_str(), static_cast<long long>(step),
+                  static_cast<long long>(view->generation));
+      std::fflush(stdout);
+      if (step >= steps) break;
+    }
+    std::vector<RCReference<AsyncValue>> arguments;
+    arguments.push_back(iterator.CopyRef());
+    arguments.push_back(sluice::MakeAvailableAsyncValueRef<sluice::GroupValue>(
+                            view->group.CopyRef())
+                            .ReleaseRCRef());
+    for (RCReference<AsyncValue>& value : TensorValues(parameters)) {
+      arguments.push_back(std::move(value));
+    }
+    absl::StatusOr<std::vector<RCReference<AsyncValue>>> results =
+        (*model)->Call("train_step", arguments, call_timeout);
+    absl::Status error = results.ok() ? FirstError(*results) : results.status();
+    if (!error.ok()) (*manager)->ReportError(error);
+    absl::StatusOr<bool> commit = (*manager)->ShouldCommit(step);
+    if (!commit.ok() || !*commit || !error.ok()) {
+      const absl::Status why =
+          !error.ok()    ? error
+          : !commit.ok() ? commit.status()
+                         : absl::AbortedError("a participant voted against it");
+      std::printf("step %lld of generation %lld not committed: %s\n",
+                  static_cast<long long>(step + 1),
+                  static_cast<long long>(view->generation),
+                  sluice::DescribeError(why).c_str());
+      std::fflush(stdout);
+      continue;
+    }
+    std::vector<DenseHostTensor> updated;
+    for (int i = 0; i < kNumParameters; ++i) {
+      updated.push_back((*results)[i]->get<DenseHostTensor>());
+    }
+    const uint64_t checksum = Checksum(updated);
+    state.Commit(step + 1, std::move(updated));
+    std::printf("step %lld generation %lld quorum %d checksum %016" PRIx64
+                " loss %.4f accuracy %.4f at %.3f\n",
+                static_cast<long long>(step + 1),
+                static_cast<long long>(view->generation), view->size, checksum,
+                (*results)[4]->get<DenseHostTensor>().values<float>()[0],
+                (*results)[5]->get<DenseHostTensor>().values<float>()[0],
+                absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
+    std::fflush(stdout);
+  }
+
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> evaluated =
+      (*model)->Call("evaluate", TensorValues(parameters), call_timeout);
+  if (!evaluated.ok()) return evaluated.status();
+  if (absl::Status error = FirstError(*evaluated); !error.ok()) return error;
+  std::printf("held-out accuracy %.4f after %lld steps\n",
+              (*evaluated)[0]->get<DenseHostTensor>().values<float>()[0],
+              static_cast<long long>(step));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "dp_train: one replica of data-parallel training of "
+      "examples/dp_training/model.mlir under a lighthouse\n");
+  // A write to a dead peer's socket (Gloo's) raises SIGPIPE, whose default
+  // action would kill this survivor too; ignored, the write fails and the
+  // collective's result is an error value.
+  std::signal(SIGPIPE, SIG_IGN);
+  absl::Status status = Train();
+  std::fflush(stdout);
+  if (!status.ok()) {
+    std::fprintf(stderr, "dp_train: %s\n",
+                 sluice::DescribeError(status).c_str());
+    return 1;
+  }
+  return 0;
+}

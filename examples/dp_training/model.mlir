@@ -1,0 +1,102 @@
+// A multilayer perceptron on Gaussian clusters, trained data-parallel by
+// examples/dp_training (dp_train.cc): every replica holds the whole model,
+// w1 [16, 32], b1 [32], w2 [32, 8], b2 [8], computes gradients on its own
+// batches, averages them with the other replicas of its quorum over a
+// `!tfrt_ccl.group` and applies the same update. The model and the data are
+// those of examples/ps_training/model.mlir.
+//
+// The data: 8 Gaussian clusters in 16 dimensions (seed 7). Examples
+// [0, 100000) train, sharded by replica; [100000, 120000) evaluate.
+
+// A replica's iterator: its shard of the training examples, in batches of
+// 64, repeated forever.
+func.func @train_dataset(%replica: i64, %num_replicas: i64)
+    -> !tfrt_data.iterator {
+  %all = tfrt_data.gaussian_clusters_dataset {num_examples = 100000 : i64,
+      first_example = 0 : i64, num_features = 16 : i64, num_classes = 8 : i64,
+      seed = 7 : i64, stddev = 1.2 : f64}
+  %shard = tfrt_data.shard_dataset %all, %num_replicas, %replica
+  %batch_size = tfrt.constant.i64 64
+  %batches = tfrt_data.batch_dataset %shard, %batch_size {drop_remainder = true}
+  %forever = tfrt.constant.i64 -1
+  %repeated = tfrt_data.repeat_dataset %batches, %forever
+  %iterator = tfrt_data.make_iterator %repeated
+  tfrt.return %iterator : !tfrt_data.iterator
+}
+
+// One step of SGD on the replica's next batch: the gradients averaged over
+// the group (the same bits on every rank), the new parameters, and the
+// batch's loss and accuracy before the update. A collective that fails
+// makes the new parameters error values: the caller drops them.
+func.func @train_step(%iterator: !tfrt_data.iterator, %group: !tfrt_ccl.group,
+                      %w1: !t.tensor, %b1: !t.tensor,
+                      %w2: !t.tensor, %b2: !t.tensor)
+    -> (!t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor) {
+  %ch0 = tfrt.new.chain
+  %ch1, %x, %labels = tfrt_data.iterator_get_next %iterator, %ch0
+      : !t.tensor, !t.tensor
+
+  // Forward.
+  %xw1 = tfrt_math.matmul.f32 %x, %w1
+  %z1 = tfrt_math.add.f32 %xw1, %b1
+  %h = tfrt_math.relu.f32 %z1
+  %hw2 = tfrt_math.matmul.f32 %h, %w2
+  %logits = tfrt_math.add.f32 %hw2, %b2
+  %loss, %dlogits = tfrt_math.softmax_cross_entropy.f32 %logits, %labels
+
+  // Backward.
+  %dw2 = tfrt_math.matmul.f32 %h, %dlogits {transpose_a = true}
+  %db2 = tfrt_math.sum.f32 %dlogits {axis = 0 : i64}
+  %dh = tfrt_math.matmul.f32 %dlogits, %w2 {transpose_b = true}
+  %dz1 = tfrt_math.relu_grad.f32 %dh, %z1
+  %dw1 = tfrt_math.matmul.f32 %x, %dz1 {transpose_a = true}
+  %db1 = tfrt_math.sum.f32 %dz1 {axis = 0 : i64}
+
+  // The average over the replicas, in the same order on every rank: the
+  // chain orders the collectives. A peer that stalls fails them after
+  // 30 s, if the manager has not aborted the group before.
+  %ch2, %gw1 = tfrt_ccl.allreduce %group, %dw1, %ch1
+      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
+  %ch3, %gb1 = tfrt_ccl.allreduce %group, %db1, %ch2
+      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
+  %ch4, %gw2 = tfrt_ccl.allreduce %group, %dw2, %ch3
+      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
+  %ch5, %gb2 = tfrt_ccl.allreduce %group, %db2, %ch4
+      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
+
+  // SGD, learning rate 0.1.
+  %sw1 = tfrt_math.scale.f32 %gw1 {factor = 0.1 : f32}
+  %sb1 = tfrt_math.scale.f32 %gb1 {factor = 0.1 : f32}
+  %sw2 = tfrt_math.scale.f32 %gw2 {factor = 0.1 : f32}
+  %sb2 = tfrt_math.scale.f32 %gb2 {factor = 0.1 : f32}
+  %new_w1 = tfrt_math.sub.f32 %w1, %sw1
+  %new_b1 = tfrt_math.sub.f32 %b1, %sb1
+  %new_w2 = tfrt_math.sub.f32 %w2, %sw2
+  %new_b2 = tfrt_math.sub.f32 %b2, %sb2
+
+  %mean_loss = tfrt_math.mean.f32 %loss
+  %accuracy = tfrt_math.accuracy.f32 %logits, %labels
+  tfrt.return %new_w1, %new_b1, %new_w2, %new_b2, %mean_loss, %accuracy
+      : !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor
+}
+
+// The accuracy on every evaluation example, in one batch.
+func.func @evaluate(%w1: !t.tensor, %b1: !t.tensor,
+                    %w2: !t.tensor, %b2: !t.tensor) -> !t.tensor {
+  %all = tfrt_data.gaussian_clusters_dataset {num_examples = 20000 : i64,
+      first_example = 100000 : i64, num_features = 16 : i64,
+      num_classes = 8 : i64, seed = 7 : i64, stddev = 1.2 : f64}
+  %everything = tfrt.constant.i64 20000
+  %batch = tfrt_data.batch_dataset %all, %everything
+  %iterator = tfrt_data.make_iterator %batch
+  %ch0 = tfrt.new.chain
+  %ch1, %x, %labels = tfrt_data.iterator_get_next %iterator, %ch0
+      : !t.tensor, !t.tensor
+  %xw1 = tfrt_math.matmul.f32 %x, %w1
+  %z1 = tfrt_math.add.f32 %xw1, %b1
+  %h = tfrt_math.relu.f32 %z1
+  %hw2 = tfrt_math.matmul.f32 %h, %w2
+  %logits = tfrt_math.add.f32 %hw2, %b2
+  %accuracy = tfrt_math.accuracy.f32 %logits, %labels
+  tfrt.return %accuracy : !t.tensor
+}
