@@ -256,12 +256,15 @@ class GlooGroup final : public CollectiveGroup {
     return std::move(*output);
   }
 
-  // The header exchange is itself a barrier: no rank has every header
-  // before every rank has sent its own.
+  // The header exchange is itself a barrier (no rank has every header
+  // before every rank has sent its own), with or without check_agreement.
   absl::Status Barrier(absl::Duration timeout) override {
-    return Run(Describe("barrier", ""), timeout,
-               MakeOpHeader(NextSequence(), OpKind::kBarrier, -1, nullptr),
-               [](absl::Time) { return absl::OkStatus(); });
+    OpHeader header =
+        MakeOpHeader(NextSequence(), OpKind::kBarrier, -1, nullptr);
+    return RunJob(Describe("barrier", ""), timeout,
+                  [this, header](absl::Time deadline) {
+                    return ExchangeHeaders(header, deadline);
+                  });
   }
 
   absl::Status Send(const DenseHostTensor& input, int peer, int64_t tag,
