@@ -43,10 +43,11 @@
 namespace sluice::ccl {
 namespace {
 
-// Slot prefixes of point-to-point messages (Gloo's collectives use 0x01 to
-// 0x08): a header, then the payload.
+// Slot prefixes of our own messages (Gloo's collectives use 0x01 to 0x08):
+// a point-to-point header, then its payload; the headers of a collective.
 constexpr uint8_t kSendHeaderSlot = 0x70;
 constexpr uint8_t kSendPayloadSlot = 0x71;
+constexpr uint8_t kHeaderSlot = 0x72;
 
 // How long past a caller's timeout the connections stay up (see above).
 absl::Duration DeadlineGrace(absl::Duration timeout) {
@@ -112,6 +113,7 @@ class GlooGroup final : public CollectiveGroup {
             std::shared_ptr<gloo::transport::Device> device)
       : CollectiveGroup(options.rank, options.size, options.generation),
         default_timeout_(options.default_timeout),
+        check_agreement_(options.check_agreement),
         allocator_(options.allocator == nullptr ? ProcessHeap()
                                                 : options.allocator),
         device_(std::move(device)),
@@ -254,12 +256,15 @@ class GlooGroup final : public CollectiveGroup {
     return std::move(*output);
   }
 
-  // The header exchange is itself a barrier: no rank has every header
-  // before every rank has sent its own.
+  // The header exchange is itself a barrier (no rank has every header
+  // before every rank has sent its own), with or without check_agreement.
   absl::Status Barrier(absl::Duration timeout) override {
-    return Run(Describe("barrier", ""), timeout,
-               MakeOpHeader(NextSequence(), OpKind::kBarrier, -1, nullptr),
-               [](absl::Time) { return absl::OkStatus(); });
+    OpHeader header =
+        MakeOpHeader(NextSequence(), OpKind::kBarrier, -1, nullptr);
+    return RunJob(Describe("barrier", ""), timeout,
+                  [this, header](absl::Time deadline) {
+                    return ExchangeHeaders(header, deadline);
+                  });
   }
 
   absl::Status Send(const DenseHostTensor& input, int peer, int64_t tag,
@@ -371,24 +376,42 @@ class GlooGroup final : public CollectiveGroup {
   // `op` (a collective every rank runs) after the header exchange.
   absl::Status Run(const std::string& what, absl::Duration timeout,
                    OpHeader header, Job op) {
-    return RunJob(
-        what, timeout, [this, header, op = std::move(op)](absl::Time deadline) {
-          std::vector<OpHeader> headers(size());
-          absl::Status exchanged = CatchGloo([&] {
-            gloo::AllgatherOptions options(context_);
-            options.setInput<char>(reinterpret_cast<char*>(const_cast<int64_t*>(
-                                       header.fields.data())),
-                                   sizeof(header));
-            options.setOutput<char>(reinterpret_cast<char*>(headers.data()),
-                                    sizeof(header) * headers.size());
-            options.setTimeout(Remaining(deadline));
-            gloo::allgather(options);
-          });
-          if (!exchanged.ok()) return exchanged;
-          absl::Status agree = CheckOpHeaders(headers, rank());
-          if (!agree.ok()) return agree;
-          return op(deadline);
-        });
+    return RunJob(what, timeout,
+                  [this, header, op = std::move(op)](absl::Time deadline) {
+                    if (check_agreement_) {
+                      absl::Status agree = ExchangeHeaders(header, deadline);
+                      if (!agree.ok()) return agree;
+                    }
+                    return op(deadline);
+                  });
+  }
+
+  // Sends `mine` to every peer and receives theirs, all at once (one
+  // message delay, where Gloo's ring allgather takes size() - 1), then
+  // compares them.
+  absl::Status ExchangeHeaders(const OpHeader& mine, absl::Time deadline) {
+    std::vector<OpHeader> headers(size());
+    headers[rank()] = mine;
+    const uint64_t slot =
+        gloo::Slot::build(kHeaderSlot, static_cast<uint32_t>(mine.fields[0]));
+    absl::Status exchanged = CatchGloo([&] {
+      // One buffer per message: Gloo allows one pending operation on each.
+      std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> sent,
+          received;
+      for (int peer = 0; peer < size(); ++peer) {
+        if (peer == rank()) continue;
+        received.push_back(context_->createUnboundBuffer(
+            headers[peer].fields.data(), sizeof(OpHeader)));
+        received.back()->recv(peer, slot);
+        sent.push_back(context_->createUnboundBuffer(
+            const_cast<int64_t*>(mine.fields.data()), sizeof(OpHeader)));
+        sent.back()->send(peer, slot);
+      }
+      for (auto& buffer : received) buffer->waitRecv(Remaining(deadline));
+      for (auto& buffer : sent) buffer->waitSend(Remaining(deadline));
+    });
+    if (!exchanged.ok()) return exchanged;
+    return CheckOpHeaders(headers, rank());
   }
 
   // Hands `job` to the worker and waits for its end, an Abort, or the
@@ -521,6 +544,7 @@ class GlooGroup final : public CollectiveGroup {
   }
 
   const absl::Duration default_timeout_;
+  const bool check_agreement_;
   HostAllocator* const allocator_;
   const std::shared_ptr<gloo::transport::Device> device_;
   const std::shared_ptr<gloo::Context> context_;

@@ -32,6 +32,13 @@ struct GlooGroupOptions {
   // The timeout of a collective called with absl::InfiniteDuration(): every
   // collective has a finite one.
   absl::Duration default_timeout = absl::Seconds(30);
+  // Whether the ranks exchange what each is about to run before every
+  // collective, so that ranks that disagree (another collective, dtype or
+  // shape) get a fatal error instead of bytes that mean different things.
+  // It costs one small message from every rank to every other per
+  // collective (docs/collectives.md has the figures); without it, ranks
+  // that disagree fail or hang until the timeout, or get wrong values.
+  bool check_agreement = true;
   // Where result tensors are allocated; it must outlive them, which may
   // outlive the group. Null: the process heap.
   HostAllocator* allocator = nullptr;

@@ -125,6 +125,23 @@ TEST_F(GlooGroupTest, BarrierWaitsForEveryRank) {
   });
 }
 
+TEST_F(GlooGroupTest, WithoutTheAgreementCheckValuesAndBarriersHold) {
+  std::atomic<int> arrived{0};
+  RunRanks(
+      store_.address(), 3, 1,
+      [&](CollectiveGroup& group) {
+        int r = group.rank();
+        EXPECT_EQ(Values<int32_t>(group.AllReduce(Tensor<int32_t>({2}, {r, 1}),
+                                                  ReduceOp::kSum, kTimeout)),
+                  (std::vector<int32_t>{3, 3}));
+        if (r == 2) absl::SleepFor(absl::Milliseconds(200));
+        arrived.fetch_add(1);
+        ASSERT_TRUE(group.Barrier(kTimeout).ok());
+        EXPECT_EQ(arrived.load(), 3);
+      },
+      [](GlooGroupOptions& options) { options.check_agreement = false; });
+}
+
 TEST_F(GlooGroupTest, SendReachesItsRecv) {
   RunRanks(store_.address(), 3, 1, [](CollectiveGroup& group) {
     if (group.rank() == 0) {
@@ -302,8 +319,9 @@ TEST_F(GlooGroupTest, AGroupNeverReadsAnOlderGenerationsKeys) {
       << lonely.status();
   EXPECT_EQ(Classify(lonely.status()), FailureClass::kRetryable);
   EXPECT_EQ(GetErrorContext(lonely.status()).generation, 7);
-  // Both ranks of generation 7 connect and work.
-  RunRanks(store_.address(), 2, 7, [](CollectiveGroup& group) {
+  // Generation 8 works, with the keys of 6 and of 7's lonely rank (whose
+  // address is gone) still in the store.
+  RunRanks(store_.address(), 2, 8, [](CollectiveGroup& group) {
     EXPECT_EQ(Values<int32_t>(group.AllReduce(Tensor<int32_t>({1}, {2}),
                                               ReduceOp::kSum, kTimeout)),
               (std::vector<int32_t>{4}));

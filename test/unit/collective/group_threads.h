@@ -25,15 +25,19 @@ inline GlooGroupOptions RankOptions(const std::string& store, int rank,
   return options;
 }
 
-// Connects `size` ranks (one thread each) and runs `body` on each with its
-// group; every rank must connect.
-inline void RunRanks(const std::string& store, int size, int64_t generation,
-                     const std::function<void(CollectiveGroup& group)>& body) {
+// Connects `size` ranks (one thread each), with options `adjust` changes,
+// and runs `body` on each with its group; every rank must connect.
+inline void RunRanks(
+    const std::string& store, int size, int64_t generation,
+    const std::function<void(CollectiveGroup& group)>& body,
+    const std::function<void(GlooGroupOptions&)>& adjust = nullptr) {
   std::vector<std::thread> threads;
   for (int rank = 0; rank < size; ++rank) {
     threads.emplace_back([&, rank] {
+      GlooGroupOptions options = RankOptions(store, rank, size, generation);
+      if (adjust) adjust(options);
       absl::StatusOr<RCReference<CollectiveGroup>> group =
-          CreateGlooGroup(RankOptions(store, rank, size, generation));
+          CreateGlooGroup(options);
       ASSERT_TRUE(group.ok()) << group.status();
       body(**group);
     });
