@@ -16,7 +16,6 @@
 
 #include <cinttypes>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -409,10 +408,6 @@ int main(int argc, char** argv) {
       argc, argv,
       "dp_train: one replica of data-parallel training of "
       "examples/dp_training/model.mlir under a lighthouse\n");
-  // A write to a dead peer's socket (Gloo's) raises SIGPIPE, whose default
-  // action would kill this survivor too; ignored, the write fails and the
-  // collective's result is an error value.
-  std::signal(SIGPIPE, SIG_IGN);
   absl::Status status = Train();
   std::fflush(stdout);
   if (!status.ok()) {

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <csignal>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -585,10 +586,27 @@ absl::Status ValidateOptions(const GlooGroupOptions& options) {
   return absl::OkStatus();
 }
 
+// Gloo writes to its peers' sockets without MSG_NOSIGNAL, so a write to a
+// dead peer raises SIGPIPE, whose default action would kill the survivor
+// too. Ignored, the write fails and the collective's result is an error
+// value. A handler the program installed itself is left alone.
+void IgnoreSigpipeUnlessHandled() {
+  static const bool once = [] {
+    struct sigaction current {};
+    if (sigaction(SIGPIPE, nullptr, &current) == 0 &&
+        current.sa_handler == SIG_DFL) {
+      std::signal(SIGPIPE, SIG_IGN);
+    }
+    return true;
+  }();
+  (void)once;
+}
+
 }  // namespace
 
 absl::StatusOr<RCReference<CollectiveGroup>> CreateGlooGroup(
     const GlooGroupOptions& options) {
+  IgnoreSigpipeUnlessHandled();
   if (absl::Status invalid = ValidateOptions(options); !invalid.ok()) {
     return invalid;
   }
