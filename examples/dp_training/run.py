@@ -4,6 +4,7 @@
 
     python3 examples/dp_training/run.py [--steps=N]
         [--kill_replica_at=STEP [--kill_replica=R]] [--kills=K]
+        [--lighthouses=L [--kill_leader_at=STEP]]
 
 With --kill_replica_at, replica R is killed with SIGKILL once it has
 committed step STEP; with --kills=K, K replicas in turn (0, 1, 2, 0, ...),
@@ -13,22 +14,34 @@ job's output, then prints what it found in it: the time from each kill
 to the survivors' next committed step (median and max over the kills),
 when the killed replica healed and rejoined, whether every replica held
 the same parameter checksum at every committed step, and each replica's
-held-out accuracy. It exits with 0 when the job finished and the
+held-out accuracy.
+
+With --lighthouses=L (2 or more), run.py starts a one-member etcd
+(/usr/bin/etcd, free ports, a temporary data directory) and L lighthouses
+over it, and gives the replicas every lighthouse's address. With
+--kill_leader_at=STEP it kills the leading lighthouse (the one whose
+status page says is_leader) with SIGKILL once a replica has committed
+STEP, and prints the time from that kill to the first step committed in
+a later generation (the new leader's quorum). It exits with 0 when the job finished and the
 checksums agreed, else 1 (or the launcher's code). Every process it
 started is killed when it exits, however it exits. See README.md.
 """
 
 import argparse
 import ctypes
+import json
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -40,6 +53,8 @@ STEP_LINE = re.compile(
 PID_LINE = re.compile(r"^\[(\d+)\] replica_\d+: .* pid (\d+),")
 HEALED_LINE = re.compile(r"^\[(\d+)\] healed from (\S+) to step (\d+)")
 ACCURACY_LINE = re.compile(r"^\[(\d+)\] held-out accuracy ([0-9.]+)")
+STATUS_PAGE_LINE = re.compile(r"^status page at (\S+)$")
+ETCD = "/usr/bin/etcd"
 
 
 def parse_args():
@@ -65,6 +80,12 @@ def parse_args():
     parser.add_argument("--lighthouse_flags", default="",
                         help="more flags for sluice_lighthouse, space "
                         "separated")
+    parser.add_argument("--lighthouses", type=int, default=1,
+                        help="2 or more: that many lighthouses over a "
+                        "one-member etcd that run.py starts")
+    parser.add_argument("--kill_leader_at", type=int,
+                        help="kill -9 the leading lighthouse once a replica "
+                        "committed STEP (needs --lighthouses=2 or more)")
     parser.add_argument("--timeout", type=float, default=600,
                         help="kill everything after SECONDS (a hang)")
     parser.add_argument("--log", help="also write the job's output here")
@@ -76,7 +97,12 @@ def parse_args():
     parser.add_argument("--sluice_lighthouse", default=os.path.join(
         bazel_bin, "tools/sluice_lighthouse/sluice_lighthouse"))
     parser.add_argument("--model", default=os.path.join(HERE, "model.mlir"))
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.lighthouses < 1:
+        parser.error("--lighthouses must be at least 1")
+    if args.kill_leader_at is not None and args.lighthouses < 2:
+        parser.error("--kill_leader_at needs --lighthouses=2 or more")
+    return args
 
 
 def free_port():
@@ -108,12 +134,106 @@ def wait_listening(port, process, seconds):
              (port, seconds))
 
 
+def get_json(url, timeout):
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return json.load(response)
+
+
+def copy_output(process, prefix, on_line=None):
+    """Copies a process's output to ours, each line after PREFIX, from a
+    thread; calls ON_LINE with each line first."""
+    def copy():
+        for line in process.stdout:
+            if on_line:
+                on_line(line.rstrip("\n"))
+            sys.stdout.write(prefix + line)
+            sys.stdout.flush()
+    threading.Thread(target=copy, daemon=True).start()
+
+
+def start_etcd(data_dir, processes, seconds=30):
+    """Starts a one-member etcd on free ports of 127.0.0.1 with its data
+    under DATA_DIR; returns its client URL once /health says so."""
+    for attempt in range(3):
+        client = "http://127.0.0.1:%d" % free_port()
+        peer = "http://127.0.0.1:%d" % free_port()
+        etcd = subprocess.Popen(
+            [ETCD, "--name=dp", "--data-dir=%s/data%d" % (data_dir, attempt),
+             "--listen-client-urls=" + client,
+             "--advertise-client-urls=" + client,
+             "--listen-peer-urls=" + peer,
+             "--initial-advertise-peer-urls=" + peer,
+             "--initial-cluster=dp=" + peer, "--log-level=warn"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            preexec_fn=die_with_parent)
+        processes.append(etcd)
+        copy_output(etcd, "[etcd] ")
+        deadline = time.time() + seconds
+        # A picked port taken by someone else before etcd bound it makes
+        # etcd exit: try again with others.
+        while time.time() < deadline and etcd.poll() is None:
+            try:
+                if get_json(client + "/health", 1).get("health") == "true":
+                    print("run.py: etcd at %s" % client, flush=True)
+                    return client
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.1)
+        if etcd.poll() is None:
+            sys.exit("etcd at %s was not healthy within %d s" %
+                     (client, seconds))
+    sys.exit("etcd exited before it was healthy, 3 times")
+
+
+class Lighthouse:
+    """One sluice_lighthouse that run.py started; with etcd, its status
+    page tells whether it leads."""
+
+    def __init__(self, args, processes, etcd=None):
+        self.port = free_port()
+        self.address = "127.0.0.1:%d" % self.port
+        self.status_page = None
+        self.page_known = threading.Event()
+        flags = ["--bind=" + self.address,
+                 "--min_replicas=%d" % args.min_replicas]
+        if etcd:
+            flags += ["--etcd=" + etcd, "--http_port=0"]
+        self.process = subprocess.Popen(
+            [args.sluice_lighthouse] + flags + args.lighthouse_flags.split(),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            preexec_fn=die_with_parent)
+        processes.append(self.process)
+        prefix = "[lighthouse %s] " % self.address if etcd else "[lighthouse] "
+        copy_output(self.process, prefix, self.read)
+        wait_listening(self.port, self.process, 30)
+        if etcd and not self.page_known.wait(30):
+            sys.exit("lighthouse %s printed no status page" % self.address)
+
+    def read(self, line):
+        match = STATUS_PAGE_LINE.match(line)
+        if match:
+            self.status_page = match.group(1)
+            self.page_known.set()
+
+    def is_leader(self):
+        if self.process.poll() is not None:
+            return False
+        try:
+            return get_json(self.status_page + "status.json", 2).get(
+                "is_leader") is True
+        except (OSError, ValueError):
+            return False
+
+
 class Chaos:
     """Reads the job's lines; kills replicas on cue and records what
     followed each kill."""
 
-    def __init__(self, args):
+    def __init__(self, args, lighthouses):
         self.args = args
+        self.lighthouses = lighthouses
+        self.leader_kill = None  # address, step, time, generation, ...
+        self.max_generation = 0  # over the steps before the leader's kill
         self.pids = {}        # replica -> pid of its current process
         self.kills = []       # dicts: replica, step, time, recovery, ...
         self.checksums = {}   # step -> {replica: checksum}
@@ -143,6 +263,21 @@ class Chaos:
         print("run.py: kill -9 replica %d (pid %d) after its step %d" %
               (replica, pid, step), flush=True)
 
+    def kill_leader(self, step):
+        """Kills the leading lighthouse, if exactly one says it leads."""
+        leaders = [l for l in self.lighthouses if l.is_leader()]
+        if len(leaders) != 1:
+            return
+        leader = leaders[0]
+        leader.process.kill()
+        self.leader_kill = {"address": leader.address, "step": step,
+                            "time": time.time(),
+                            "generation": self.max_generation}
+        print("run.py: kill -9 the leading lighthouse %s (pid %d) after "
+              "step %d (generation %d)" % (leader.address, leader.process.pid,
+                                           step, self.max_generation),
+              flush=True)
+
     def read(self, line):
         match = PID_LINE.match(line)
         if match:
@@ -165,6 +300,18 @@ class Chaos:
         at = float(match.group(6))
         self.checksums.setdefault(step, {})[replica] = match.group(5)
         self.max_step = max(self.max_step, step)
+        kill = self.leader_kill
+        if kill is None:
+            self.max_generation = max(self.max_generation, generation)
+            if (self.args.kill_leader_at is not None and
+                    step >= self.args.kill_leader_at):
+                self.kill_leader(step)
+        elif ("recovery" not in kill and generation > kill["generation"] and
+              at > kill["time"]):
+            # Steps of the old leader's quorum may still commit after the
+            # kill; the new leader's quorum has a higher generation.
+            kill["recovery"] = at - kill["time"]
+            kill["recovered"] = (replica, step, generation)
         if self.kills:
             kill = self.kills[-1]
             # The survivors may still commit the step the killed replica
@@ -180,8 +327,25 @@ class Chaos:
         if self.wants_kill(replica, step):
             self.kill(replica, step)
 
+    def report_leader_kill(self):
+        kill = self.leader_kill
+        line = "run.py: lighthouse %s (leader) killed after step %d:" % (
+            kill["address"], kill["step"])
+        if "recovery" in kill:
+            line += (" replica %d committed step %d in generation %d %.3f s "
+                     "after the kill;" % (kill["recovered"] +
+                                          (kill["recovery"],)))
+        else:
+            line += " no step committed in a later generation;"
+        finished = sorted(self.checksums.get(self.args.steps, {}))
+        line += " replicas %s committed the last step (%d)" % (
+            ",".join(map(str, finished)) or "none", self.args.steps)
+        print(line, flush=True)
+
     def report(self):
         """Prints the summary; returns whether the checksums agreed."""
+        if self.leader_kill:
+            self.report_leader_kill()
         for kill in self.kills:
             line = "run.py: replica %d killed after step %d:" % (
                 kill["replica"], kill["step"])
@@ -232,19 +396,20 @@ def main():
                      % binary)
     # SIGTERM ends the run as Ctrl-C does, through the finally below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    port = free_port()
-    lighthouse_address = "127.0.0.1:%d" % port
     processes = []
+    etcd_dir = None
     try:
-        lighthouse = subprocess.Popen(
-            [args.sluice_lighthouse, "--bind=" + lighthouse_address,
-             "--min_replicas=%d" % args.min_replicas] +
-            args.lighthouse_flags.split(),
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            preexec_fn=die_with_parent)
-        processes.append(lighthouse)
-        wait_listening(port, lighthouse, 30)
-        print("run.py: lighthouse at %s" % lighthouse_address, flush=True)
+        etcd = None
+        if args.lighthouses > 1:
+            etcd_dir = tempfile.mkdtemp(prefix="dp_etcd.",
+                                        dir=os.environ.get("TEST_TMPDIR"))
+            etcd = start_etcd(etcd_dir, processes)
+        lighthouses = [Lighthouse(args, processes, etcd)
+                       for _ in range(args.lighthouses)]
+        lighthouse_address = ",".join(l.address for l in lighthouses)
+        print("run.py: lighthouse%s at %s" % (
+            "s" if len(lighthouses) > 1 else "", lighthouse_address),
+            flush=True)
         launcher = subprocess.Popen(
             [args.sluice_launch, "--nproc=%d" % args.replicas,
              "--restart=rank", "--finish=first", "--monitor=none",
@@ -260,13 +425,7 @@ def main():
         timer.daemon = True
         timer.start()
 
-        def copy_lighthouse():
-            for line in lighthouse.stdout:
-                sys.stdout.write("[lighthouse] " + line)
-                sys.stdout.flush()
-        threading.Thread(target=copy_lighthouse, daemon=True).start()
-
-        chaos = Chaos(args)
+        chaos = Chaos(args, lighthouses)
         log = open(args.log, "w") if args.log else None
         for line in launcher.stdout:
             sys.stdout.write(line)
@@ -282,6 +441,11 @@ def main():
         if status != 0:
             print("run.py: sluice_launch exited with %d" % status, flush=True)
             return status
+        if args.kill_leader_at is not None and chaos.leader_kill is None:
+            print("run.py: no lighthouse was killed: none led alone when a "
+                  "replica committed step %d or after" % args.kill_leader_at,
+                  flush=True)
+            return 1
         return 0 if agreed else 1
     finally:
         for process in processes:
@@ -289,6 +453,8 @@ def main():
                 process.kill()
         for process in processes:
             process.wait()
+        if etcd_dir:
+            shutil.rmtree(etcd_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
