@@ -265,7 +265,7 @@ class Chaos:
 
     def kill_leader(self, step):
         """Kills the leading lighthouse, if exactly one says it leads."""
-        leaders = [l for l in self.lighthouses if l.is_leader()]
+        leaders = [each for each in self.lighthouses if each.is_leader()]
         if len(leaders) != 1:
             return
         leader = leaders[0]
@@ -406,7 +406,7 @@ def main():
             etcd = start_etcd(etcd_dir, processes)
         lighthouses = [Lighthouse(args, processes, etcd)
                        for _ in range(args.lighthouses)]
-        lighthouse_address = ",".join(l.address for l in lighthouses)
+        lighthouse_address = ",".join(each.address for each in lighthouses)
         print("run.py: lighthouse%s at %s" % (
             "s" if len(lighthouses) > 1 else "", lighthouse_address),
             flush=True)
