@@ -12,7 +12,6 @@
 // ranks 1 and 2 (this binary again) and reports. Every rank runs the same
 // rounds, each of --iterations allreduces one way then the other (the
 // order alternates from round to round).
-#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -52,16 +51,6 @@ extern char** environ;
 
 namespace sluice {
 namespace {
-
-// glibc serves each 4 MB result from a fresh mmap and unmaps it when it is
-// freed, so every allocation page-faults its 1,024 pages in again (about
-// 1 ms here), a cost of the allocator, not of the collective: keep freed
-// memory, as executor_benchmark does. Reported with the figures.
-const bool kKeepFreedMemory = [] {
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  return true;
-}();
 
 constexpr int kSize = 3;
 constexpr int64_t kElements = int64_t{1} << 20;  // 4 MB of f32

@@ -1,7 +1,6 @@
 // Per-kernel cost of the executor on the programs peers are compared on: a
 // chain of dependent adds and a fan of independent
 // adds joined by one merge, built directly in the binary format.
-#include <malloc.h>
 
 #include <cstdint>
 #include <memory>
@@ -18,15 +17,6 @@
 
 namespace sluice {
 namespace {
-
-// glibc gives freed memory back to the kernel, and the next run page-faults
-// it in again (~10 µs a page on these machines): keep it, so the
-// figures measure the executor. Reported with the figures.
-const bool kKeepFreedMemory = [] {
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  return true;
-}();
 
 int32_t Constant(Attribute<int32_t> value) { return *value; }
 int32_t Add(int32_t a, int32_t b) { return a + b; }

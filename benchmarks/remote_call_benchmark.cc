@@ -13,7 +13,6 @@
 // cpu_us_per_call is the whole process's CPU time per call. Both hosts use
 // mstd:2 unless SLUICE_BENCH_WORKER_QUEUE / SLUICE_BENCH_CLIENT_QUEUE name
 // another queue (e.g. "s" for the client, single-threaded benchmarks only).
-#include <malloc.h>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -43,14 +42,6 @@
 
 namespace sluice::dist {
 namespace {
-
-// Same reason as executor_benchmark: keep freed memory, so that 64 KiB
-// buffers are not handed back to the kernel and faulted in again per call.
-const bool kKeepFreedMemory = [] {
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  return true;
-}();
 
 constexpr size_t kPayloadBytes = 64 << 10;
 constexpr size_t kTensorBytes = 4 << 20;

@@ -62,8 +62,8 @@ class CollectiveGroup : public ReferenceCounted<CollectiveGroup> {
       const DenseHostTensor& input, int root, absl::Duration timeout) = 0;
   virtual absl::Status Barrier(absl::Duration timeout) = 0;
   // Point to point; `tag` matches a Send with its Recv.
-  virtual absl::Status Send(const DenseHostTensor& input, int peer,
-                            int64_t tag, absl::Duration timeout) = 0;
+  virtual absl::Status Send(const DenseHostTensor& input, int peer, int64_t tag,
+                            absl::Duration timeout) = 0;
   // Receives into a new tensor of `dtype` and `shape`.
   virtual absl::StatusOr<DenseHostTensor> Recv(DType dtype,
                                                const TensorShape& shape,

@@ -72,8 +72,8 @@ class Manager {
  public:
   // Starts the healing service, the heartbeat and the watch. `state`
   // outlives the manager.
-  static absl::StatusOr<std::unique_ptr<Manager>> Create(
-      ManagerOptions options, ReplicaState* state);
+  static absl::StatusOr<std::unique_ptr<Manager>> Create(ManagerOptions options,
+                                                         ReplicaState* state);
   virtual ~Manager() = default;
 
   // Joins the next quorum with `step`, this replica's last committed step.
