@@ -36,6 +36,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/collective/gloo_failure.h"
 #include "lib/collective/gloo_store.h"
+#include "lib/collective/group_error.h"
 #include "lib/collective/op_header.h"
 #include "sluice/support/error_util.h"
 #include "sluice/support/failure.h"
@@ -460,19 +461,7 @@ class GlooGroup final : public CollectiveGroup {
   // and returns the group's error.
   absl::Status Break(const std::string& prefix, const absl::Status& cause,
                      bool close_connections) {
-    absl::Status error = WithMessagePrefix(cause, prefix);
-    FailureClass failure_class = Classify(cause);
-    if (cause.code() == absl::StatusCode::kDeadlineExceeded ||
-        cause.code() == absl::StatusCode::kUnavailable) {
-      failure_class = FailureClass::kRetryable;
-    }
-    if (GetErrorContext(cause).failure_class.has_value()) {
-      failure_class = *GetErrorContext(cause).failure_class;
-    }
-    error = MarkFailureClass(error, failure_class);
-    ErrorContext context;
-    context.generation = generation();
-    error = AddErrorContext(error, context);
+    absl::Status error = GroupError(cause, prefix, generation());
     bool first = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -491,8 +480,7 @@ class GlooGroup final : public CollectiveGroup {
 
   // With mu_ held.
   absl::Status Refused(const std::string& what) const {
-    return WithMessagePrefix(
-        broken_, absl::StrCat(what, " refused: the group is broken: "));
+    return RefusedError(broken_, what);
   }
 
   absl::Status Reduce(const DenseHostTensor& input, DenseHostTensor& output,

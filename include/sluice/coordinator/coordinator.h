@@ -42,6 +42,7 @@
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/host_context.h"
+#include "sluice/support/exit_codes.h"
 
 namespace sluice::dist {
 namespace internal {
@@ -53,14 +54,8 @@ class CoordinatorState;
 // Fit step.
 inline constexpr char kIteratorTypeName[] = "!tfrt_data.iterator";
 
-// The exit status of a job stopped by a failure that a restart recovers
-// from (a parameter server lost its variables; no worker came back): the
-// same command started again resumes from the last checkpoint. It is
-// sysexits' EX_TEMPFAIL.
-inline constexpr int kRestartableExitCode = 75;
-
 // The exit status a job's main returns for `status`: 0 when OK,
-// kRestartableExitCode when Classify() says retryable, 1 otherwise.
+// kRestartableExitCode (sluice/support/exit_codes.h) when Classify() says retryable, 1 otherwise.
 int ExitCodeFor(const absl::Status& status);
 
 struct CoordinatorOptions {

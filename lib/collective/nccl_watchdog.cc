@@ -1,0 +1,91 @@
+#include "lib/collective/nccl_watchdog.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/time/clock.h"
+
+namespace sluice::ccl {
+
+struct NcclWatchdog::Signal {
+  std::mutex mu;
+  std::condition_variable wake;
+  bool woken = false;
+  bool stopping = false;
+  std::vector<std::shared_ptr<NcclCommWatch>> watches;
+
+  void Wake() {
+    std::lock_guard<std::mutex> lock(mu);
+    woken = true;
+    wake.notify_all();
+  }
+};
+
+NcclWatchdog::NcclWatchdog(NcclWatchdogOptions options)
+    : options_(options),
+      signal_(std::make_shared<Signal>()),
+      thread_([this] { Run(); }) {}
+
+NcclWatchdog::~NcclWatchdog() {
+  {
+    std::lock_guard<std::mutex> lock(signal_->mu);
+    signal_->stopping = true;
+    signal_->wake.notify_all();
+  }
+  thread_.join();
+}
+
+NcclWatchdog* NcclWatchdog::Process() {
+  static NcclWatchdog* const watchdog = new NcclWatchdog();
+  return watchdog;
+}
+
+void NcclWatchdog::Watch(std::shared_ptr<NcclCommWatch> watch) {
+  std::weak_ptr<Signal> signal = signal_;
+  watch->SetWake([signal] {
+    if (std::shared_ptr<Signal> live = signal.lock()) live->Wake();
+  });
+  std::lock_guard<std::mutex> lock(signal_->mu);
+  signal_->watches.push_back(std::move(watch));
+  signal_->woken = true;
+  signal_->wake.notify_all();
+}
+
+int NcclWatchdog::watched() const {
+  std::lock_guard<std::mutex> lock(signal_->mu);
+  return static_cast<int>(signal_->watches.size());
+}
+
+void NcclWatchdog::Run() {
+  std::vector<std::shared_ptr<NcclCommWatch>> watches;
+  bool busy = false;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(signal_->mu);
+      signal_->wake.wait_for(
+          lock,
+          absl::ToChronoNanoseconds(busy ? options_.busy_interval
+                                         : options_.idle_interval),
+          [this] { return signal_->woken || signal_->stopping; });
+      if (signal_->stopping) return;
+      signal_->woken = false;
+      // Finished watches are dropped here, outside any Poll.
+      auto& all = signal_->watches;
+      all.erase(std::remove_if(all.begin(), all.end(),
+                               [](const auto& watch) {
+                                 return watch->finished();
+                               }),
+                all.end());
+      watches = signal_->watches;
+    }
+    const absl::Time now = absl::Now();
+    busy = false;
+    for (const auto& watch : watches) {
+      watch->Poll(now);
+      busy = busy || watch->busy();
+    }
+    watches.clear();
+  }
+}
+
+}  // namespace sluice::ccl
