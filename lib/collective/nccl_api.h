@@ -1,5 +1,5 @@
 // The NCCL and CUDA runtime calls the NCCL backend makes, behind an
-// interface: the real one over libnccl and libcudart (RealNcclApi), and a
+// interface: the real one over libnccl and libcudart (nccl_real_api.h), and a
 // fake in tests (nccl_fake_api.h) that injects what a real GPU job meets
 // rarely and cannot reproduce on demand: calls that stay in progress, async
 // errors, collectives that never complete, an abort that hangs.
@@ -99,9 +99,6 @@ class NcclApi {
                                   cudaStream_t stream) = 0;
   virtual std::string CudaErrorString(cudaError_t error) = 0;
 };
-
-// The process's real API over libnccl and libcudart (never destroyed).
-NcclApi* RealNcclApi();
 
 // `result` as a status for `what` ("ncclAllReduce"): OK for ncclSuccess
 // and ncclInProgress; INVALID_ARGUMENT for ncclInvalidArgument and

@@ -1,6 +1,5 @@
-// RealNcclApi: NcclApi over libnccl and libcudart, and the statuses of
-// their results.
-#include "lib/collective/nccl_api.h"
+// NcclApi over libnccl and libcudart.
+#include "lib/collective/nccl_real_api.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -142,26 +141,6 @@ class RealApi final : public NcclApi {
 NcclApi* RealNcclApi() {
   static NcclApi* const api = new RealApi();
   return api;
-}
-
-absl::Status NcclStatus(NcclApi& api, ncclResult_t result,
-                        const std::string& what) {
-  if (result == ncclSuccess || result == ncclInProgress) {
-    return absl::OkStatus();
-  }
-  std::string message =
-      absl::StrCat(what, " failed: ", api.GetErrorString(result));
-  if (result == ncclInvalidArgument || result == ncclInvalidUsage) {
-    return absl::InvalidArgumentError(message);
-  }
-  return absl::UnavailableError(message);
-}
-
-absl::Status CudaStatus(NcclApi& api, cudaError_t error,
-                        const std::string& what) {
-  if (error == cudaSuccess) return absl::OkStatus();
-  return absl::UnavailableError(
-      absl::StrCat(what, " failed: ", api.CudaErrorString(error)));
 }
 
 }  // namespace sluice::ccl
