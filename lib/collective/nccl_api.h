@@ -92,6 +92,8 @@ class NcclApi {
   virtual cudaError_t EventDestroy(cudaEvent_t event) = 0;
   virtual cudaError_t StreamWaitEvent(cudaStream_t stream,
                                       cudaEvent_t event) = 0;
+  // Only for streams whose work cannot wait on a collective.
+  virtual cudaError_t StreamSynchronize(cudaStream_t stream) = 0;
   virtual cudaError_t Malloc(void** pointer, size_t bytes) = 0;
   virtual cudaError_t Free(void* pointer) = 0;
   virtual cudaError_t MemcpyAsync(void* destination, const void* source,

@@ -37,6 +37,7 @@ NcclCommWatch::~NcclCommWatch() {
   for (InFlight& flight : in_flight_) {
     if (flight.event != nullptr) api_->EventDestroy(flight.event);
   }
+  if (options_.destroy_stream) api_->StreamDestroy(stream_);
 }
 
 void NcclCommWatch::SetWake(std::function<void()> wake) {

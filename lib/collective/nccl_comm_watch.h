@@ -57,6 +57,9 @@ struct NcclCommWatchOptions {
   // longer used) may take before `escalate` is called.
   absl::Duration abort_timeout = absl::Seconds(10);
   EscalateFn escalate = EscalateByExit;
+  // Whether the watch destroys the stream once the communicator is
+  // released (the group that made it may be gone by then).
+  bool destroy_stream = false;
 };
 
 // One collective.

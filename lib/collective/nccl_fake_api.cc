@@ -380,6 +380,10 @@ cudaError_t FakeNcclApi::StreamWaitEvent(cudaStream_t, cudaEvent_t) {
   return cudaSuccess;
 }
 
+cudaError_t FakeNcclApi::StreamSynchronize(cudaStream_t) {
+  return cudaSuccess;
+}
+
 cudaError_t FakeNcclApi::Malloc(void** pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(state_->mu);
   *pointer = new char[bytes == 0 ? 1 : bytes];

@@ -117,6 +117,7 @@ class FakeNcclApi final : public NcclApi {
   cudaError_t EventQuery(cudaEvent_t event) override;
   cudaError_t EventDestroy(cudaEvent_t event) override;
   cudaError_t StreamWaitEvent(cudaStream_t stream, cudaEvent_t event) override;
+  cudaError_t StreamSynchronize(cudaStream_t stream) override;
   cudaError_t Malloc(void** pointer, size_t bytes) override;
   cudaError_t Free(void* pointer) override;
   cudaError_t MemcpyAsync(void* destination, const void* source, size_t bytes,

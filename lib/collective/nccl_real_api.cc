@@ -122,6 +122,9 @@ class RealApi final : public NcclApi {
   cudaError_t StreamWaitEvent(cudaStream_t stream, cudaEvent_t event) override {
     return cudaStreamWaitEvent(stream, event, 0);
   }
+  cudaError_t StreamSynchronize(cudaStream_t stream) override {
+    return cudaStreamSynchronize(stream);
+  }
   cudaError_t Malloc(void** pointer, size_t bytes) override {
     return cudaMalloc(pointer, bytes);
   }
