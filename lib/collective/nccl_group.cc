@@ -717,7 +717,7 @@ class NcclGroupImpl final : public NcclGroup {
 };
 
 absl::Status ValidateOptions(const NcclGroupOptions& options) {
-  if (options.store_address.empty() && !options.parent) {
+  if (options.store_address.empty() && options.parent == nullptr) {
     return absl::InvalidArgumentError(
         "nccl group: no store address (and no parent group)");
   }
@@ -766,8 +766,8 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": the machine has ", devices, " CUDA device(s)"));
   }
-  auto parent = dynamic_cast<NcclGroupImpl*>(options.parent.get());
-  if (options.parent && parent == nullptr) {
+  auto parent = dynamic_cast<NcclGroupImpl*>(options.parent);
+  if (options.parent != nullptr && parent == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": the parent group is not an nccl group"));
   }

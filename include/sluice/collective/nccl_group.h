@@ -45,8 +45,9 @@ struct NcclGroupOptions {
   // installed NCCL has the call and the parent still works, instead of a
   // new ncclCommInitRank. Every rank of the new group must pass its parent
   // (and the same excluded ranks), or none. The parent is retired: its
-  // later calls fail with a stale error.
-  RCReference<CollectiveGroup> parent;
+  // later calls fail with a stale error. The caller keeps it alive during
+  // CreateNcclGroup and runs no collective on it meanwhile.
+  CollectiveGroup* parent = nullptr;
   std::vector<int> excluded_parent_ranks;
   // Where host result tensors are allocated; null: the process heap.
   HostAllocator* allocator = nullptr;
