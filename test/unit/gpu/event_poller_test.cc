@@ -3,13 +3,15 @@
 #include "sluice/gpu/event_poller.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sluice/host_context/concurrent_work_queue.h"
@@ -54,9 +56,33 @@ std::unique_ptr<PolledEvent> Fake(int polls, FakeEvent::Record* record,
   return std::make_unique<FakeEvent>(polls, std::move(result), record);
 }
 
+// A one-shot signal on std::mutex, which ThreadSanitizer sees (Debian's
+// Abseil, and so absl::Notification, is not instrumented).
+class Signal {
+ public:
+  void Notify() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    notified_ = true;
+    cv_.notify_all();
+  }
+  void WaitForNotification() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this] { return notified_; });
+  }
+  bool HasBeenNotified() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return notified_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool notified_ = false;
+};
+
 // What a callback saw.
 struct Outcome {
-  absl::Notification done;
+  Signal done;
   absl::Status status;
   std::thread::id thread;
   bool event_destroyed_before = false;
@@ -219,7 +245,7 @@ TEST(EventPollerTest, WatchOnHostSetsTheChainOnTheWorkQueue) {
   AsyncValueRef<Chain> chain =
       poller.WatchOnHost(Fake(4, &record), host.get(), "synchronizing gpu:0");
   std::atomic<bool> ran_on_poller{true};
-  absl::Notification waited;
+  Signal waited;
   chain.AndThen([&] {
     ran_on_poller = std::this_thread::get_id() == record.query_thread;
     waited.Notify();
