@@ -132,12 +132,13 @@ TEST(EventPollerTest, PassesTheEventsErrorToTheCallback) {
 }
 
 TEST(EventPollerTest, APendingEventHoldsUpNoOther) {
-  EventPoller poller;
+  // Declared before the poller, whose destructor cancels the pending event.
   FakeEvent::Record never_record;
   Outcome never;
-  poller.Watch(Fake(kNever, &never_record), Capture(&never));
   std::vector<FakeEvent::Record> records(4);
   std::vector<Outcome> outcomes(4);
+  EventPoller poller;
+  poller.Watch(Fake(kNever, &never_record), Capture(&never));
   for (int i = 0; i < 4; ++i) {
     poller.Watch(Fake(1 + 3 * i, &records[i]), Capture(&outcomes[i]));
   }
@@ -219,9 +220,9 @@ TEST(EventPollerTest, BacksOffWhileAnEventStaysPending) {
   EventPollerOptions options;
   options.min_backoff = absl::Milliseconds(1);
   options.max_backoff = absl::Milliseconds(20);
-  EventPoller poller(options);
   FakeEvent::Record record;
   Outcome outcome;
+  EventPoller poller(options);
   poller.Watch(Fake(kNever, &record), Capture(&outcome));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   // Without backoff a busy loop would query millions of times; with it,
