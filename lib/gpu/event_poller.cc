@@ -101,8 +101,9 @@ void EventPoller::Run() {
       if (stopping_) break;
       ++num_rounds_;
     }
-    // Callbacks run outside the lock: they may watch new events.
-    bool any_completed = false;
+    // Callbacks run outside the lock (they may watch new events), after
+    // num_pending() has stopped counting their events.
+    std::vector<std::pair<Watched, absl::Status>> finished;
     size_t kept = 0;
     for (size_t i = 0; i < watched.size(); ++i) {
       absl::StatusOr<PolledEvent::State> state = watched[i].event->Query();
@@ -111,26 +112,29 @@ void EventPoller::Run() {
         ++kept;
         continue;
       }
-      any_completed = true;
-      Watched finished = std::move(watched[i]);
-      finished.event.reset();
-      std::move(finished.done)(state.ok() ? absl::OkStatus() : state.status());
+      watched[i].event.reset();
+      finished.emplace_back(std::move(watched[i]),
+                            state.ok() ? absl::OkStatus() : state.status());
     }
-    const size_t num_finished = watched.size() - kept;
-    watched.resize(kept);
-    if (num_finished > 0) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      num_pending_ -= static_cast<int64_t>(num_finished);
+    watched.erase(watched.begin() + kept, watched.end());
+    if (!finished.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        num_pending_ -= static_cast<int64_t>(finished.size());
+      }
+      for (auto& [w, status] : finished) std::move(w.done)(std::move(status));
     }
-    backoff = any_completed ? options_.min_backoff
-                            : std::min(backoff * 2, options_.max_backoff);
+    backoff = !finished.empty() ? options_.min_backoff
+                                : std::min(backoff * 2, options_.max_backoff);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    num_pending_ = 0;
   }
   for (Watched& w : watched) {
     w.event.reset();
     std::move(w.done)(StoppedError());
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  num_pending_ = 0;
 }
 
 }  // namespace gpu

@@ -31,6 +31,11 @@ config.substitutions.append(
     ("%sluice_run", "sluice_run -work_queue_type=" + queue))
 config.available_features.add("queue-" + queue.split(":")[0])
 
+# `cuda-device`: the machine has an NVIDIA GPU, so tests of test/lit/gpu that
+# need one run and the one that checks the no-device error does not.
+if os.path.exists("/dev/nvidia0"):
+    config.available_features.add("cuda-device")
+
 # `%with_workers N [options] --`: runs the rest of the line against N
 # sluice_worker processes (dist/with_workers.py).
 config.substitutions.append(

@@ -18,6 +18,7 @@
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
 #include "kernels/ft/ft_kernels.h"
+#include "kernels/gpu/gpu_kernels.h"
 #include "kernels/math/math_kernels.h"
 #include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
@@ -92,7 +93,8 @@ absl::Status RegisterKernels(sluice::KernelRegistry* registry) {
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
         &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
         &sluice::RegisterMathKernels, &sluice::RegisterFtKernels,
-        &sluice::RegisterDataKernels, &sluice::RegisterCclKernels}) {
+        &sluice::RegisterDataKernels, &sluice::RegisterCclKernels,
+        &sluice::RegisterGpuKernels}) {
     if (absl::Status status = group(registry); !status.ok()) return status;
   }
   return absl::OkStatus();

@@ -12,6 +12,7 @@
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
 #include "kernels/ft/ft_kernels.h"
+#include "kernels/gpu/gpu_kernels.h"
 #include "kernels/math/math_kernels.h"
 #include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
@@ -139,7 +140,8 @@ int main(int argc, char** argv) {
        {&sluice::RegisterBasicKernels, &sluice::RegisterTestKernels,
         &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
         &sluice::RegisterMathKernels, &sluice::RegisterFtKernels,
-        &sluice::RegisterDataKernels, &sluice::RegisterCclKernels}) {
+        &sluice::RegisterDataKernels, &sluice::RegisterCclKernels,
+        &sluice::RegisterGpuKernels}) {
     absl::Status registered = group(&registry);
     if (!registered.ok()) {
       std::fprintf(stderr, "sluice_worker: %s\n",
