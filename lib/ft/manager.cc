@@ -20,7 +20,9 @@
 #include "lib/ft/heal_server.h"
 #include "lib/ft/lighthouse_client.h"
 #include "lib/ft/lighthouse_service.pb.h"
+#include "sluice/collective/collective_backend.h"
 #include "sluice/collective/gloo_group.h"
+#include "sluice/collective/nccl_group.h"
 #include "sluice/support/failure.h"
 #include "sluice/support/logging.h"
 
@@ -73,6 +75,17 @@ class ManagerImpl final : public Manager {
         incarnation_(NewIncarnation()) {}
 
   absl::Status Start() {
+    absl::StatusOr<ccl::CollectiveBackend> backend =
+        ccl::CollectiveBackendFromEnvironment();
+    if (!backend.ok()) return backend.status();
+    backend_ = *backend;
+    SLUICE_LOG(INFO) << "replica " << options_.replica_id << ": collectives on "
+                     << ccl::CollectiveBackendName(backend_)
+                     << (backend_ == ccl::CollectiveBackend::kNccl
+                             ? absl::StrCat(" (gpu:",
+                                            ccl::CudaDeviceForLocalRank(), ")")
+                             : std::string(" (no CUDA device, or "
+                                           "SLUICE_COLLECTIVE_BACKEND=gloo)"));
     absl::StatusOr<std::unique_ptr<LighthouseClient>> client =
         LighthouseClient::Create(options_.lighthouses);
     if (!client.ok()) return client.status();
@@ -135,6 +148,8 @@ class ManagerImpl final : public Manager {
   const ManagerOptions options_;
   ReplicaState* const state_;
   const uint64_t incarnation_;
+  // Chosen once, in Start.
+  ccl::CollectiveBackend backend_ = ccl::CollectiveBackend::kGloo;
   std::unique_ptr<LighthouseClient> client_;
   std::unique_ptr<HealServer> heal_server_;
   std::unique_ptr<LighthouseWatch> watch_;
@@ -254,6 +269,20 @@ absl::StatusOr<RCReference<CollectiveGroup>> ManagerImpl::GroupFor(
                              "the group of quorum ", old->generation(),
                              " was retired for quorum ", quorum.quorum_id())),
                          old->generation()));
+  }
+  if (backend_ == ccl::CollectiveBackend::kNccl) {
+    ccl::NcclGroupOptions nccl_options;
+    nccl_options.store_address = client_->leader();
+    nccl_options.rank = rank;
+    nccl_options.size = quorum.participants_size();
+    nccl_options.generation = quorum.quorum_id();
+    nccl_options.device = ccl::CudaDeviceForLocalRank();
+    nccl_options.connect_timeout = options_.quorum_timeout;
+    nccl_options.default_timeout = options_.collective_timeout;
+    absl::StatusOr<RCReference<ccl::NcclGroup>> nccl =
+        ccl::CreateNcclGroup(nccl_options);
+    if (!nccl.ok()) return nccl.status();
+    return RCReference<CollectiveGroup>(*std::move(nccl));
   }
   ccl::GlooGroupOptions group_options;
   group_options.store_address = client_->leader();
