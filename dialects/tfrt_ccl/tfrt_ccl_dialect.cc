@@ -129,6 +129,22 @@ mlir::LogicalResult BarrierOp::verify() {
 
 namespace {
 
+mlir::LogicalResult VerifyDtypeAndShape(mlir::Operation* op,
+                                        llvm::StringRef dtype,
+                                        mlir::ArrayAttr shape) {
+  if (!llvm::is_contained({"i1", "i32", "i64", "f32", "f64"}, dtype)) {
+    return op->emitOpError() << "dtype '" << dtype
+                             << "' is not one of i1, i32, i64, f32, f64";
+  }
+  for (mlir::Attribute dim : shape) {
+    int64_t value = llvm::cast<mlir::IntegerAttr>(dim).getInt();
+    if (value < 0) {
+      return op->emitOpError() << "shape has a negative dimension " << value;
+    }
+  }
+  return mlir::success();
+}
+
 mlir::LogicalResult VerifyPeerAndTag(mlir::Operation* op, uint64_t peer,
                                      uint64_t tag) {
   if (mlir::failed(VerifyRank(op, "peer", peer))) return mlir::failure();
@@ -157,17 +173,76 @@ mlir::LogicalResult RecvOp::verify() {
       mlir::failed(VerifyPeerAndTag(*this, getPeer(), getTag()))) {
     return mlir::failure();
   }
-  if (!llvm::is_contained({"i1", "i32", "i64", "f32", "f64"}, getDtype())) {
-    return emitOpError() << "dtype '" << getDtype()
-                         << "' is not one of i1, i32, i64, f32, f64";
+  return VerifyDtypeAndShape(*this, getDtype(), getShape());
+}
+
+namespace {
+
+// The device collectives that reduce: reduction and timeout_ms.
+template <typename Op>
+mlir::LogicalResult VerifyDeviceReduce(Op op) {
+  if (mlir::failed(VerifyOnlyAttributes(
+          op, {op.getReductionAttrName(), op.getTimeoutMsAttrName()})) ||
+      mlir::failed(VerifyPositive(op, "timeout_ms", op.getTimeoutMs()))) {
+    return mlir::failure();
   }
-  for (mlir::Attribute dim : getShape()) {
-    int64_t value = llvm::cast<mlir::IntegerAttr>(dim).getInt();
-    if (value < 0) {
-      return emitOpError() << "shape has a negative dimension " << value;
-    }
+  return VerifyReduction(op, op.getReduction());
+}
+
+// The device collectives with timeout_ms alone.
+template <typename Op>
+mlir::LogicalResult VerifyDeviceTimeout(Op op) {
+  if (mlir::failed(VerifyOnlyAttributes(op, {op.getTimeoutMsAttrName()}))) {
+    return mlir::failure();
   }
-  return mlir::success();
+  return VerifyPositive(op, "timeout_ms", op.getTimeoutMs());
+}
+
+}  // namespace
+
+mlir::LogicalResult DeviceAllReduceOp::verify() {
+  return VerifyDeviceReduce(*this);
+}
+
+mlir::LogicalResult DeviceReduceScatterOp::verify() {
+  return VerifyDeviceReduce(*this);
+}
+
+mlir::LogicalResult DeviceAllGatherOp::verify() {
+  return VerifyDeviceTimeout(*this);
+}
+
+mlir::LogicalResult DeviceAllToAllOp::verify() {
+  return VerifyDeviceTimeout(*this);
+}
+
+mlir::LogicalResult DeviceBroadcastOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getRootAttrName(), getTimeoutMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+    return mlir::failure();
+  }
+  return VerifyRank(*this, "root", getRoot());
+}
+
+mlir::LogicalResult DeviceSendOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getPeerAttrName(), getTimeoutMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+    return mlir::failure();
+  }
+  return VerifyRank(*this, "peer", getPeer());
+}
+
+mlir::LogicalResult DeviceRecvOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getPeerAttrName(), getDtypeAttrName(), getShapeAttrName(),
+                  getTimeoutMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs())) ||
+      mlir::failed(VerifyRank(*this, "peer", getPeer()))) {
+    return mlir::failure();
+  }
+  return VerifyDtypeAndShape(*this, getDtype(), getShape());
 }
 
 }  // namespace tfrt_ccl

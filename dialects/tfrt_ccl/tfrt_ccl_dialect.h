@@ -5,6 +5,7 @@
 
 #include "dialects/t/t_dialect.h"
 #include "dialects/tfrt/tfrt_dialect.h"
+#include "dialects/tfrt_gpu/tfrt_gpu_dialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"

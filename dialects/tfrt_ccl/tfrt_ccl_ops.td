@@ -17,8 +17,15 @@ def TfrtCcl_Dialect : Dialect {
   let usePropertiesForAttributes = 0;
   let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::sluice::tfrt::TfrtDialect",
-                           "::sluice::t::TDialect"];
+                           "::sluice::t::TDialect",
+                           "::sluice::tfrt_gpu::TfrtGpuDialect"];
 }
+
+// `!tfrt_gpu.tensor`, the tfrt_gpu dialect's device tensor.
+def TfrtCcl_DeviceTensorType : Type<
+    CPred<"::llvm::isa<::sluice::tfrt_gpu::TensorType>($_self)">,
+    "!tfrt_gpu.tensor", "::sluice::tfrt_gpu::TensorType">,
+  BuildableType<"::sluice::tfrt_gpu::TensorType::get($_builder.getContext())">;
 
 def TfrtCcl_GroupType : TypeDef<TfrtCcl_Dialect, "Group"> {
   let mnemonic = "group";
@@ -142,6 +149,84 @@ def TfrtCcl_RecvOp : TfrtCcl_Op<"recv"> {
                    I64Attr:$peer, I64Attr:$tag, StrAttr:$dtype,
                    I64ArrayAttr:$shape, OptionalAttr<I64Attr>:$timeout_ms);
   let results = (outs Tfrt_ChainType:$out_chain, T_TensorType:$output);
+  let assemblyFormat = "$group `,` $in_chain attr-dict";
+}
+
+// The same collectives on device tensors, for groups on the NCCL backend:
+// each enqueues on the group's stream after the work on its input's stream
+// and its results are available once it is done on the device (or an
+// error). Every op takes the group, the tensor and a chain; `timeout_ms`
+// bounds it as above.
+class TfrtCcl_DeviceOp<string mnemonic> : TfrtCcl_Op<mnemonic> {
+  let results = (outs Tfrt_ChainType:$out_chain,
+                 TfrtCcl_DeviceTensorType:$output);
+  let assemblyFormat = [{
+    $group `,` $input `,` $in_chain attr-dict `:` type($input)
+  }];
+}
+
+def TfrtCcl_DeviceAllReduceOp : TfrtCcl_DeviceOp<"device_allreduce"> {
+  let summary = "the element-wise reduction of every rank's device tensor";
+  let description = [{
+    `%ch1, %sum = tfrt_ccl.device_allreduce %group, %t, %ch0
+    {reduction = "avg", timeout_ms = 30000 : i64} : !tfrt_gpu.tensor`
+    reduces with `ncclAllReduce`.
+  }];
+  let arguments = (ins TfrtCcl_GroupType:$group,
+                   TfrtCcl_DeviceTensorType:$input, Tfrt_ChainType:$in_chain,
+                   StrAttr:$reduction, OptionalAttr<I64Attr>:$timeout_ms);
+}
+
+def TfrtCcl_DeviceReduceScatterOp : TfrtCcl_DeviceOp<"device_reduce_scatter"> {
+  let summary = "this rank's part of the reduction of every rank's tensor";
+  let arguments = (ins TfrtCcl_GroupType:$group,
+                   TfrtCcl_DeviceTensorType:$input, Tfrt_ChainType:$in_chain,
+                   StrAttr:$reduction, OptionalAttr<I64Attr>:$timeout_ms);
+}
+
+def TfrtCcl_DeviceAllGatherOp : TfrtCcl_DeviceOp<"device_allgather"> {
+  let summary = "every rank's device tensor, stacked along a new dimension 0";
+  let arguments = (ins TfrtCcl_GroupType:$group,
+                   TfrtCcl_DeviceTensorType:$input, Tfrt_ChainType:$in_chain,
+                   OptionalAttr<I64Attr>:$timeout_ms);
+}
+
+def TfrtCcl_DeviceBroadcastOp : TfrtCcl_DeviceOp<"device_broadcast"> {
+  let summary = "the root's device tensor on every rank";
+  let arguments = (ins TfrtCcl_GroupType:$group,
+                   TfrtCcl_DeviceTensorType:$input, Tfrt_ChainType:$in_chain,
+                   I64Attr:$root, OptionalAttr<I64Attr>:$timeout_ms);
+}
+
+def TfrtCcl_DeviceAllToAllOp : TfrtCcl_DeviceOp<"device_all_to_all"> {
+  let summary = "part p of dimension 0 to rank p, part p of the result from it";
+  let arguments = (ins TfrtCcl_GroupType:$group,
+                   TfrtCcl_DeviceTensorType:$input, Tfrt_ChainType:$in_chain,
+                   OptionalAttr<I64Attr>:$timeout_ms);
+}
+
+def TfrtCcl_DeviceSendOp : TfrtCcl_Op<"device_send"> {
+  let summary = "sends a device tensor to the rank `peer`";
+  let description = [{
+    Matched, in order, with the next `tfrt_ccl.device_recv` from this rank
+    on `peer` (NCCL has no tags).
+  }];
+  let arguments = (ins TfrtCcl_GroupType:$group,
+                   TfrtCcl_DeviceTensorType:$input, Tfrt_ChainType:$in_chain,
+                   I64Attr:$peer, OptionalAttr<I64Attr>:$timeout_ms);
+  let results = (outs Tfrt_ChainType:$out_chain);
+  let assemblyFormat = [{
+    $group `,` $input `,` $in_chain attr-dict `:` type($input)
+  }];
+}
+
+def TfrtCcl_DeviceRecvOp : TfrtCcl_Op<"device_recv"> {
+  let summary = "receives a device tensor from the rank `peer`";
+  let arguments = (ins TfrtCcl_GroupType:$group, Tfrt_ChainType:$in_chain,
+                   I64Attr:$peer, StrAttr:$dtype, I64ArrayAttr:$shape,
+                   OptionalAttr<I64Attr>:$timeout_ms);
+  let results = (outs Tfrt_ChainType:$out_chain,
+                 TfrtCcl_DeviceTensorType:$output);
   let assemblyFormat = "$group `,` $in_chain attr-dict";
 }
 

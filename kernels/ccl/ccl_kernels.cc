@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "sluice/bef/format.h"
 #include "sluice/collective/gloo_group.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/kernel/async_kernel_frame.h"
@@ -135,18 +136,13 @@ void Send(const GroupValue& group, const DenseHostTensor& input, const Chain&,
 
 void Recv(const GroupValue& group, const Chain&, Attribute<int64_t> peer,
           Attribute<int64_t> tag, StringAttribute dtype_name,
-          ArrayAttribute<int64_t> dims, OptionalAttribute<int64_t> timeout_ms,
+          AggregateAttribute dims, OptionalAttribute<int64_t> timeout_ms,
           AsyncKernelFrame* frame) {
-  std::optional<DType> dtype = ParseDType(dtype_name.get());
-  if (!dtype) {
-    return frame->ReportError(absl::InvalidArgumentError(
-        absl::StrCat("unknown dtype '", std::string(dtype_name.get()), "'")));
-  }
-  absl::StatusOr<TensorShape> shape = TensorShape::Create(
-      std::vector<int64_t>(dims.data().begin(), dims.data().end()));
-  if (!shape.ok()) return frame->ReportError(shape.status());
-  RunBlocking(frame, [group = group.CopyRef(), dtype = *dtype,
-                      shape = *std::move(shape), peer = *peer, tag = *tag,
+  absl::StatusOr<std::pair<DType, TensorShape>> type =
+      ReceivedTensorType(dtype_name, dims);
+  if (!type.ok()) return frame->ReportError(type.status());
+  RunBlocking(frame, [group = group.CopyRef(), dtype = type->first,
+                      shape = std::move(type->second), peer = *peer, tag = *tag,
                       timeout = Timeout(timeout_ms)] {
     return group->Recv(dtype, shape, static_cast<int>(peer), tag, timeout);
   });
@@ -154,6 +150,28 @@ void Recv(const GroupValue& group, const Chain&, Attribute<int64_t> peer,
 
 }  // namespace
 }  // namespace ccl_kernels
+
+absl::StatusOr<std::pair<DType, TensorShape>> ReceivedTensorType(
+    StringAttribute dtype_name, const AggregateAttribute& shape) {
+  std::optional<DType> dtype = ParseDType(dtype_name.get());
+  if (!dtype) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown dtype '", std::string(dtype_name.get()), "'"));
+  }
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    auto type = static_cast<bef::AttributeType>(shape.type(i));
+    if (type != bef::AttributeType::kI64) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("dimension ", i, " of the shape is an attribute of type ",
+                       bef::AttributeTypeName(type), "; dimensions are i64"));
+    }
+    dims.push_back(*Attribute<int64_t>(shape.data(i)));
+  }
+  absl::StatusOr<TensorShape> tensor_shape = TensorShape::Create(dims);
+  if (!tensor_shape.ok()) return tensor_shape.status();
+  return std::make_pair(*dtype, *std::move(tensor_shape));
+}
 
 absl::Status RegisterCclKernels(KernelRegistry* registry) {
   using namespace ccl_kernels;  // NOLINT: the kernels of this file

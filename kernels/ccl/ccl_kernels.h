@@ -3,9 +3,15 @@
 #ifndef SLUICE_KERNELS_CCL_CCL_KERNELS_H_
 #define SLUICE_KERNELS_CCL_CCL_KERNELS_H_
 
+#include <utility>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "sluice/collective/collective_group.h"
+#include "sluice/kernel/attributes.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/tensor/dtype.h"
+#include "sluice/tensor/tensor_shape.h"
 #include "sluice/support/ref_count.h"
 
 namespace sluice {
@@ -15,6 +21,11 @@ namespace sluice {
 using GroupValue = RCReference<ccl::CollectiveGroup>;
 
 absl::Status RegisterCclKernels(KernelRegistry* registry);
+
+// The tensor a receive op names with its `dtype` and `shape` attributes
+// (`shape = [2, 3]` arrives as an aggregate of i64 attributes).
+absl::StatusOr<std::pair<DType, TensorShape>> ReceivedTensorType(
+    StringAttribute dtype, const AggregateAttribute& shape);
 
 }  // namespace sluice
 

@@ -14,6 +14,7 @@
 #include "dialects/register.h"
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/ccl/ccl_kernels.h"
+#include "kernels/ccl/nccl_kernels.h"
 #include "kernels/data/data_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
@@ -94,7 +95,7 @@ absl::Status RegisterKernels(sluice::KernelRegistry* registry) {
         &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
         &sluice::RegisterMathKernels, &sluice::RegisterFtKernels,
         &sluice::RegisterDataKernels, &sluice::RegisterCclKernels,
-        &sluice::RegisterGpuKernels}) {
+        &sluice::RegisterGpuKernels, &sluice::RegisterCclDeviceKernels}) {
     if (absl::Status status = group(registry); !status.ok()) return status;
   }
   return absl::OkStatus();

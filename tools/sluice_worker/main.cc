@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/basic/basic_kernels.h"
 #include "kernels/ccl/ccl_kernels.h"
+#include "kernels/ccl/nccl_kernels.h"
 #include "kernels/data/data_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
@@ -141,7 +142,7 @@ int main(int argc, char** argv) {
         &sluice::RegisterDistKernels, &sluice::RegisterTensorKernels,
         &sluice::RegisterMathKernels, &sluice::RegisterFtKernels,
         &sluice::RegisterDataKernels, &sluice::RegisterCclKernels,
-        &sluice::RegisterGpuKernels}) {
+        &sluice::RegisterGpuKernels, &sluice::RegisterCclDeviceKernels}) {
     absl::Status registered = group(&registry);
     if (!registered.ok()) {
       std::fprintf(stderr, "sluice_worker: %s\n",

@@ -1,4 +1,5 @@
-// One rank of a Gloo group for the collective integration tests. Runs --op
+// One rank of a Gloo group (or, with --backend=nccl, of an NCCL group on
+// CUDA device --device) for the collective integration tests. Runs --op
 // (allreduce, allgather, reduce_scatter, broadcast, barrier or sendrecv)
 // --count times on tensors it derives from its rank and the iteration,
 // checks every result against the value it must have, and prints one line
@@ -26,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "sluice/collective/gloo_group.h"
+#include "sluice/collective/nccl_group.h"
 #include "sluice/support/failure.h"
 
 namespace sluice::ccl {
@@ -34,10 +36,12 @@ namespace {
 struct Flags {
   std::string store;
   std::string op = "allreduce";
+  std::string backend = "gloo";
   int64_t rank = 0, size = 1, generation = 0, count = 1, elements = 16;
   int64_t timeout_ms = 10000, stall_before = -1, linger_ms = 0;
   int64_t rejoin_generation = -1, rejoin_rank = 0, rejoin_size = 1;
   int64_t max_life_s = 120;
+  int64_t device = 0;
 };
 
 bool ParseFlags(int argc, char** argv, Flags* flags) {
@@ -54,6 +58,7 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
       {"rejoin_rank", &flags->rejoin_rank},
       {"rejoin_size", &flags->rejoin_size},
       {"max_life_s", &flags->max_life_s},
+      {"device", &flags->device},
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -65,12 +70,39 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
       flags->store = value;
     } else if (name == "op") {
       flags->op = value;
+    } else if (name == "backend") {
+      flags->backend = value;
     } else if (numbers.count(name) == 0 ||
                !absl::SimpleAtoi(value, numbers[name])) {
       return false;
     }
   }
-  return !flags->store.empty();
+  return !flags->store.empty() &&
+         (flags->backend == "gloo" || flags->backend == "nccl");
+}
+
+// The group of `generation` with this rank as `rank` of `size`.
+absl::StatusOr<RCReference<CollectiveGroup>> Connect(const Flags& flags,
+                                                     int64_t generation,
+                                                     int64_t rank,
+                                                     int64_t size) {
+  if (flags.backend == "nccl") {
+    NcclGroupOptions options;
+    options.store_address = flags.store;
+    options.rank = static_cast<int>(rank);
+    options.size = static_cast<int>(size);
+    options.generation = generation;
+    options.device = static_cast<int>(flags.device);
+    absl::StatusOr<RCReference<NcclGroup>> group = CreateNcclGroup(options);
+    if (!group.ok()) return group.status();
+    return RCReference<CollectiveGroup>(*std::move(group));
+  }
+  GlooGroupOptions options;
+  options.store_address = flags.store;
+  options.rank = static_cast<int>(rank);
+  options.size = static_cast<int>(size);
+  options.generation = generation;
+  return CreateGlooGroup(options);
 }
 
 std::unique_ptr<HostAllocator> allocator = CreateMallocAllocator();
@@ -181,14 +213,9 @@ int Main(int argc, char** argv) {
   }
   alarm(static_cast<unsigned>(flags.max_life_s));
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  GlooGroupOptions options;
-  options.store_address = flags.store;
-  options.rank = static_cast<int>(flags.rank);
-  options.size = static_cast<int>(flags.size);
-  options.generation = flags.generation;
   {
     absl::StatusOr<RCReference<CollectiveGroup>> group =
-        CreateGlooGroup(options);
+        Connect(flags, flags.generation, flags.rank, flags.size);
     if (!group.ok()) {
       PrintError("connect error", group.status(), absl::ZeroDuration());
       return 1;
@@ -216,11 +243,9 @@ int Main(int argc, char** argv) {
     }
   }
   if (flags.rejoin_generation >= 0) {
-    options.generation = flags.rejoin_generation;
-    options.rank = static_cast<int>(flags.rejoin_rank);
-    options.size = static_cast<int>(flags.rejoin_size);
     absl::StatusOr<RCReference<CollectiveGroup>> group =
-        CreateGlooGroup(options);
+        Connect(flags, flags.rejoin_generation, flags.rejoin_rank,
+                flags.rejoin_size);
     absl::Status status = group.status();
     if (group.ok()) {
       std::string wrong;
