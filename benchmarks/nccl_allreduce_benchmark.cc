@@ -8,6 +8,9 @@
 // Without a device every benchmark is skipped with the CUDA error.
 //
 //   bazel run -c opt //benchmarks:nccl_allreduce_benchmark
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -16,16 +19,13 @@
 #include <thread>
 #include <vector>
 
-#include <cuda_runtime_api.h>
-#include <nccl.h>
-
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/collective/store_service.h"
 #include "sluice/collective/nccl_group.h"
 #include "sluice/gpu/device_tensor.h"
 #include "sluice/gpu/gpu_device.h"
-#include "grpcpp/grpcpp.h"
-#include "lib/collective/store_service.h"
 
 namespace sluice::ccl {
 namespace {
@@ -45,9 +45,9 @@ void SetCounters(benchmark::State& state, int ranks) {
   const double bytes = static_cast<double>(state.range(0));
   state.counters["algbw_GBps"] = benchmark::Counter(
       bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["busbw_GBps"] = benchmark::Counter(
-      bytes / 1e9 * 2.0 * (ranks - 1) / ranks,
-      benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["busbw_GBps"] =
+      benchmark::Counter(bytes / 1e9 * 2.0 * (ranks - 1) / ranks,
+                         benchmark::Counter::kIsIterationInvariantRate);
   state.counters["ranks"] = ranks;
 }
 
@@ -91,8 +91,8 @@ void BM_NcclAllReduceDirect(benchmark::State& state) {
           cv.wait(lock, [&] { return started > i || done; });
           if (started <= i) return;
         }
-        ncclAllReduce(buffers[rank], buffers[rank], count, ncclFloat32,
-                      ncclSum, comms[rank], streams[rank]);
+        ncclAllReduce(buffers[rank], buffers[rank], count, ncclFloat32, ncclSum,
+                      comms[rank], streams[rank]);
         cudaStreamSynchronize(streams[rank]);
       }
     });
@@ -104,8 +104,8 @@ void BM_NcclAllReduceDirect(benchmark::State& state) {
       ++started;
       cv.notify_all();
     }
-    ncclAllReduce(buffers[0], buffers[0], count, ncclFloat32, ncclSum,
-                  comms[0], streams[0]);
+    ncclAllReduce(buffers[0], buffers[0], count, ncclFloat32, ncclSum, comms[0],
+                  streams[0]);
     cudaStreamSynchronize(streams[0]);
   }
   {
@@ -176,8 +176,8 @@ void BM_SluiceGroupAllReduce(benchmark::State& state) {
                     : absl::StatusOr<gpu::DeviceTensor>(device.status());
     std::lock_guard<std::mutex> lock(failed_mu);
     if (!group.ok() || !input.ok()) {
-      failed = absl::StrCat(group.status().message(), " ",
-                            input.status().message());
+      failed =
+          absl::StrCat(group.status().message(), " ", input.status().message());
       return;
     }
     groups[rank] = *std::move(group);

@@ -133,8 +133,8 @@ mlir::LogicalResult VerifyDtypeAndShape(mlir::Operation* op,
                                         llvm::StringRef dtype,
                                         mlir::ArrayAttr shape) {
   if (!llvm::is_contained({"i1", "i32", "i64", "f32", "f64"}, dtype)) {
-    return op->emitOpError() << "dtype '" << dtype
-                             << "' is not one of i1, i32, i64, f32, f64";
+    return op->emitOpError()
+           << "dtype '" << dtype << "' is not one of i1, i32, i64, f32, f64";
   }
   for (mlir::Attribute dim : shape) {
     int64_t value = llvm::cast<mlir::IntegerAttr>(dim).getInt();

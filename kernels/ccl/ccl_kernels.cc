@@ -162,9 +162,9 @@ absl::StatusOr<std::pair<DType, TensorShape>> ReceivedTensorType(
   for (size_t i = 0; i < shape.size(); ++i) {
     auto type = static_cast<bef::AttributeType>(shape.type(i));
     if (type != bef::AttributeType::kI64) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("dimension ", i, " of the shape is an attribute of type ",
-                       bef::AttributeTypeName(type), "; dimensions are i64"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dimension ", i, " of the shape is an attribute of type ",
+          bef::AttributeTypeName(type), "; dimensions are i64"));
     }
     dims.push_back(*Attribute<int64_t>(shape.data(i)));
   }

@@ -10,9 +10,9 @@
 #include "sluice/collective/collective_group.h"
 #include "sluice/kernel/attributes.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/ref_count.h"
 #include "sluice/tensor/dtype.h"
 #include "sluice/tensor/tensor_shape.h"
-#include "sluice/support/ref_count.h"
 
 namespace sluice {
 

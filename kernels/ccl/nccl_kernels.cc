@@ -77,8 +77,8 @@ void DeviceReduceScatter(const GroupValue& group, const DeviceTensor& input,
   absl::StatusOr<ccl::ReduceOp> op = ccl::ParseReduceOp(reduction.get());
   if (!op.ok()) return frame->ReportError(op.status());
   if (ccl::NcclGroup* nccl = AsNccl(group, frame)) {
-    ResultsWhenReady(
-        nccl->DeviceReduceScatter(input, *op, Timeout(timeout_ms)), frame);
+    ResultsWhenReady(nccl->DeviceReduceScatter(input, *op, Timeout(timeout_ms)),
+                     frame);
   }
 }
 
@@ -157,8 +157,8 @@ absl::Status RegisterCclDeviceKernels(KernelRegistry* registry) {
       {"tfrt_ccl.device_send",
        SLUICE_KERNEL(DeviceSend).WithAttributeNames({"peer", "timeout_ms"})},
       {"tfrt_ccl.device_recv",
-       SLUICE_KERNEL(DeviceRecv).WithAttributeNames(
-           {"peer", "dtype", "shape", "timeout_ms"})},
+       SLUICE_KERNEL(DeviceRecv)
+           .WithAttributeNames({"peer", "dtype", "shape", "timeout_ms"})},
   });
 }
 

@@ -9,11 +9,11 @@
 #ifndef SLUICE_LIB_COLLECTIVE_NCCL_API_H_
 #define SLUICE_LIB_COLLECTIVE_NCCL_API_H_
 
-#include <cstddef>
-#include <string>
-
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+
+#include <cstddef>
+#include <string>
 
 #include "absl/status/status.h"
 
@@ -74,8 +74,7 @@ class NcclApi {
                             ncclDataType_t dtype, int peer, ncclComm_t comm,
                             cudaStream_t stream) = 0;
   virtual ncclResult_t Recv(void* recv, size_t count, ncclDataType_t dtype,
-                            int peer, ncclComm_t comm,
-                            cudaStream_t stream) = 0;
+                            int peer, ncclComm_t comm, cudaStream_t stream) = 0;
   virtual ncclResult_t GroupStart() = 0;
   virtual ncclResult_t GroupEnd() = 0;
 

@@ -27,8 +27,8 @@ void EscalateByExit(const absl::Status& reason) {
   std::_Exit(kRestartableExitCode);
 }
 
-NcclCommWatch::NcclCommWatch(NcclApi* api, ncclComm_t comm,
-                             cudaStream_t stream, NcclCommWatchOptions options)
+NcclCommWatch::NcclCommWatch(NcclApi* api, ncclComm_t comm, cudaStream_t stream,
+                             NcclCommWatchOptions options)
     : api_(api), comm_(comm), stream_(stream), options_(std::move(options)) {}
 
 NcclCommWatch::~NcclCommWatch() {
@@ -93,8 +93,8 @@ void NcclCommWatch::Submit(NcclOp op) {
     if (state_ != CommState::kHealthy) {
       // Aborted while NCCL took the call: it fails with the rest.
       std::string what = flight.op.what;
-      finished.push_back({std::move(flight.op.done),
-                          WithMessagePrefix(broken_, what + ": ")});
+      finished.push_back(
+          {std::move(flight.op.done), WithMessagePrefix(broken_, what + ": ")});
       graveyard_.push_back(std::move(flight.op.buffers));
       in_flight_.pop_back();
     } else if (result != ncclSuccess && result != ncclInProgress) {
@@ -111,8 +111,8 @@ void NcclCommWatch::Submit(NcclOp op) {
 
 absl::Status NcclCommWatch::Start(InFlight& flight) {
   if (flight.op.epilogue) {
-    absl::Status copied = CudaStatus(*api_, flight.op.epilogue(),
-                                     "queueing the copies after it");
+    absl::Status copied =
+        CudaStatus(*api_, flight.op.epilogue(), "queueing the copies after it");
     if (!copied.ok()) return copied;
   }
   if (free_events_.empty()) {
@@ -155,12 +155,12 @@ absl::Status NcclCommWatch::health() const {
 void NcclCommWatch::Break(const absl::Status& cause, const InFlight* culprit,
                           std::vector<Finished>& finished) {
   if (state_ != CommState::kHealthy) return;
-  broken_ = GroupError(cause,
-                       culprit != nullptr
-                           ? absl::StrCat(culprit->op.what, ": ")
-                           : absl::StrCat("nccl communicator of ",
-                                          options_.name, ": "),
-                       options_.generation);
+  broken_ = GroupError(
+      cause,
+      culprit != nullptr
+          ? absl::StrCat(culprit->op.what, ": ")
+          : absl::StrCat("nccl communicator of ", options_.name, ": "),
+      options_.generation);
   state_ = CommState::kBroken;
   for (InFlight& flight : in_flight_) {
     absl::Status error =
@@ -181,27 +181,27 @@ void NcclCommWatch::StartRelease(bool abort, absl::Time now) {
   state_ = abort ? CommState::kAborting : CommState::kClosing;
   release_deadline_ = now + options_.abort_timeout;
   std::function<void()> wake = wake_;
-  release_thread_ = std::thread([this, abort, wake = std::move(wake),
-                                 deadline = absl::Now() +
-                                            options_.abort_timeout] {
-    bool aborting = abort;
-    if (!aborting) {
-      // Flush and free; a finalize that fails or outlasts the deadline
-      // turns into an abort.
-      ncclResult_t result = api_->CommFinalize(comm_);
-      while (result == ncclInProgress && absl::Now() < deadline) {
-        absl::SleepFor(kFinalizePoll);
-        ncclResult_t async = ncclSuccess;
-        result = api_->CommGetAsyncError(comm_, &async);
-        if (result == ncclSuccess) result = async;
-      }
-      aborting = result != ncclSuccess ||
-                 api_->CommDestroy(comm_) != ncclSuccess;
-    }
-    if (aborting) api_->CommAbort(comm_);
-    released_.store(true);
-    if (wake) wake();
-  });
+  release_thread_ =
+      std::thread([this, abort, wake = std::move(wake),
+                   deadline = absl::Now() + options_.abort_timeout] {
+        bool aborting = abort;
+        if (!aborting) {
+          // Flush and free; a finalize that fails or outlasts the deadline
+          // turns into an abort.
+          ncclResult_t result = api_->CommFinalize(comm_);
+          while (result == ncclInProgress && absl::Now() < deadline) {
+            absl::SleepFor(kFinalizePoll);
+            ncclResult_t async = ncclSuccess;
+            result = api_->CommGetAsyncError(comm_, &async);
+            if (result == ncclSuccess) result = async;
+          }
+          aborting =
+              result != ncclSuccess || api_->CommDestroy(comm_) != ncclSuccess;
+        }
+        if (aborting) api_->CommAbort(comm_);
+        released_.store(true);
+        if (wake) wake();
+      });
 }
 
 void NcclCommWatch::Poll(absl::Time now) {
@@ -251,12 +251,13 @@ void NcclCommWatch::Poll(absl::Time now) {
           }
         }
         if (now >= flight.op.deadline) {
-          Break(absl::DeadlineExceededError(absl::StrCat(
-                    "no result within ", absl::FormatDuration(flight.op.timeout),
-                    flight.state == OpState::kPending
-                        ? " (nccl was still enqueuing it)"
-                        : "")),
-                &flight, finished);
+          Break(
+              absl::DeadlineExceededError(absl::StrCat(
+                  "no result within ", absl::FormatDuration(flight.op.timeout),
+                  flight.state == OpState::kPending
+                      ? " (nccl was still enqueuing it)"
+                      : "")),
+              &flight, finished);
           break;
         }
         ++it;
@@ -284,9 +285,9 @@ void NcclCommWatch::Poll(absl::Time now) {
                                            : "destroying the communicator",
             " of ", options_.name, " did not return within ",
             absl::FormatDuration(options_.abort_timeout),
-            broken_.ok() ? ""
-                         : absl::StrCat(" (it broke with: ", broken_.message(),
-                                        ")")));
+            broken_.ok()
+                ? ""
+                : absl::StrCat(" (it broke with: ", broken_.message(), ")")));
       }
     }
   }

@@ -122,10 +122,10 @@ void FakeNcclApi::ReleaseAborts() {
   state_->aborts_released_cv.notify_all();
 }
 
-#define SLUICE_FAKE_COUNTER(name)                \
-  int FakeNcclApi::name() const {                \
+#define SLUICE_FAKE_COUNTER(name)                 \
+  int FakeNcclApi::name() const {                 \
     std::lock_guard<std::mutex> lock(state_->mu); \
-    return state_->name;                         \
+    return state_->name;                          \
   }
 SLUICE_FAKE_COUNTER(aborts_started)
 SLUICE_FAKE_COUNTER(aborts_returned)
@@ -277,8 +277,8 @@ ncclResult_t FakeNcclApi::Collective(ncclComm_t comm, cudaStream_t stream,
   if (!state_->Usable(fake)) return ncclInvalidUsage;
   const FakeNcclScript& script = state_->script;
   if (script.enqueue_result != ncclSuccess) return script.enqueue_result;
-  if (fake->nranks == 1 && send != nullptr && recv != nullptr &&
-      send != recv && bytes > 0) {
+  if (fake->nranks == 1 && send != nullptr && recv != nullptr && send != recv &&
+      bytes > 0) {
     std::memcpy(recv, send, bytes);
   }
   auto op = std::make_shared<FakeOp>();
@@ -380,9 +380,7 @@ cudaError_t FakeNcclApi::StreamWaitEvent(cudaStream_t, cudaEvent_t) {
   return cudaSuccess;
 }
 
-cudaError_t FakeNcclApi::StreamSynchronize(cudaStream_t) {
-  return cudaSuccess;
-}
+cudaError_t FakeNcclApi::StreamSynchronize(cudaStream_t) { return cudaSuccess; }
 
 cudaError_t FakeNcclApi::Malloc(void** pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(state_->mu);

@@ -74,9 +74,8 @@ class FakeNcclApi final : public NcclApi {
   bool HasCommSplit() override;
   bool HasCommShrink() override;
   ncclResult_t GetUniqueId(ncclUniqueId* id) override;
-  ncclResult_t CommInitRankConfig(ncclComm_t* comm, int nranks,
-                                  ncclUniqueId id, int rank,
-                                  ncclConfig_t* config) override;
+  ncclResult_t CommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId id,
+                                  int rank, ncclConfig_t* config) override;
   ncclResult_t CommSplit(ncclComm_t comm, int color, int key,
                          ncclComm_t* new_comm, ncclConfig_t* config) override;
   ncclResult_t CommShrink(ncclComm_t comm, int* exclude_ranks,

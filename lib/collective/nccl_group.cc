@@ -153,13 +153,13 @@ class NcclGroupImpl final : public NcclGroup {
     absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), true);
     if (!type.ok()) return Invalid(what, type.status());
     size_t count = static_cast<size_t>(input.num_elements());
-    return HostCollective(
-        what, timeout, input, input.shape(),
-        [this, count, type = *type, op](const void* in, void* out,
-                                        cudaStream_t stream) {
-          return api_->AllReduce(in, out, count, type, NcclReduction(op),
-                                 comm(), stream);
-        });
+    return HostCollective(what, timeout, input, input.shape(),
+                          [this, count, type = *type, op](
+                              const void* in, void* out, cudaStream_t stream) {
+                            return api_->AllReduce(in, out, count, type,
+                                                   NcclReduction(op), comm(),
+                                                   stream);
+                          });
   }
 
   absl::StatusOr<DenseHostTensor> AllGather(const DenseHostTensor& input,
@@ -173,8 +173,8 @@ class NcclGroupImpl final : public NcclGroup {
     return HostCollective(what, timeout, input, *shape,
                           [this, count, type = *type](const void* in, void* out,
                                                       cudaStream_t stream) {
-                            return api_->AllGather(in, out, count, type,
-                                                   comm(), stream);
+                            return api_->AllGather(in, out, count, type, comm(),
+                                                   stream);
                           });
   }
 
@@ -187,19 +187,20 @@ class NcclGroupImpl final : public NcclGroup {
     absl::StatusOr<TensorShape> shape = Part(input.shape());
     if (!shape.ok()) return Invalid(what, shape.status());
     size_t count = static_cast<size_t>(shape->num_elements());
-    return HostCollective(
-        what, timeout, input, *shape,
-        [this, count, type = *type, op](const void* in, void* out,
-                                        cudaStream_t stream) {
-          return api_->ReduceScatter(in, out, count, type, NcclReduction(op),
-                                     comm(), stream);
-        });
+    return HostCollective(what, timeout, input, *shape,
+                          [this, count, type = *type, op](
+                              const void* in, void* out, cudaStream_t stream) {
+                            return api_->ReduceScatter(in, out, count, type,
+                                                       NcclReduction(op),
+                                                       comm(), stream);
+                          });
   }
 
   absl::StatusOr<DenseHostTensor> Broadcast(const DenseHostTensor& input,
                                             int root,
                                             absl::Duration timeout) override {
-    std::string what = Describe("broadcast", absl::StrCat("root ", root), input);
+    std::string what =
+        Describe("broadcast", absl::StrCat("root ", root), input);
     absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
     if (!type.ok()) return Invalid(what, type.status());
     if (root < 0 || root >= size()) {
@@ -207,60 +208,58 @@ class NcclGroupImpl final : public NcclGroup {
                                "root ", root, " is not a rank of the group")));
     }
     size_t count = static_cast<size_t>(input.num_elements());
-    return HostCollective(
-        what, timeout, input, input.shape(),
-        [this, count, type = *type, root](const void* in, void* out,
-                                          cudaStream_t stream) {
-          return api_->Broadcast(in, out, count, type, root, comm(), stream);
-        });
+    return HostCollective(what, timeout, input, input.shape(),
+                          [this, count, type = *type, root](
+                              const void* in, void* out, cudaStream_t stream) {
+                            return api_->Broadcast(in, out, count, type, root,
+                                                   comm(), stream);
+                          });
   }
 
   // NCCL has no barrier: an allreduce of one element is one.
   absl::Status Barrier(absl::Duration timeout) override {
-    absl::StatusOr<DenseHostTensor> one =
-        DenseHostTensor::Create(DType::kI32, TensorShape::Create({1}).value(),
-                                allocator_);
+    absl::StatusOr<DenseHostTensor> one = DenseHostTensor::Create(
+        DType::kI32, TensorShape::Create({1}).value(), allocator_);
     if (!one.ok()) return one.status();
     *static_cast<int32_t*>(one->raw_data()) = 1;
     std::string what = Describe("barrier", "", *one);
-    return HostCollective(what, timeout, *one, one->shape(),
-                          [this](const void* in, void* out,
-                                 cudaStream_t stream) {
-                            return api_->AllReduce(in, out, 1, ncclInt32,
-                                                   ncclSum, comm(), stream);
-                          })
+    return HostCollective(
+               what, timeout, *one, one->shape(),
+               [this](const void* in, void* out, cudaStream_t stream) {
+                 return api_->AllReduce(in, out, 1, ncclInt32, ncclSum, comm(),
+                                        stream);
+               })
         .status();
   }
 
   absl::Status Send(const DenseHostTensor& input, int peer, int64_t tag,
                     absl::Duration timeout) override {
-    std::string what = Describe(
-        "send", absl::StrCat("to rank ", peer, ", tag ", tag), input);
+    std::string what =
+        Describe("send", absl::StrCat("to rank ", peer, ", tag ", tag), input);
     absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
     if (!type.ok()) return Invalid(what, type.status());
     if (absl::Status bad = CheckPeer(peer, tag); !bad.ok()) {
       return Invalid(what, bad);
     }
     size_t count = static_cast<size_t>(input.num_elements());
-    return HostCollective(what, timeout, input, TensorShape::Create({0}).value(),
-                          [this, count, type = *type, peer](
-                              const void* in, void*, cudaStream_t stream) {
-                            return api_->Send(in, count, type, peer, comm(),
-                                              stream);
-                          })
+    return HostCollective(
+               what, timeout, input, TensorShape::Create({0}).value(),
+               [this, count, type = *type, peer](const void* in, void*,
+                                                 cudaStream_t stream) {
+                 return api_->Send(in, count, type, peer, comm(), stream);
+               })
         .status();
   }
 
   absl::StatusOr<DenseHostTensor> Recv(DType dtype, const TensorShape& shape,
                                        int peer, int64_t tag,
                                        absl::Duration timeout) override {
-    absl::StatusOr<DenseHostTensor> none =
-        DenseHostTensor::Create(dtype, TensorShape::Create({0}).value(),
-                                allocator_);
+    absl::StatusOr<DenseHostTensor> none = DenseHostTensor::Create(
+        dtype, TensorShape::Create({0}).value(), allocator_);
     if (!none.ok()) return none.status();
-    std::string what = absl::StrCat(
-        "recv (from rank ", peer, ", tag ", tag, ") of ", DTypeName(dtype),
-        shape.ToString(), " on ", Where());
+    std::string what =
+        absl::StrCat("recv (from rank ", peer, ", tag ", tag, ") of ",
+                     DTypeName(dtype), shape.ToString(), " on ", Where());
     absl::StatusOr<ncclDataType_t> type = NcclType(dtype, false);
     if (!type.ok()) return Invalid(what, type.status());
     if (absl::Status bad = CheckPeer(peer, tag); !bad.ok()) {
@@ -297,7 +296,8 @@ class NcclGroupImpl final : public NcclGroup {
     absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
     if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
     absl::StatusOr<TensorShape> shape = Stacked(input.shape());
-    if (!shape.ok()) return InvalidValue<gpu::DeviceTensor>(what, shape.status());
+    if (!shape.ok())
+      return InvalidValue<gpu::DeviceTensor>(what, shape.status());
     size_t count = static_cast<size_t>(input.num_elements());
     return DeviceCollective(
         what, timeout, input, *shape,
@@ -314,7 +314,8 @@ class NcclGroupImpl final : public NcclGroup {
     absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), true);
     if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
     absl::StatusOr<TensorShape> shape = Part(input.shape());
-    if (!shape.ok()) return InvalidValue<gpu::DeviceTensor>(what, shape.status());
+    if (!shape.ok())
+      return InvalidValue<gpu::DeviceTensor>(what, shape.status());
     size_t count = static_cast<size_t>(shape->num_elements());
     return DeviceCollective(
         what, timeout, input, *shape,
@@ -328,13 +329,14 @@ class NcclGroupImpl final : public NcclGroup {
   AsyncValueRef<gpu::DeviceTensor> DeviceBroadcast(
       const gpu::DeviceTensor& input, int root,
       absl::Duration timeout) override {
-    std::string what = Describe("broadcast", absl::StrCat("root ", root), input);
+    std::string what =
+        Describe("broadcast", absl::StrCat("root ", root), input);
     absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
     if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
     if (root < 0 || root >= size()) {
       return InvalidValue<gpu::DeviceTensor>(
-          what, absl::InvalidArgumentError(
-                    absl::StrCat("root ", root, " is not a rank of the group")));
+          what, absl::InvalidArgumentError(absl::StrCat(
+                    "root ", root, " is not a rank of the group")));
     }
     size_t count = static_cast<size_t>(input.num_elements());
     return DeviceCollective(
@@ -414,10 +416,12 @@ class NcclGroupImpl final : public NcclGroup {
       return InvalidValue<gpu::DeviceTensor>(what, bad);
     }
     absl::StatusOr<RCReference<gpu::GpuDevice>> device = Device();
-    if (!device.ok()) return InvalidValue<gpu::DeviceTensor>(what, device.status());
+    if (!device.ok())
+      return InvalidValue<gpu::DeviceTensor>(what, device.status());
     absl::StatusOr<gpu::DeviceTensor> output =
         gpu::DeviceTensor::Allocate(std::move(*device), dtype, shape);
-    if (!output.ok()) return InvalidValue<gpu::DeviceTensor>(what, output.status());
+    if (!output.ok())
+      return InvalidValue<gpu::DeviceTensor>(what, output.status());
     size_t count = static_cast<size_t>(shape.num_elements());
     return Deliver(what, timeout, *output,
                    std::make_shared<gpu::DeviceTensor>(*output),
@@ -494,9 +498,9 @@ class NcclGroupImpl final : public NcclGroup {
   // Dimension 0 split into size() equal parts: one part's shape.
   absl::StatusOr<TensorShape> Part(const TensorShape& shape) const {
     if (shape.rank() == 0 || shape.dim(0) % size() != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the input's dimension 0 must split into ", size(),
-          " equal parts, but its shape is ", shape.ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the input's dimension 0 must split into ", size(),
+                       " equal parts, but its shape is ", shape.ToString()));
     }
     std::vector<int64_t> dims(shape.dims().begin(), shape.dims().end());
     dims[0] /= size();
@@ -518,8 +522,8 @@ class NcclGroupImpl final : public NcclGroup {
       return absl::InvalidArgumentError(absl::StrCat(
           "the timeout must be positive, got ", absl::FormatDuration(timeout)));
     }
-    absl::Status ordered = CudaStatus(*api_, api_->SetDevice(device_ordinal_),
-                                      "cudaSetDevice");
+    absl::Status ordered =
+        CudaStatus(*api_, api_->SetDevice(device_ordinal_), "cudaSetDevice");
     if (ordered.ok()) {
       std::lock_guard<std::mutex> lock(order_mu_);
       ordered = CudaStatus(*api_, api_->EventRecord(order_event_, after_stream),
@@ -569,8 +573,8 @@ class NcclGroupImpl final : public NcclGroup {
     Completion completion;
     absl::Status launched = Launch(
         what, timeout, copy_stream_,
-        [call = std::move(call), in = memory.in,
-         out = memory.out](cudaStream_t stream) { return call(in, out, stream); },
+        [call = std::move(call), in = memory.in, out = memory.out](
+            cudaStream_t stream) { return call(in, out, stream); },
         *staging, completion.Done());
     if (!launched.ok()) return Invalid(what, launched);
     absl::Status status = completion.Wait();
@@ -578,9 +582,8 @@ class NcclGroupImpl final : public NcclGroup {
     if (output->num_bytes() > 0) {
       absl::Status copied = CudaStatus(
           *api_,
-          api_->MemcpyAsync(output->raw_data(), memory.out,
-                            output->num_bytes(), cudaMemcpyDeviceToHost,
-                            copy_stream_),
+          api_->MemcpyAsync(output->raw_data(), memory.out, output->num_bytes(),
+                            cudaMemcpyDeviceToHost, copy_stream_),
           "copying the result to the host");
       if (copied.ok()) {
         copied = CudaStatus(*api_, api_->StreamSynchronize(copy_stream_),
@@ -614,7 +617,8 @@ class NcclGroupImpl final : public NcclGroup {
         CudaStatus(*api_, api_->SetDevice(device_ordinal_), "cudaSetDevice");
     if (allocated.ok()) {
       allocated = CudaStatus(
-          *api_, api_->Malloc(&staging->in, std::max<size_t>(staging->in_bytes, 1)),
+          *api_,
+          api_->Malloc(&staging->in, std::max<size_t>(staging->in_bytes, 1)),
           absl::StrCat("cudaMalloc of ", staging->in_bytes, " staging bytes"));
     }
     if (allocated.ok()) {
@@ -670,12 +674,11 @@ class NcclGroupImpl final : public NcclGroup {
     auto buffers =
         std::make_shared<std::pair<gpu::DeviceTensor, gpu::DeviceTensor>>(
             input, *output);
-    return Deliver(what, timeout, input, std::move(buffers),
-                   [call = std::move(call), in = input.data(),
-                    out = output->data()](cudaStream_t stream) {
-                     return call(in, out, stream);
-                   },
-                   *output);
+    return Deliver(
+        what, timeout, input, std::move(buffers),
+        [call = std::move(call), in = input.data(), out = output->data()](
+            cudaStream_t stream) { return call(in, out, stream); },
+        *output);
   }
 
   // Launches `call` after the work on `after`'s stream and returns `result`
@@ -751,8 +754,8 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
   }
   NcclApi& api = *environment.api;
   const std::string name =
-      absl::StrCat("rank ", options.rank, " of ", options.size,
-                   " (generation ", options.generation, ")");
+      absl::StrCat("rank ", options.rank, " of ", options.size, " (generation ",
+                   options.generation, ")");
   const std::string what = absl::StrCat("creating the nccl communicator of ",
                                         name, " on gpu:", options.device);
   int devices = 0;
@@ -763,8 +766,8 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
         counted == cudaSuccess ? "0" : api.CudaErrorString(counted)));
   }
   if (options.device >= devices) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": the machine has ", devices, " CUDA device(s)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": the machine has ", devices, " CUDA device(s)"));
   }
   auto parent = dynamic_cast<NcclGroupImpl*>(options.parent);
   if (options.parent != nullptr && parent == nullptr) {
@@ -802,8 +805,8 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
       const int flags = 0;
 #endif
       result = api.CommShrink(parent->comm(), excluded.data(),
-                              static_cast<int>(excluded.size()), &comm,
-                              &config, flags);
+                              static_cast<int>(excluded.size()), &comm, &config,
+                              flags);
     } else if (excluded.empty() && api.HasCommSplit()) {
       created_by = "split";
       result = api.CommSplit(parent->comm(), /*color=*/0, options.rank, &comm,
@@ -812,9 +815,8 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
   }
   if (created_by.empty()) {
     created_by = "init";
-    absl::StatusOr<ncclUniqueId> id =
-        ExchangeUniqueId(api, options.store_address, options.generation,
-                         options.rank, deadline);
+    absl::StatusOr<ncclUniqueId> id = ExchangeUniqueId(
+        api, options.store_address, options.generation, options.rank, deadline);
     if (!id.ok()) return fail(id.status(), Classify(id.status()));
     result =
         api.CommInitRankConfig(&comm, options.size, *id, options.rank, &config);
@@ -826,15 +828,15 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
   watch_options.escalate = environment.escalate;
   watch_options.destroy_stream = true;
   cudaStream_t stream = nullptr;
-  absl::Status created = CudaStatus(api, api.StreamCreate(&stream),
-                                    "cudaStreamCreate");
+  absl::Status created =
+      CudaStatus(api, api.StreamCreate(&stream), "cudaStreamCreate");
   // A communicator that exists but failed is aborted by the watchdog, which
   // escalates when the abort hangs.
   auto abandon = [&](const absl::Status& cause, FailureClass failure_class) {
     absl::Status error = fail(cause, failure_class);
     if (comm != nullptr) {
-      auto watch = std::make_shared<NcclCommWatch>(&api, comm, stream,
-                                                   watch_options);
+      auto watch =
+          std::make_shared<NcclCommWatch>(&api, comm, stream, watch_options);
       environment.watchdog->Watch(watch);
       watch->Abort(error);
     } else if (stream != nullptr) {
@@ -860,11 +862,10 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
                      FailureClass::kRetryable);
     }
     if (absl::Now() >= deadline) {
-      return abandon(
-          absl::DeadlineExceededError(absl::StrCat(
-              "the ranks did not all join within ",
-              absl::FormatDuration(options.connect_timeout))),
-          FailureClass::kRetryable);
+      return abandon(absl::DeadlineExceededError(absl::StrCat(
+                         "the ranks did not all join within ",
+                         absl::FormatDuration(options.connect_timeout))),
+                     FailureClass::kRetryable);
     }
     absl::SleepFor(kCreatePoll);
   }

@@ -23,9 +23,8 @@ class RealApi final : public NcclApi {
   ncclResult_t GetUniqueId(ncclUniqueId* id) override {
     return ncclGetUniqueId(id);
   }
-  ncclResult_t CommInitRankConfig(ncclComm_t* comm, int nranks,
-                                  ncclUniqueId id, int rank,
-                                  ncclConfig_t* config) override {
+  ncclResult_t CommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId id,
+                                  int rank, ncclConfig_t* config) override {
     return ncclCommInitRankConfig(comm, nranks, id, rank, config);
   }
   ncclResult_t CommSplit(ncclComm_t comm, int color, int key,

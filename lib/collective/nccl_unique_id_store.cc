@@ -47,10 +47,10 @@ absl::StatusOr<ncclUniqueId> ExchangeUniqueId(NcclApi& api,
     proto::SetResponse response;
     grpc::Status status = stub->Set(&context, request, &response);
     if (!status.ok()) {
-      return StoreError(status,
-                        absl::StrCat("setting ", key, " in the store at ",
-                                     store_address),
-                        generation);
+      return StoreError(
+          status,
+          absl::StrCat("setting ", key, " in the store at ", store_address),
+          generation);
     }
     return id;
   }

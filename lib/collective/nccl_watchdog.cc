@@ -71,11 +71,10 @@ void NcclWatchdog::Run() {
       signal_->woken = false;
       // Finished watches are dropped here, outside any Poll.
       auto& all = signal_->watches;
-      all.erase(std::remove_if(all.begin(), all.end(),
-                               [](const auto& watch) {
-                                 return watch->finished();
-                               }),
-                all.end());
+      all.erase(
+          std::remove_if(all.begin(), all.end(),
+                         [](const auto& watch) { return watch->finished(); }),
+          all.end());
       watches = signal_->watches;
     }
     const absl::Time now = absl::Now();

@@ -82,8 +82,8 @@ class ManagerImpl final : public Manager {
     SLUICE_LOG(INFO) << "replica " << options_.replica_id << ": collectives on "
                      << ccl::CollectiveBackendName(backend_)
                      << (backend_ == ccl::CollectiveBackend::kNccl
-                             ? absl::StrCat(" (gpu:",
-                                            ccl::CudaDeviceForLocalRank(), ")")
+                             ? absl::StrCat(
+                                   " (gpu:", ccl::CudaDeviceForLocalRank(), ")")
                              : std::string(" (no CUDA device, or "
                                            "SLUICE_COLLECTIVE_BACKEND=gloo)"));
     absl::StatusOr<std::unique_ptr<LighthouseClient>> client =

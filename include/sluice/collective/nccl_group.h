@@ -76,8 +76,7 @@ class NcclGroup : public CollectiveGroup {
       const gpu::DeviceTensor& input, absl::Duration timeout) = 0;
   // Point to point, matched in order per peer (NCCL has no tags).
   virtual AsyncValueRef<Chain> DeviceSend(const gpu::DeviceTensor& input,
-                                          int peer,
-                                          absl::Duration timeout) = 0;
+                                          int peer, absl::Duration timeout) = 0;
   virtual AsyncValueRef<gpu::DeviceTensor> DeviceRecv(
       DType dtype, const TensorShape& shape, int peer,
       absl::Duration timeout) = 0;

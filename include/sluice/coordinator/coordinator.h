@@ -55,7 +55,8 @@ class CoordinatorState;
 inline constexpr char kIteratorTypeName[] = "!tfrt_data.iterator";
 
 // The exit status a job's main returns for `status`: 0 when OK,
-// kRestartableExitCode (sluice/support/exit_codes.h) when Classify() says retryable, 1 otherwise.
+// kRestartableExitCode (sluice/support/exit_codes.h) when Classify() says
+// retryable, 1 otherwise.
 int ExitCodeFor(const absl::Status& status);
 
 struct CoordinatorOptions {

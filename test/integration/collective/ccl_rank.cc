@@ -243,9 +243,8 @@ int Main(int argc, char** argv) {
     }
   }
   if (flags.rejoin_generation >= 0) {
-    absl::StatusOr<RCReference<CollectiveGroup>> group =
-        Connect(flags, flags.rejoin_generation, flags.rejoin_rank,
-                flags.rejoin_size);
+    absl::StatusOr<RCReference<CollectiveGroup>> group = Connect(
+        flags, flags.rejoin_generation, flags.rejoin_rank, flags.rejoin_size);
     absl::Status status = group.status();
     if (group.ok()) {
       std::string wrong;

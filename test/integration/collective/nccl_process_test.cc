@@ -78,8 +78,7 @@ TEST_P(NcclProcessTest, SurvivorGetsAnErrorValueAndANewCommunicatorWorks) {
   std::string connected = survivor->WaitForLine("connect", absl::Seconds(60));
   if (absl::StrContains(connected, "connect error") &&
       absl::StrContains(connected, "Duplicate GPU")) {
-    GTEST_SKIP() << "this NCCL refuses two ranks on one device: "
-                 << connected;
+    GTEST_SKIP() << "this NCCL refuses two ranks on one device: " << connected;
   }
   ASSERT_EQ(connected, "connected");
   ASSERT_NE(survivor->WaitForLine("ok allreduce 3", absl::Seconds(60)), "");
@@ -105,9 +104,8 @@ TEST_P(NcclProcessTest, SurvivorGetsAnErrorValueAndANewCommunicatorWorks) {
   EXPECT_LE(noticed, absl::Milliseconds(kTimeoutMs) + absl::Seconds(1))
       << error;
 
-  EXPECT_NE(survivor->WaitForLine("rejoined ok generation=2",
-                                  absl::Seconds(60)),
-            "");
+  EXPECT_NE(
+      survivor->WaitForLine("rejoined ok generation=2", absl::Seconds(60)), "");
   // Not killed, nor escalated (exit 75): it finished.
   EXPECT_EQ(survivor->WaitForExit(absl::Seconds(30)), 0);
 }

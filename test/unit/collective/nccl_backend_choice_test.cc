@@ -18,7 +18,8 @@ TEST(CollectiveBackendTest, AutoFollowsTheDevice) {
 TEST(CollectiveBackendTest, ANamedBackendWins) {
   EXPECT_EQ(*ChooseCollectiveBackend("gloo", true), CollectiveBackend::kGloo);
   EXPECT_EQ(*ChooseCollectiveBackend("nccl", true), CollectiveBackend::kNccl);
-  absl::StatusOr<CollectiveBackend> forced = ChooseCollectiveBackend("nccl", false);
+  absl::StatusOr<CollectiveBackend> forced =
+      ChooseCollectiveBackend("nccl", false);
   EXPECT_EQ(forced.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(forced.status().message(), HasSubstr("sees no CUDA device"));
   absl::StatusOr<CollectiveBackend> typo = ChooseCollectiveBackend("ncl", true);

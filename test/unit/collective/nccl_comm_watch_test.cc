@@ -58,13 +58,12 @@ class NcclCommWatchTest : public ::testing::Test {
     EXPECT_EQ(api_->calls_after_release(), 0);
   }
 
-  void Open(FakeNcclScript script, absl::Duration abort_timeout =
-                                       absl::Seconds(10)) {
+  void Open(FakeNcclScript script,
+            absl::Duration abort_timeout = absl::Seconds(10)) {
     api_ = std::make_unique<FakeNcclApi>(script);
     ncclUniqueId id;
     ASSERT_EQ(api_->GetUniqueId(&id), ncclSuccess);
-    ASSERT_EQ(api_->CommInitRankConfig(&comm_, 2, id, 0, nullptr),
-              ncclSuccess);
+    ASSERT_EQ(api_->CommInitRankConfig(&comm_, 2, id, 0, nullptr), ncclSuccess);
     ASSERT_EQ(api_->StreamCreate(&stream_), cudaSuccess);
     NcclCommWatchOptions options;
     options.name = "rank 0 of 2 (generation 7)";
@@ -271,8 +270,8 @@ TEST_F(NcclCommWatchTest, AbortGivesItsReasonAndClass) {
   api_->SetScript(script);
   Outcome outcome;
   watch_->Submit(Op(outcome));
-  watch_->Abort(MarkStale(absl::AbortedError("retired for quorum 8"),
-                          kGeneration));
+  watch_->Abort(
+      MarkStale(absl::AbortedError("retired for quorum 8"), kGeneration));
   ASSERT_TRUE(outcome.Get().has_value());
   absl::Status error = *outcome.Get();
   EXPECT_EQ(error.code(), absl::StatusCode::kAborted);

@@ -79,8 +79,8 @@ class NcclGpuGroupTest : public ::testing::Test {
 TEST_F(NcclGpuGroupTest, HostCollectivesOfOneRank) {
   absl::StatusOr<RCReference<NcclGroup>> group = CreateNcclGroup(Options(1));
   ASSERT_TRUE(group.ok()) << group.status();
-  auto sum = (*group)->AllReduce(F32({1, 2, 3}), ReduceOp::kSum,
-                                 absl::Seconds(30));
+  auto sum =
+      (*group)->AllReduce(F32({1, 2, 3}), ReduceOp::kSum, absl::Seconds(30));
   ASSERT_TRUE(sum.ok()) << sum.status();
   EXPECT_EQ(Values(*sum), (std::vector<float>{1, 2, 3}));
   auto gathered = (*group)->AllGather(F32({4, 5}), absl::Seconds(30));

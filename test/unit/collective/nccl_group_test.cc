@@ -136,7 +136,8 @@ TEST_F(NcclGroupTest, BadArgumentsAreFatalAndLeaveTheGroupWorking) {
   EXPECT_THAT(zero.status().message(),
               HasSubstr("the timeout must be positive"));
   EXPECT_TRUE(group->health().ok());
-  EXPECT_TRUE(group->AllReduce(F32({1}), ReduceOp::kSum, absl::Seconds(5)).ok());
+  EXPECT_TRUE(
+      group->AllReduce(F32({1}), ReduceOp::kSum, absl::Seconds(5)).ok());
 }
 
 TEST_F(NcclGroupTest, HungCollectiveIsAnErrorValueAtItsDeadline) {
@@ -243,7 +244,8 @@ TEST_F(NcclGroupTest, NextGenerationIsSplitAndTheParentIsStale) {
               HasSubstr("the group of generation 3 was retired for "
                         "generation 4"));
   EXPECT_EQ(GetErrorContext(old.status()).generation, 3);
-  EXPECT_TRUE(child->AllReduce(F32({1}), ReduceOp::kSum, absl::Seconds(5)).ok());
+  EXPECT_TRUE(
+      child->AllReduce(F32({1}), ReduceOp::kSum, absl::Seconds(5)).ok());
 }
 
 TEST_F(NcclGroupTest, ExcludedRanksShrinkAndABrokenParentReinitializes) {
