@@ -1,6 +1,7 @@
 #include "sluice/gpu/device_tensor.h"
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -54,6 +55,36 @@ AsyncValueRef<T> ResolveAfterStream(const GpuDevice& device, int stream_index,
         });
       });
   return value;
+}
+
+// `bytes` bytes of page-locked host memory, or ResourceExhausted.
+absl::StatusOr<RCReference<HostBuffer>> PageLockedBuffer(size_t bytes) {
+  RCReference<HostBuffer> buffer =
+      HostBuffer::Allocate(bytes, PinnedHostAllocator::Process());
+  if (!buffer) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cudaHostAlloc of ", bytes, " page-locked bytes failed"));
+  }
+  return buffer;
+}
+
+// The bytes of `tensor` in page-locked memory, which the device reads
+// without making the calling thread wait for the stream: the tensor's own
+// buffer when it lies there already (a tensor copied from a device), else a
+// copy.
+absl::StatusOr<RCReference<HostBuffer>> PageLockedBytes(
+    const DenseHostTensor& tensor) {
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, tensor.raw_data()) == cudaSuccess &&
+      attributes.type == cudaMemoryTypeHost) {
+    return tensor.buffer().CopyRef();
+  }
+  absl::StatusOr<RCReference<HostBuffer>> staging =
+      PageLockedBuffer(tensor.num_bytes());
+  if (staging.ok()) {
+    std::memcpy((*staging)->data(), tensor.raw_data(), tensor.num_bytes());
+  }
+  return staging;
 }
 
 }  // namespace
@@ -119,20 +150,27 @@ AsyncValueRef<DeviceTensor> CopyToDevice(const RCReference<GpuDevice>& device,
                    device->ToString());
   absl::StatusOr<DeviceTensor> copy = DeviceTensor::Allocate(
       device.CopyRef(), tensor.dtype(), tensor.shape(), stream_index);
-  if (!copy.ok())
+  if (!copy.ok()) {
     return ErrorValue<DeviceTensor>(Prefixed(what, copy.status()));
-  if (tensor.num_bytes() > 0) {
-    if (absl::Status status = CudaStatus(
-            cudaMemcpyAsync(copy->data(), tensor.raw_data(), tensor.num_bytes(),
-                            cudaMemcpyHostToDevice,
-                            device->stream(stream_index)),
-            "cudaMemcpyAsync");
-        !status.ok()) {
-      return ErrorValue<DeviceTensor>(Prefixed(what, status));
-    }
+  }
+  if (tensor.num_bytes() == 0) {
+    return ResolveAfterStream<DeviceTensor>(*device, stream_index, host, what,
+                                            *std::move(copy),
+                                            RCReference<HostBuffer>());
+  }
+  absl::StatusOr<RCReference<HostBuffer>> source = PageLockedBytes(tensor);
+  if (!source.ok()) {
+    return ErrorValue<DeviceTensor>(Prefixed(what, source.status()));
+  }
+  if (absl::Status status = CudaStatus(
+          cudaMemcpyAsync(copy->data(), (*source)->data(), tensor.num_bytes(),
+                          cudaMemcpyHostToDevice, device->stream(stream_index)),
+          "cudaMemcpyAsync");
+      !status.ok()) {
+    return ErrorValue<DeviceTensor>(Prefixed(what, status));
   }
   return ResolveAfterStream<DeviceTensor>(*device, stream_index, host, what,
-                                          *std::move(copy), tensor);
+                                          *std::move(copy), *std::move(source));
 }
 
 AsyncValueRef<DenseHostTensor> CopyToHost(const DeviceTensor& tensor,
@@ -145,15 +183,13 @@ AsyncValueRef<DenseHostTensor> CopyToHost(const DeviceTensor& tensor,
   if (absl::Status active = device.Activate(); !active.ok()) {
     return ErrorValue<DenseHostTensor>(Prefixed(what, active));
   }
-  RCReference<HostBuffer> bytes =
-      HostBuffer::Allocate(tensor.num_bytes(), PinnedHostAllocator::Process());
-  if (!bytes) {
-    return ErrorValue<DenseHostTensor>(absl::ResourceExhaustedError(
-        absl::StrCat(what, ": cudaHostAlloc of ", tensor.num_bytes(),
-                     " page-locked bytes failed")));
+  absl::StatusOr<RCReference<HostBuffer>> bytes =
+      PageLockedBuffer(tensor.num_bytes());
+  if (!bytes.ok()) {
+    return ErrorValue<DenseHostTensor>(Prefixed(what, bytes.status()));
   }
-  absl::StatusOr<DenseHostTensor> copy =
-      DenseHostTensor::Create(tensor.dtype(), tensor.shape(), std::move(bytes));
+  absl::StatusOr<DenseHostTensor> copy = DenseHostTensor::Create(
+      tensor.dtype(), tensor.shape(), *std::move(bytes));
   if (!copy.ok()) {
     return ErrorValue<DenseHostTensor>(Prefixed(what, copy.status()));
   }
@@ -180,8 +216,9 @@ AsyncValueRef<DeviceTensor> CopyOnDevice(const DeviceTensor& tensor,
                    device->ToString());
   absl::StatusOr<DeviceTensor> copy = DeviceTensor::Allocate(
       device.CopyRef(), tensor.dtype(), tensor.shape(), stream_index);
-  if (!copy.ok())
+  if (!copy.ok()) {
     return ErrorValue<DeviceTensor>(Prefixed(what, copy.status()));
+  }
   if (tensor.num_bytes() > 0) {
     if (absl::Status status = CudaStatus(
             cudaMemcpyAsync(copy->data(), tensor.data(), tensor.num_bytes(),

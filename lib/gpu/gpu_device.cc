@@ -92,8 +92,9 @@ absl::StatusOr<RCReference<GpuDevice>> GpuDevice::Open(int ordinal,
 
 absl::StatusOr<RCReference<GpuDevice>> GpuDevice::Shared(int ordinal) {
   static std::mutex mutex;
-  // Destroyed at exit, before the CUDA runtime's teardown (see
-  // EventPoller::Process): the devices' destructors destroy their streams.
+  // Destroyed at exit, which destroys the streams. Should that come after
+  // the CUDA runtime's own teardown, the calls return
+  // cudaErrorCudartUnloading, which the destructor ignores.
   static std::map<int, RCReference<GpuDevice>> devices;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = devices.find(ordinal);
