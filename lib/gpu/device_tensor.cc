@@ -29,7 +29,8 @@ absl::Status Prefixed(const std::string& what, const absl::Status& status) {
 }
 
 // Makes `result` the value once the work enqueued so far on the stream has
-// completed. `keep_alive` holds the copy's source until then.
+// completed (set on `host`'s work queue, see EventPoller::WatchOnHost).
+// `keep_alive` holds the copy's source until then.
 template <typename T, typename KeepAlive>
 AsyncValueRef<T> ResolveAfterStream(const GpuDevice& device, int stream_index,
                                     HostContext* host, std::string what,
@@ -37,23 +38,16 @@ AsyncValueRef<T> ResolveAfterStream(const GpuDevice& device, int stream_index,
   absl::StatusOr<std::unique_ptr<PolledEvent>> event =
       RecordEvent(device, stream_index);
   if (!event.ok()) return ErrorValue<T>(Prefixed(what, event.status()));
+  AsyncValueRef<Chain> done = EventPoller::Process().WatchOnHost(
+      *std::move(event), host, std::move(what));
   AsyncValueRef<T> value = MakeUnconstructedAsyncValueRef<T>();
-  EventPoller::Process().Watch(
-      *std::move(event),
-      [value = value.CopyRef(), host, what = std::move(what),
-       result = std::move(result),
-       keep_alive = std::move(keep_alive)](absl::Status status) mutable {
-        host->EnqueueWork([value = std::move(value), what = std::move(what),
-                           result = std::move(result),
-                           keep_alive = std::move(keep_alive),
-                           status = std::move(status)]() mutable {
-          if (status.ok()) {
-            value.emplace(std::move(result));
-          } else {
-            value.SetError(Prefixed(what, status));
-          }
-        });
-      });
+  AsyncValue* pending = done.GetAsyncValue();
+  pending->AndThen([value = value.CopyRef(), done = std::move(done),
+                    result = std::move(result),
+                    keep_alive = std::move(keep_alive)]() mutable {
+    if (done.IsError()) return value.SetError(done.GetError());
+    value.emplace(std::move(result));
+  });
   return value;
 }
 
@@ -91,10 +85,8 @@ absl::StatusOr<RCReference<HostBuffer>> PageLockedBytes(
 
 absl::StatusOr<RCReference<DeviceBuffer>> DeviceBuffer::Allocate(
     RCReference<GpuDevice> device, int stream_index, size_t size) {
-  if (stream_index < 0 || stream_index >= device->num_streams()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(device->ToString(), " has no stream ", stream_index,
-                     "; it has ", device->num_streams()));
+  if (absl::Status status = device->CheckStream(stream_index); !status.ok()) {
+    return status;
   }
   if (absl::Status active = device->Activate(); !active.ok()) return active;
   void* data = nullptr;
