@@ -32,16 +32,20 @@ void ResultsWhenReady(AsyncValueRef<T> value, AsyncKernelFrame* frame) {
     if (value.IsError()) return frame.ReportError(value.GetError());
     frame.EmplaceResultAt<Chain>(0);
     if constexpr (!std::is_same_v<T, Chain>) {
-      frame.EmplaceResultAt<T>(1, std::move(value.get()));
+      frame.EmplaceResultAt<T>(1, value.get());
     }
   });
 }
 
+// The first use initializes the CUDA runtime and the device's context,
+// which can take a while: it runs on the blocking pool.
 void DeviceGet(Attribute<int64_t> ordinal, AsyncKernelFrame* frame) {
-  absl::StatusOr<DeviceValue> device =
-      gpu::GpuDevice::Shared(static_cast<int>(*ordinal));
-  if (!device.ok()) return frame->ReportError(device.status());
-  frame->EmplaceResultAt<DeviceValue>(0, *std::move(device));
+  frame->host()->EnqueueBlockingWork(
+      [frame = *frame, ordinal = static_cast<int>(*ordinal)]() mutable {
+        absl::StatusOr<DeviceValue> device = gpu::GpuDevice::Shared(ordinal);
+        if (!device.ok()) return frame.ReportError(device.status());
+        frame.EmplaceResultAt<DeviceValue>(0, *std::move(device));
+      });
 }
 
 void ToDevice(const DeviceValue& device, const DenseHostTensor& input,

@@ -1,6 +1,7 @@
 #include "sluice/gpu/device_tensor.h"
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -28,7 +29,8 @@ absl::Status Prefixed(const std::string& what, const absl::Status& status) {
 }
 
 // Makes `result` the value once the work enqueued so far on the stream has
-// completed. `keep_alive` holds the copy's source until then.
+// completed (set on `host`'s work queue, see EventPoller::WatchOnHost).
+// `keep_alive` holds the copy's source until then.
 template <typename T, typename KeepAlive>
 AsyncValueRef<T> ResolveAfterStream(const GpuDevice& device, int stream_index,
                                     HostContext* host, std::string what,
@@ -36,34 +38,55 @@ AsyncValueRef<T> ResolveAfterStream(const GpuDevice& device, int stream_index,
   absl::StatusOr<std::unique_ptr<PolledEvent>> event =
       RecordEvent(device, stream_index);
   if (!event.ok()) return ErrorValue<T>(Prefixed(what, event.status()));
+  AsyncValueRef<Chain> done = EventPoller::Process().WatchOnHost(
+      *std::move(event), host, std::move(what));
   AsyncValueRef<T> value = MakeUnconstructedAsyncValueRef<T>();
-  EventPoller::Process().Watch(
-      *std::move(event),
-      [value = value.CopyRef(), host, what = std::move(what),
-       result = std::move(result),
-       keep_alive = std::move(keep_alive)](absl::Status status) mutable {
-        host->EnqueueWork([value = std::move(value), what = std::move(what),
-                           result = std::move(result),
-                           keep_alive = std::move(keep_alive),
-                           status = std::move(status)]() mutable {
-          if (status.ok()) {
-            value.emplace(std::move(result));
-          } else {
-            value.SetError(Prefixed(what, status));
-          }
-        });
-      });
+  AsyncValue* pending = done.GetAsyncValue();
+  pending->AndThen([value = value.CopyRef(), done = std::move(done),
+                    result = std::move(result),
+                    keep_alive = std::move(keep_alive)]() mutable {
+    if (done.IsError()) return value.SetError(done.GetError());
+    value.emplace(std::move(result));
+  });
   return value;
+}
+
+// `bytes` bytes of page-locked host memory, or ResourceExhausted.
+absl::StatusOr<RCReference<HostBuffer>> PageLockedBuffer(size_t bytes) {
+  RCReference<HostBuffer> buffer =
+      HostBuffer::Allocate(bytes, PinnedHostAllocator::Process());
+  if (!buffer) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cudaHostAlloc of ", bytes, " page-locked bytes failed"));
+  }
+  return buffer;
+}
+
+// The bytes of `tensor` in page-locked memory, which the device reads
+// without making the calling thread wait for the stream: the tensor's own
+// buffer when it lies there already (a tensor copied from a device), else a
+// copy.
+absl::StatusOr<RCReference<HostBuffer>> PageLockedBytes(
+    const DenseHostTensor& tensor) {
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, tensor.raw_data()) == cudaSuccess &&
+      attributes.type == cudaMemoryTypeHost) {
+    return tensor.buffer().CopyRef();
+  }
+  absl::StatusOr<RCReference<HostBuffer>> staging =
+      PageLockedBuffer(tensor.num_bytes());
+  if (staging.ok()) {
+    std::memcpy((*staging)->data(), tensor.raw_data(), tensor.num_bytes());
+  }
+  return staging;
 }
 
 }  // namespace
 
 absl::StatusOr<RCReference<DeviceBuffer>> DeviceBuffer::Allocate(
     RCReference<GpuDevice> device, int stream_index, size_t size) {
-  if (stream_index < 0 || stream_index >= device->num_streams()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(device->ToString(), " has no stream ", stream_index,
-                     "; it has ", device->num_streams()));
+  if (absl::Status status = device->CheckStream(stream_index); !status.ok()) {
+    return status;
   }
   if (absl::Status active = device->Activate(); !active.ok()) return active;
   void* data = nullptr;
@@ -119,20 +142,27 @@ AsyncValueRef<DeviceTensor> CopyToDevice(const RCReference<GpuDevice>& device,
                    device->ToString());
   absl::StatusOr<DeviceTensor> copy = DeviceTensor::Allocate(
       device.CopyRef(), tensor.dtype(), tensor.shape(), stream_index);
-  if (!copy.ok())
+  if (!copy.ok()) {
     return ErrorValue<DeviceTensor>(Prefixed(what, copy.status()));
-  if (tensor.num_bytes() > 0) {
-    if (absl::Status status = CudaStatus(
-            cudaMemcpyAsync(copy->data(), tensor.raw_data(), tensor.num_bytes(),
-                            cudaMemcpyHostToDevice,
-                            device->stream(stream_index)),
-            "cudaMemcpyAsync");
-        !status.ok()) {
-      return ErrorValue<DeviceTensor>(Prefixed(what, status));
-    }
+  }
+  if (tensor.num_bytes() == 0) {
+    return ResolveAfterStream<DeviceTensor>(*device, stream_index, host, what,
+                                            *std::move(copy),
+                                            RCReference<HostBuffer>());
+  }
+  absl::StatusOr<RCReference<HostBuffer>> source = PageLockedBytes(tensor);
+  if (!source.ok()) {
+    return ErrorValue<DeviceTensor>(Prefixed(what, source.status()));
+  }
+  if (absl::Status status = CudaStatus(
+          cudaMemcpyAsync(copy->data(), (*source)->data(), tensor.num_bytes(),
+                          cudaMemcpyHostToDevice, device->stream(stream_index)),
+          "cudaMemcpyAsync");
+      !status.ok()) {
+    return ErrorValue<DeviceTensor>(Prefixed(what, status));
   }
   return ResolveAfterStream<DeviceTensor>(*device, stream_index, host, what,
-                                          *std::move(copy), tensor);
+                                          *std::move(copy), *std::move(source));
 }
 
 AsyncValueRef<DenseHostTensor> CopyToHost(const DeviceTensor& tensor,
@@ -145,15 +175,13 @@ AsyncValueRef<DenseHostTensor> CopyToHost(const DeviceTensor& tensor,
   if (absl::Status active = device.Activate(); !active.ok()) {
     return ErrorValue<DenseHostTensor>(Prefixed(what, active));
   }
-  RCReference<HostBuffer> bytes =
-      HostBuffer::Allocate(tensor.num_bytes(), PinnedHostAllocator::Process());
-  if (!bytes) {
-    return ErrorValue<DenseHostTensor>(absl::ResourceExhaustedError(
-        absl::StrCat(what, ": cudaHostAlloc of ", tensor.num_bytes(),
-                     " page-locked bytes failed")));
+  absl::StatusOr<RCReference<HostBuffer>> bytes =
+      PageLockedBuffer(tensor.num_bytes());
+  if (!bytes.ok()) {
+    return ErrorValue<DenseHostTensor>(Prefixed(what, bytes.status()));
   }
-  absl::StatusOr<DenseHostTensor> copy =
-      DenseHostTensor::Create(tensor.dtype(), tensor.shape(), std::move(bytes));
+  absl::StatusOr<DenseHostTensor> copy = DenseHostTensor::Create(
+      tensor.dtype(), tensor.shape(), *std::move(bytes));
   if (!copy.ok()) {
     return ErrorValue<DenseHostTensor>(Prefixed(what, copy.status()));
   }
@@ -180,8 +208,9 @@ AsyncValueRef<DeviceTensor> CopyOnDevice(const DeviceTensor& tensor,
                    device->ToString());
   absl::StatusOr<DeviceTensor> copy = DeviceTensor::Allocate(
       device.CopyRef(), tensor.dtype(), tensor.shape(), stream_index);
-  if (!copy.ok())
+  if (!copy.ok()) {
     return ErrorValue<DeviceTensor>(Prefixed(what, copy.status()));
+  }
   if (tensor.num_bytes() > 0) {
     if (absl::Status status = CudaStatus(
             cudaMemcpyAsync(copy->data(), tensor.data(), tensor.num_bytes(),

@@ -32,9 +32,8 @@ EventPoller::~EventPoller() {
 }
 
 EventPoller& EventPoller::Process() {
-  // Destroyed at exit, before the CUDA runtime's own teardown (the runtime
-  // library was loaded, and so registered its teardown, before this was
-  // constructed).
+  // Stopped at exit by its destructor. Only a program that exits without
+  // waiting for its GPU work has events pending then; they are cancelled.
   static EventPoller poller;
   return poller;
 }

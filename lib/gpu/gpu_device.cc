@@ -92,8 +92,9 @@ absl::StatusOr<RCReference<GpuDevice>> GpuDevice::Open(int ordinal,
 
 absl::StatusOr<RCReference<GpuDevice>> GpuDevice::Shared(int ordinal) {
   static std::mutex mutex;
-  // Destroyed at exit, before the CUDA runtime's teardown (see
-  // EventPoller::Process): the devices' destructors destroy their streams.
+  // Destroyed at exit, which destroys the streams. Should that come after
+  // the CUDA runtime's own teardown, the calls return
+  // cudaErrorCudartUnloading, which the destructor ignores.
   static std::map<int, RCReference<GpuDevice>> devices;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = devices.find(ordinal);
@@ -114,12 +115,22 @@ absl::Status GpuDevice::Activate() const {
                     absl::StrCat("cudaSetDevice for ", ToString()));
 }
 
+absl::Status GpuDevice::CheckStream(int index) const {
+  if (index >= 0 && index < num_streams()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      ToString(), " has no stream ", index, "; it has ", num_streams()));
+}
+
 std::string GpuDevice::ToString() const {
   return absl::StrCat("gpu:", ordinal_);
 }
 
 absl::StatusOr<std::unique_ptr<PolledEvent>> RecordEvent(
     const GpuDevice& device, int stream_index) {
+  if (absl::Status status = device.CheckStream(stream_index); !status.ok()) {
+    return status;
+  }
+  if (absl::Status active = device.Activate(); !active.ok()) return active;
   const std::string where =
       absl::StrCat(device.ToString(), " stream ", stream_index);
   cudaEvent_t event = nullptr;
@@ -141,19 +152,8 @@ absl::StatusOr<std::unique_ptr<PolledEvent>> RecordEvent(
 
 AsyncValueRef<Chain> GpuDevice::OnStreamDone(int index, HostContext* host,
                                              EventPoller& poller) const {
-  if (index < 0 || index >= num_streams()) {
-    return AsyncValueRef<Chain>(
-        MakeErrorAsyncValueRef(absl::InvalidArgumentError(
-            absl::StrCat(ToString(), " has no stream ", index, "; it has ",
-                         num_streams()))));
-  }
-  absl::StatusOr<std::unique_ptr<PolledEvent>> event = [&] {
-    absl::Status active = Activate();
-    if (!active.ok()) {
-      return absl::StatusOr<std::unique_ptr<PolledEvent>>(active);
-    }
-    return RecordEvent(*this, index);
-  }();
+  absl::StatusOr<std::unique_ptr<PolledEvent>> event =
+      RecordEvent(*this, index);
   if (!event.ok()) {
     return AsyncValueRef<Chain>(MakeErrorAsyncValueRef(event.status()));
   }

@@ -47,6 +47,10 @@ class GpuDevice : public ReferenceCounted<GpuDevice> {
   // on behalf of this device is preceded by it.
   absl::Status Activate() const;
 
+  // InvalidArgument ("gpu:0 has no stream 2; it has 1") unless the device
+  // has stream `index`.
+  absl::Status CheckStream(int index) const;
+
   // A chain that becomes available once all work enqueued on stream `index`
   // so far has completed, or an error when the stream failed: an event
   // recorded on the stream, watched by `poller`. Set on `host`'s work queue.
@@ -70,10 +74,10 @@ class GpuDevice : public ReferenceCounted<GpuDevice> {
   const std::vector<cudaStream_t> streams_;
 };
 
-// Records an event on `stream` of `device` (which must be active on the
-// calling thread) for an EventPoller to watch. Its Query reports the
-// stream's error, prefixed with the device and stream, when the work
-// before it failed.
+// Records an event on stream `stream_index` of `device`, after the work
+// enqueued there so far, for an EventPoller to watch. Its Query reports the
+// stream's error, prefixed with the device and stream, when that work
+// failed. Makes `device` the calling thread's current device.
 absl::StatusOr<std::unique_ptr<PolledEvent>> RecordEvent(
     const GpuDevice& device, int stream_index);
 

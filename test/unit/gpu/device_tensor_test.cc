@@ -68,6 +68,26 @@ TEST_F(DeviceTensorTest, RoundTripOfALargeTensor) {
   EXPECT_THAT(back.values<int32_t>(), ElementsAreArray(values));
 }
 
+// The result of a copy to the host lies in page-locked memory already: the
+// copy back reads it in place rather than through a staging buffer.
+TEST_F(DeviceTensorTest, RoundTripOfATensorInPageLockedMemory) {
+  DenseHostTensor once = RoundTrip(HostTensor<int32_t>({2}, {3, -4}));
+  DenseHostTensor twice = RoundTrip(once);
+  EXPECT_THAT(twice.values<int32_t>(), ElementsAre(3, -4));
+  EXPECT_NE(twice.raw_data(), once.raw_data());
+}
+
+TEST_F(DeviceTensorTest, TheHostTensorMayGoAwayBeforeTheCopyCompletes) {
+  AsyncValueRef<DeviceTensor> on_device;
+  {
+    DenseHostTensor source = HostTensor<double>({3}, {0.25, 0.5, 0.75});
+    on_device = CopyToDevice(device(), source, host());
+  }
+  DeviceTensor tensor = Await(std::move(on_device));
+  EXPECT_THAT(Await(CopyToHost(tensor, host())).values<double>(),
+              ElementsAre(0.25, 0.5, 0.75));
+}
+
 TEST_F(DeviceTensorTest, EmptyTensorRoundTrips) {
   DenseHostTensor back = RoundTrip(HostTensor<float>({0, 3}, {}));
   EXPECT_EQ(back.shape(), TensorShape({0, 3}));
