@@ -20,12 +20,16 @@
 
 #include <atomic>
 #include <cassert>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <new>
-#include <optional>
 #include <utility>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
+#include "sluice/host_context/async_value_pool.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/request_context.h"
 
@@ -40,7 +44,39 @@ struct WorkItem {
   uint32_t kernel;
 };
 
-thread_local std::vector<WorkItem> worklist;
+// The kernels ready to run on this thread, oldest first. Plain data, so
+// that reaching it costs no initialization guard; the first growth
+// registers a thread-exit hook that frees the items.
+struct Worklist {
+  WorkItem* items;
+  size_t size;
+  size_t capacity;
+
+  void Push(WorkItem item) {
+    if (ABSL_PREDICT_FALSE(size == capacity)) Grow();
+    items[size++] = item;
+  }
+  void Grow();
+};
+thread_local Worklist worklist{};
+
+struct WorklistRelease {
+  ~WorklistRelease() {
+    std::free(worklist.items);
+    worklist = Worklist{};
+  }
+};
+
+void Worklist::Grow() {
+  if (items == nullptr) {
+    thread_local WorklistRelease release;
+    (void)release;
+  }
+  capacity = capacity == 0 ? 256 : 2 * capacity;
+  void* grown = std::realloc(items, capacity * sizeof(WorkItem));
+  if (grown == nullptr) throw std::bad_alloc();
+  items = static_cast<WorkItem*>(grown);
+}
 
 // Runs the items pushed on this thread from `base` on, until none is left.
 void RunWorklist(size_t base);
@@ -50,14 +86,16 @@ constexpr size_t kInlineValues = 16;
 
 class CallFrame {
  public:
+  // The frame and its registers and counts, in one block.
+  static size_t SizeOf(const ExecutableFunction* function) {
+    return sizeof(CallFrame) +
+           sizeof(RCReference<AsyncValue>) * function->num_registers +
+           sizeof(std::atomic<int32_t>) * function->kernels.size();
+  }
+
   static CallFrame* Create(const ExecutableFunction* function,
                            const ExecutionContext& context) {
-    const size_t registers_bytes =
-        sizeof(RCReference<AsyncValue>) * function->num_registers;
-    const size_t counts_bytes =
-        sizeof(std::atomic<int32_t>) * function->kernels.size();
-    void* memory =
-        ::operator new(sizeof(CallFrame) + registers_bytes + counts_bytes);
+    void* memory = internal::AllocateSmall(SizeOf(function));
     return new (memory) CallFrame(function, context);
   }
 
@@ -65,9 +103,20 @@ class CallFrame {
   void DropRef() {
     if (refs_.load(std::memory_order_acquire) == 1 ||
         refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      const size_t bytes = SizeOf(function_);
       this->~CallFrame();
-      ::operator delete(this);
+      internal::FreeSmall(this, bytes);
     }
+  }
+
+  // Whether the thread asking holds the only reference: then no other thread
+  // can run kernels of this frame, count inputs or read results, until this
+  // one hands out a reference (registering a waiter), and plain loads and
+  // stores do for the ready counts and the returned registers. The acquire
+  // load orders this thread after whatever a waiter did before it dropped
+  // its reference.
+  bool IsExclusive() const {
+    return refs_.load(std::memory_order_acquire) == 1;
   }
 
   RCReference<AsyncValue>& reg(uint32_t index) { return registers_[index]; }
@@ -80,6 +129,8 @@ class CallFrame {
                    Which which) {
     bool skipped = false;
     const uint32_t* inputs = function_->kernel_inputs.data();
+    Worklist& ready = worklist;
+    const bool exclusive = IsExclusive();
     for (const uint32_t* user = users_begin; user != users_end; ++user) {
       const uint32_t input = inputs[*user];
       const bool strict = (input & kStrictBit) != 0;
@@ -89,12 +140,22 @@ class CallFrame {
         continue;
       }
       // One operand: this is the only event it waits for.
-      if ((input & ~kStrictBit) == 1 ||
-          ready_counts_[*user].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        worklist.push_back(WorkItem{this, *user});
+      if ((input & ~kStrictBit) == 1 || CountInput(*user, exclusive)) {
+        ready.Push(WorkItem{this, *user});
       }
     }
     return skipped;
+  }
+
+  // Counts one input of `kernel`; true when it was the last one.
+  bool CountInput(uint32_t kernel, bool exclusive) {
+    std::atomic<int32_t>& count = ready_counts_[kernel];
+    if (exclusive) {
+      const int32_t left = count.load(std::memory_order_relaxed) - 1;
+      count.store(left, std::memory_order_relaxed);
+      return left == 0;
+    }
+    return count.fetch_sub(1, std::memory_order_acq_rel) == 1;
   }
 
   // A value was stored in a register. Non-strict users (calls, control
@@ -111,7 +172,7 @@ class CallFrame {
     KeepContext();
     AddRef();
     value->AndThen([this, users_begin, users_end] {
-      const size_t base = worklist.size();
+      const size_t base = worklist.size;
       NotifyUsers(users_begin, users_end, Which::kStrict);
       RunWorklist(base);
       DropRef();
@@ -123,9 +184,9 @@ class CallFrame {
   // first (a waiter runs only after one was registered), so the switch is
   // made once, before any other thread can read `context_`.
   void KeepContext() {
-    if (owned_context_) return;
-    owned_context_.emplace(*context_);
-    context_ = &*owned_context_;
+    if (shared_) return;
+    shared_ = std::make_unique<SharedState>(*context_);
+    context_ = &shared_->context;
   }
 
   void Start(absl::Span<AsyncValue* const> arguments) {
@@ -134,7 +195,7 @@ class CallFrame {
       registers_[fn.argument_registers[i]] = FormRef(arguments[i]);
     }
     for (uint32_t kernel : fn.initially_ready) {
-      worklist.push_back(WorkItem{this, kernel});
+      worklist.Push(WorkItem{this, kernel});
     }
     for (size_t i = 0; i < arguments.size(); ++i) {
       NotifyWhenAvailable(
@@ -144,6 +205,9 @@ class CallFrame {
   }
 
   void RunKernel(uint32_t index);
+  ABSL_ATTRIBUTE_NOINLINE void RunWideKernel(const LoadedKernel& kernel);
+  void RunKernelWith(const LoadedKernel& kernel, AsyncValue** arguments,
+                     RCReference<AsyncValue>* results);
 
   // Hands the function's results to the caller: values already produced,
   // or placeholders that the producing kernels resolve later.
@@ -156,33 +220,38 @@ class CallFrame {
       }
       return;
     }
-    std::lock_guard<std::mutex> lock(results_mu_);
+    // Others hold the frame only through waiters, registered after
+    // KeepContext() made the shared state.
+    SharedState& shared = *shared_;
+    std::lock_guard<std::mutex> lock(shared.results_mu);
     for (size_t i = 0; i < results.size(); ++i) {
       const uint32_t r = function_->result_registers[i];
       if (registers_[r]) {
         results[i] = registers_[r].CopyRef();
       } else {
         RCReference<IndirectAsyncValue> placeholder = MakeIndirectAsyncValue();
-        pending_results_.push_back({r, placeholder.CopyRef()});
+        shared.pending_results.push_back({r, placeholder.CopyRef()});
         results[i] = std::move(placeholder);
       }
     }
-    returned_ = true;
+    shared.returned = true;
   }
 
  private:
   CallFrame(const ExecutableFunction* function, const ExecutionContext& context)
       : function_(function),
         context_(&context),
+        request_(context.request_context()),
         registers_(reinterpret_cast<RCReference<AsyncValue>*>(this + 1)),
         ready_counts_(reinterpret_cast<std::atomic<int32_t>*>(
             registers_ + function->num_registers)) {
     for (uint32_t i = 0; i < function->num_registers; ++i) {
       new (&registers_[i]) RCReference<AsyncValue>();
     }
-    for (size_t i = 0; i < function->kernels.size(); ++i) {
-      new (&ready_counts_[i]) std::atomic<int32_t>(
-          static_cast<int32_t>(function->kernels[i].num_operands));
+    const uint32_t* inputs = function->kernel_inputs.data();
+    for (size_t i = 0; i < function->kernel_inputs.size(); ++i) {
+      new (&ready_counts_[i])
+          std::atomic<int32_t>(static_cast<int32_t>(inputs[i] & ~kStrictBit));
     }
   }
 
@@ -196,18 +265,24 @@ class CallFrame {
   // that Return() reads them under, and resolve its placeholders, outside
   // the lock: their waiters may run kernels of this very frame.
   void StoreResult(uint32_t r, RCReference<AsyncValue> value) {
-    if (!function_->register_is_result[r]) {
+    if (!function_->register_is_result[r] ||
+        (IsExclusive() && (shared_ == nullptr || !shared_->returned))) {
       registers_[r] = std::move(value);
       return;
     }
+    StoreReturnedResult(r, std::move(value));
+  }
+
+  void StoreReturnedResult(uint32_t r, RCReference<AsyncValue> value) {
+    SharedState& shared = *shared_;
     std::vector<RCReference<IndirectAsyncValue>> to_resolve;
     RCReference<AsyncValue> stored;
     {
-      std::lock_guard<std::mutex> lock(results_mu_);
+      std::lock_guard<std::mutex> lock(shared.results_mu);
       registers_[r] = std::move(value);
-      if (!returned_) return;
+      if (!shared.returned) return;
       stored = registers_[r].CopyRef();
-      for (auto& pending : pending_results_) {
+      for (auto& pending : shared.pending_results) {
         if (pending.first == r && pending.second) {
           to_resolve.push_back(std::move(pending.second));
         }
@@ -217,103 +292,129 @@ class CallFrame {
       placeholder->ForwardTo(stored.CopyRef());
   }
 
+  // What a frame needs once other threads may hold it (KeepContext): most
+  // calls never get there, and skip making it.
+  struct SharedState {
+    explicit SharedState(const ExecutionContext& caller) : context(caller) {}
+    ExecutionContext context;
+    // Guards the returned registers against Return() (see StoreResult).
+    std::mutex results_mu;
+    bool returned = false;
+    std::vector<std::pair<uint32_t, RCReference<IndirectAsyncValue>>>
+        pending_results;
+  };
+
   std::atomic<uint32_t> refs_{1};
   const ExecutableFunction* const function_;
   // The caller's context while the call runs synchronously; the frame's own
   // copy once it may outlive the call (KeepContext).
   const ExecutionContext* context_;
-  std::optional<ExecutionContext> owned_context_;
-  std::mutex results_mu_;
-  bool returned_ = false;
-  std::vector<std::pair<uint32_t, RCReference<IndirectAsyncValue>>>
-      pending_results_;
+  std::unique_ptr<SharedState> shared_;
+  // Both contexts' request: read by every kernel for cancellation.
+  RequestContext* const request_;
   RCReference<AsyncValue>* const registers_;
   std::atomic<int32_t>* const ready_counts_;
 };
 
 void CallFrame::RunKernel(uint32_t index) {
-  const ExecutableFunction& fn = *function_;
-  const LoadedKernel& kernel = fn.kernels[index];
-  const uint32_t* operands = fn.indices.data() + kernel.operands;
-  const uint32_t* result_registers = fn.indices.data() + kernel.results;
-
-  AsyncValue* inline_arguments[kInlineValues];
-  std::vector<AsyncValue*> heap_arguments;
-  AsyncValue** arguments = inline_arguments;
-  if (kernel.num_operands > kInlineValues) {
-    heap_arguments.resize(kernel.num_operands);
-    arguments = heap_arguments.data();
+  const LoadedKernel& kernel = function_->kernels[index];
+  if (ABSL_PREDICT_FALSE(kernel.num_operands > kInlineValues ||
+                         kernel.num_results > kInlineValues)) {
+    RunWideKernel(kernel);
+    return;
   }
+  AsyncValue* arguments[kInlineValues];
   // Raw storage: only the kernel's own result slots are constructed.
   alignas(RCReference<AsyncValue>) char
-      inline_results[kInlineValues * sizeof(RCReference<AsyncValue>)];
-  std::unique_ptr<char[]> heap_results;
-  char* result_storage = inline_results;
-  if (kernel.num_results > kInlineValues) {
-    heap_results.reset(
-        new char[kernel.num_results * sizeof(RCReference<AsyncValue>)]);
-    result_storage = heap_results.get();
-  }
-  auto* results = reinterpret_cast<RCReference<AsyncValue>*>(result_storage);
-  for (uint32_t i = 0; i < kernel.num_results; ++i) {
-    new (&results[i]) RCReference<AsyncValue>();
-  }
+      results[kInlineValues * sizeof(RCReference<AsyncValue>)];
+  RunKernelWith(kernel, arguments,
+                reinterpret_cast<RCReference<AsyncValue>*>(results));
+}
 
-  AsyncValue* error = context_->request_context()->GetCancelAsyncValue();
-  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
-    arguments[i] = registers_[operands[i]].get();
-    if (error == nullptr && kernel.strict && arguments[i]->IsError()) {
-      error = arguments[i];
+void CallFrame::RunWideKernel(const LoadedKernel& kernel) {
+  std::vector<AsyncValue*> arguments(kernel.num_operands);
+  std::vector<RCReference<AsyncValue>> results(kernel.num_results);
+  RunKernelWith(kernel, arguments.data(), results.data());
+}
+
+// `results` has room for the kernel's results, constructed or not: every
+// slot is (re)constructed empty here and destroyed again before returning.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
+    const LoadedKernel& kernel, AsyncValue** arguments,
+    RCReference<AsyncValue>* results) {
+  const ExecutableFunction& fn = *function_;
+  const uint32_t num_operands = kernel.num_operands;
+  const uint32_t num_results = kernel.num_results;
+  const uint32_t* indices = fn.indices.data();
+  const uint32_t* operands = indices + kernel.operands;
+  // Most kernels have one result: no loop (that the compiler would make a
+  // memset call) for it.
+  if (num_results == 1) {
+    new (&results[0]) RCReference<AsyncValue>();
+  } else {
+    for (uint32_t i = 0; i < num_results; ++i) {
+      new (&results[i]) RCReference<AsyncValue>();
     }
   }
 
-  if (error != nullptr) {
+  for (uint32_t i = 0; i < num_operands; ++i) {
+    arguments[i] = registers_[operands[i]].get();
+  }
+  AsyncValue* error = request_->GetCancelAsyncValue();
+  if (error == nullptr && kernel.strict) {
+    for (uint32_t i = 0; i < num_operands; ++i) {
+      if (ABSL_PREDICT_FALSE(arguments[i]->IsError())) {
+        error = arguments[i];
+        break;
+      }
+    }
+  }
+
+  if (ABSL_PREDICT_FALSE(error != nullptr)) {
     // Skipped: cancelled, or a strict kernel with an error argument. Every
     // result is that same error value; no new diagnostic.
-    for (uint32_t i = 0; i < kernel.num_results; ++i)
-      results[i] = FormRef(error);
+    for (uint32_t i = 0; i < num_results; ++i) results[i] = FormRef(error);
   } else {
     KernelFrame frame(context_, kernel.debug_info);
     frame.SetAttributeSection(fn.attribute_section);
-    frame.Reset(absl::MakeConstSpan(arguments, kernel.num_operands),
-                kernel.attributes, absl::MakeSpan(results, kernel.num_results),
-                kernel.functions);
+    frame.Reset(absl::MakeConstSpan(arguments, num_operands), kernel.attributes,
+                absl::MakeSpan(results, num_results), kernel.functions);
     kernel.implementation(&frame);
-    for (uint32_t i = 0; i < kernel.num_results; ++i) {
-      if (results[i]) continue;
+  }
+
+  const uint32_t* drops = indices + kernel.drops;
+  for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
+
+  const uint32_t* result_registers = indices + kernel.results;
+  const uint32_t* user_offsets = indices + kernel.user_offsets;
+  for (uint32_t i = 0; i < num_results; ++i) {
+    if (ABSL_PREDICT_FALSE(!results[i])) {
       // A kernel bug: say so rather than leave users waiting forever.
       results[i] = MakeErrorAsyncValueRef(absl::InternalError(
           absl::StrCat("kernel '", std::string(kernel.debug_info->name),
                        "' did not set result ", i)));
     }
-  }
-
-  const uint32_t* drops = fn.indices.data() + kernel.drops;
-  for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
-
-  const uint32_t* user_offsets = fn.indices.data() + kernel.user_offsets;
-  const uint32_t* users = fn.indices.data();
-  for (uint32_t i = 0; i < kernel.num_results; ++i) {
     AsyncValue* value = results[i].get();
     StoreResult(result_registers[i], std::move(results[i]));
     results[i].~RCReference<AsyncValue>();
-    NotifyWhenAvailable(value, users + user_offsets[i],
-                        users + user_offsets[i + 1]);
+    NotifyWhenAvailable(value, indices + user_offsets[i],
+                        indices + user_offsets[i + 1]);
   }
 }
 
 void RunWorklist(size_t base) {
+  Worklist& ready = worklist;
   size_t next = base;
-  while (next < worklist.size()) {
-    const WorkItem item = worklist[next++];
+  while (next < ready.size) {
+    const WorkItem item = ready.items[next++];
     item.frame->RunKernel(item.kernel);
     // Everything pushed so far has run: reuse the space.
-    if (next == worklist.size()) {
-      worklist.resize(base);
+    if (next == ready.size) {
+      ready.size = base;
       next = base;
     }
   }
-  worklist.resize(base);
+  ready.size = base;
 }
 
 // Calls (tfrt.call, regions of control flow) that run synchronously nest on
@@ -338,7 +439,7 @@ void ExecutableFunction::Execute(
   }
   ++call_depth;
   CallFrame* frame = CallFrame::Create(this, context);
-  const size_t base = worklist.size();
+  const size_t base = worklist.size;
   frame->Start(arguments);
   RunWorklist(base);
   frame->Return(results);
