@@ -1,7 +1,8 @@
-// embed: a host program that embeds Sluice. It compiles a program from text
-// at startup, runs one of its functions with arguments on a multi-threaded
-// host, and handles the errors and the cancellation that come back as
-// values. docs/embedding.md walks through it; embed_test.sh holds its output.
+// embed: a host program that embeds Sluice. It loads a compiled program
+// (triple_plus.mlir, compiled by sluice_translate), runs one of its functions
+// with arguments on a multi-threaded host, and handles the errors and the
+// cancellation that come back as values. docs/embedding.md walks through it;
+// embed_test.sh holds its output.
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -18,7 +19,6 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "kernels/basic/basic_kernels.h"
-#include "sluice/compiler/compile_program.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
@@ -48,20 +48,6 @@ absl::StatusOr<int32_t> ScaleI32(int32_t x, sluice::Attribute<int32_t> factor) {
   return static_cast<int32_t>(scaled);
 }
 // [END kernel]
-
-// [START program]
-// Diagnostics and error contexts count lines from the start of this string,
-// under the file name given to CompileProgram.
-constexpr char kProgram[] = R"mlir(
-// 3x, 3x + y and y + y: only the first two depend on x.
-func.func @triple_plus(%x: i32, %y: i32) -> (i32, i32, i32) {
-  %tripled = "embed.scale.i32"(%x) {factor = 3 : i32} : (i32) -> i32
-  %sum = tfrt.add.i32 %tripled, %y
-  %doubled = tfrt.add.i32 %y, %y
-  tfrt.return %tripled, %sum, %doubled : i32, i32, i32
-}
-)mlir";
-// [END program]
 
 // [START call]
 // Runs `function` on (x, y) in a request of its own and waits for every
@@ -133,7 +119,7 @@ void RunCancelled(sluice::HostContext* host, const sluice::Function& function) {
   // [END cancel]
 }
 
-int Run() {
+int Run(const char* program_path) {
   // [START host]
   absl::StatusOr<std::unique_ptr<sluice::ConcurrentWorkQueue>> work_queue =
       sluice::CreateWorkQueue("mstd:2,2");
@@ -166,19 +152,9 @@ int Run() {
   }
   // [END register]
 
-  // [START compile]
-  absl::StatusOr<std::vector<uint8_t>> sbf =
-      sluice::CompileProgram(kProgram, "embedded.mlir");
-  if (!sbf.ok()) {
-    // One `file:line:col: error: ...` line per problem already.
-    std::fprintf(stderr, "%s\n", std::string(sbf.status().message()).c_str());
-    return 1;
-  }
-  // [END compile]
-
   // [START load]
   absl::StatusOr<std::unique_ptr<sluice::Program>> program =
-      sluice::Program::Load(*sbf, registry);
+      sluice::Program::LoadFile(program_path, registry);
   if (!program.ok()) {
     // An unknown kernel names the op that uses it.
     const std::string where =
@@ -225,4 +201,10 @@ int Run() {
 
 }  // namespace
 
-int main() { return Run(); }
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: embed PROGRAM.sbf\n");
+    return 2;
+  }
+  return Run(argv[1]);
+}

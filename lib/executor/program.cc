@@ -3,6 +3,9 @@
 #include "sluice/executor/program.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -41,6 +44,35 @@ DecodedLocation ToDecodedLocation(const bef::SbfLocation& location) {
   return DecodedLocation{std::string(location.file),
                          static_cast<int>(location.line),
                          static_cast<int>(location.column)};
+}
+
+// The whole of `path`, in a buffer that operator new aligns to 16 (the
+// reader needs 8).
+absl::StatusOr<std::vector<uint8_t>> ReadWholeFile(std::string_view path) {
+  const std::string name(path);
+  std::FILE* file = std::fopen(name.c_str(), "rb");
+  if (file == nullptr) {
+    return absl::NotFoundError(absl::StrCat("cannot open sbf file '", name,
+                                            "': ", std::strerror(errno)));
+  }
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  size_t n = 0;
+  if (std::fseek(file, 0, SEEK_END) == 0) {
+    const long size = std::ftell(file);
+    if (size > 0) bytes.reserve(static_cast<size_t>(size));
+    std::rewind(file);
+  }
+  while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0) {
+    bytes.insert(bytes.end(), chunk, chunk + n);
+  }
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) {
+    return absl::DataLossError(
+        absl::StrCat("cannot read sbf file '", name, "'"));
+  }
+  return bytes;
 }
 
 // One way an op of the program does not fit its kernel.
@@ -214,10 +246,29 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
 
 absl::StatusOr<std::unique_ptr<Program>> Program::Load(
     absl::Span<const uint8_t> bytes, const KernelRegistry& registry) {
+  return LoadOwned(std::vector<uint8_t>(bytes.begin(), bytes.end()), "",
+                   registry);
+}
+
+absl::StatusOr<std::unique_ptr<Program>> Program::LoadFile(
+    std::string_view path, const KernelRegistry& registry) {
+  absl::StatusOr<std::vector<uint8_t>> bytes = ReadWholeFile(path);
+  if (!bytes.ok()) return bytes.status();
+  return LoadOwned(*std::move(bytes), path, registry);
+}
+
+absl::StatusOr<std::unique_ptr<Program>> Program::LoadOwned(
+    std::vector<uint8_t> bytes, std::string_view source,
+    const KernelRegistry& registry) {
   auto impl = std::make_unique<Impl>();
-  impl->bytes.assign(bytes.begin(), bytes.end());
+  impl->bytes = std::move(bytes);
   absl::StatusOr<bef::SbfProgram> sbf = bef::ReadSbf(impl->bytes);
-  if (!sbf.ok()) return sbf.status();
+  if (!sbf.ok()) {
+    if (source.empty()) return sbf.status();
+    return absl::Status(
+        sbf.status().code(),
+        absl::StrCat(std::string(source), ": ", sbf.status().message()));
+  }
   impl->sbf = *std::move(sbf);
 
   for (const bef::SbfLocation& location : impl->sbf.locations) {
