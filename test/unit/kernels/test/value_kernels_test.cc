@@ -178,7 +178,7 @@ std::string PrintDebugInfo(HostContext* host,
   ExecutionContext context(request.CopyRef());
   KernelDebugInfo info;
   info.name = "tfrt_test.print_debug_info";
-  info.location = DecodedLocation{"prog.mlir", 1, 1};
+  info.location = KernelLocation{"prog.mlir", 1, 1};
   info.debug_name = debug_name;
   RCReference<AsyncValue> chain = MakeReadyChain().ReleaseRCRef();
   AsyncValue* arguments[] = {chain.get()};
