@@ -14,9 +14,9 @@ expected="triple_plus(14, 100)
   result 2: 200
 triple_plus(1000000000, 1)
   result 0: OUT_OF_RANGE: 1000000000 * 3 overflows i32
-    from embed.scale.i32 at examples/embed/triple_plus.mlir:4:14
+    from embed.scale.i32 at examples/embed/triple_plus.mlir:5:14
   result 1: OUT_OF_RANGE: 1000000000 * 3 overflows i32
-    from embed.scale.i32 at examples/embed/triple_plus.mlir:4:14
+    from embed.scale.i32 at examples/embed/triple_plus.mlir:5:14
   result 2: 2
 triple_plus(7, 5), cancelled before 7 arrived
   result 0: CANCELLED: the client went away
@@ -25,7 +25,7 @@ triple_plus(7, 5), cancelled before 7 arrived
 
 # Only the failing kernel reports: the add that receives its error does not
 # run, and a cancellation is no kernel's failure.
-expected_stderr="embed: examples/embed/triple_plus.mlir:4:14: error: runtime error: 1000000000 * 3 overflows i32"
+expected_stderr="embed: examples/embed/triple_plus.mlir:5:14: error: runtime error: 1000000000 * 3 overflows i32"
 
 fail() {
   echo "FAIL: $*" >&2

@@ -12,26 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
-#include "absl/types/span.h"
-#include "kernels/basic/basic_kernels.h"
-#include "sluice/executor/program.h"
-#include "sluice/host_context/async_value.h"
-#include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
-#include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
-#include "sluice/host_context/host_context.h"
-#include "sluice/host_context/request_context.h"
-#include "sluice/kernel/kernel_binding.h"
-#include "sluice/kernel/kernel_registry.h"
-#include "sluice/support/error_util.h"
-#include "sluice/support/ref_count.h"
+#include "sluice/sluice.h"
 
 namespace {
 
@@ -42,8 +23,8 @@ absl::StatusOr<int32_t> ScaleI32(int32_t x, sluice::Attribute<int32_t> factor) {
   const int64_t scaled = int64_t{x} * *factor;
   if (scaled < std::numeric_limits<int32_t>::min() ||
       scaled > std::numeric_limits<int32_t>::max()) {
-    return absl::OutOfRangeError(
-        absl::StrCat(x, " * ", *factor, " overflows i32"));
+    return absl::OutOfRangeError(std::to_string(x) + " * " +
+                                 std::to_string(*factor) + " overflows i32");
   }
   return static_cast<int32_t>(scaled);
 }

@@ -1,4 +1,5 @@
 // The program examples/embed runs, compiled ahead of time to an .sbf file.
+// [START program]
 // 3x, 3x + y and y + y: only the first two depend on x.
 func.func @triple_plus(%x: i32, %y: i32) -> (i32, i32, i32) {
   %tripled = "embed.scale.i32"(%x) {factor = 3 : i32} : (i32) -> i32
@@ -6,3 +7,4 @@ func.func @triple_plus(%x: i32, %y: i32) -> (i32, i32, i32) {
   %doubled = tfrt.add.i32 %y, %y
   tfrt.return %tripled, %sum, %doubled : i32, i32, i32
 }
+// [END program]
