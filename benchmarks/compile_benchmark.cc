@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "kernels/basic/basic_kernels.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/executor/program.h"
+#include "sluice/kernels/basic_kernels.h"
 #include "sluice/support/logging.h"
 
 namespace sluice {

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "kernels/basic/basic_kernels.h"
 #include "sluice/bef/sbf_writer.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_binding.h"
+#include "sluice/kernels/basic_kernels.h"
 #include "sluice/support/logging.h"
 
 namespace sluice {

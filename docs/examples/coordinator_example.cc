@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "kernels/basic/basic_kernels.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/coordinator/coordinator.h"
 #include "sluice/distributed/cluster_spec.h"
@@ -16,6 +15,7 @@
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/basic_kernels.h"
 
 namespace sluice::dist {
 namespace {

@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "kernels/basic/basic_kernels.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/remote_client.h"
@@ -18,6 +17,7 @@
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/basic_kernels.h"
 #include "sluice/support/error_util.h"
 
 namespace sluice::dist {

@@ -1,7 +1,8 @@
-// embed: a host program that embeds Sluice. It compiles a program from text
-// at startup, runs one of its functions with arguments on a multi-threaded
-// host, and handles the errors and the cancellation that come back as
-// values. docs/embedding.md walks through it; embed_test.sh holds its output.
+// embed: a host program that embeds Sluice. It loads a compiled program
+// (triple_plus.mlir, compiled by sluice_translate), runs one of its functions
+// with arguments on a multi-threaded host, and handles the errors and the
+// cancellation that come back as values. docs/embedding.md walks through it;
+// embed_test.sh holds its output.
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -11,27 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
-#include "absl/types/span.h"
-#include "kernels/basic/basic_kernels.h"
-#include "sluice/compiler/compile_program.h"
-#include "sluice/executor/program.h"
-#include "sluice/host_context/async_value.h"
-#include "sluice/host_context/async_value_ref.h"
-#include "sluice/host_context/concurrent_work_queue.h"
-#include "sluice/host_context/diagnostic.h"
-#include "sluice/host_context/execution_context.h"
-#include "sluice/host_context/host_allocator.h"
-#include "sluice/host_context/host_context.h"
-#include "sluice/host_context/request_context.h"
-#include "sluice/kernel/kernel_binding.h"
-#include "sluice/kernel/kernel_registry.h"
-#include "sluice/support/error_util.h"
-#include "sluice/support/ref_count.h"
+#include "sluice/sluice.h"
 
 namespace {
 
@@ -42,26 +23,12 @@ absl::StatusOr<int32_t> ScaleI32(int32_t x, sluice::Attribute<int32_t> factor) {
   const int64_t scaled = int64_t{x} * *factor;
   if (scaled < std::numeric_limits<int32_t>::min() ||
       scaled > std::numeric_limits<int32_t>::max()) {
-    return absl::OutOfRangeError(
-        absl::StrCat(x, " * ", *factor, " overflows i32"));
+    return absl::OutOfRangeError(std::to_string(x) + " * " +
+                                 std::to_string(*factor) + " overflows i32");
   }
   return static_cast<int32_t>(scaled);
 }
 // [END kernel]
-
-// [START program]
-// Diagnostics and error contexts count lines from the start of this string,
-// under the file name given to CompileProgram.
-constexpr char kProgram[] = R"mlir(
-// 3x, 3x + y and y + y: only the first two depend on x.
-func.func @triple_plus(%x: i32, %y: i32) -> (i32, i32, i32) {
-  %tripled = "embed.scale.i32"(%x) {factor = 3 : i32} : (i32) -> i32
-  %sum = tfrt.add.i32 %tripled, %y
-  %doubled = tfrt.add.i32 %y, %y
-  tfrt.return %tripled, %sum, %doubled : i32, i32, i32
-}
-)mlir";
-// [END program]
 
 // [START call]
 // Runs `function` on (x, y) in a request of its own and waits for every
@@ -133,7 +100,7 @@ void RunCancelled(sluice::HostContext* host, const sluice::Function& function) {
   // [END cancel]
 }
 
-int Run() {
+int Run(const char* program_path) {
   // [START host]
   absl::StatusOr<std::unique_ptr<sluice::ConcurrentWorkQueue>> work_queue =
       sluice::CreateWorkQueue("mstd:2,2");
@@ -166,19 +133,9 @@ int Run() {
   }
   // [END register]
 
-  // [START compile]
-  absl::StatusOr<std::vector<uint8_t>> sbf =
-      sluice::CompileProgram(kProgram, "embedded.mlir");
-  if (!sbf.ok()) {
-    // One `file:line:col: error: ...` line per problem already.
-    std::fprintf(stderr, "%s\n", std::string(sbf.status().message()).c_str());
-    return 1;
-  }
-  // [END compile]
-
   // [START load]
   absl::StatusOr<std::unique_ptr<sluice::Program>> program =
-      sluice::Program::Load(*sbf, registry);
+      sluice::Program::LoadFile(program_path, registry);
   if (!program.ok()) {
     // An unknown kernel names the op that uses it.
     const std::string where =
@@ -225,4 +182,10 @@ int Run() {
 
 }  // namespace
 
-int main() { return Run(); }
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: embed PROGRAM.sbf\n");
+    return 2;
+  }
+  return Run(argv[1]);
+}

@@ -1,4 +1,4 @@
-#include "kernels/basic/basic_kernels.h"
+#include "sluice/kernels/basic_kernels.h"
 
 #include "kernels/basic/basic_kernels_internal.h"
 

@@ -1,14 +1,9 @@
-// The kernels of the `tfrt` dialect (as TFRT defines them).
+// Forwarding header: the registration of these kernels is public, in
+// sluice/kernels/basic_kernels.h. Kept so that includes written against the old
+// path build; include the new one.
 #ifndef SLUICE_KERNELS_BASIC_BASIC_KERNELS_H_
 #define SLUICE_KERNELS_BASIC_BASIC_KERNELS_H_
 
-#include "sluice/kernel/kernel_registry.h"
-
-namespace sluice {
-
-// Registers every `tfrt.*` kernel.
-absl::Status RegisterBasicKernels(KernelRegistry* registry);
-
-}  // namespace sluice
+#include "sluice/kernels/basic_kernels.h"
 
 #endif  // SLUICE_KERNELS_BASIC_BASIC_KERNELS_H_

@@ -1,4 +1,4 @@
-#include "kernels/data/data_kernels.h"
+#include "sluice/kernels/data_kernels.h"
 
 #include "kernels/data/data_kernels_internal.h"
 

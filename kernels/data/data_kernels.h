@@ -1,16 +1,9 @@
-// The kernels of the `tfrt_data` dialect: datasets and iterators over
-// //lib/data. docs/datasets.md describes every op.
+// Forwarding header: the registration of these kernels is public, in
+// sluice/kernels/data_kernels.h. Kept so that includes written against the old
+// path build; include the new one.
 #ifndef SLUICE_KERNELS_DATA_DATA_KERNELS_H_
 #define SLUICE_KERNELS_DATA_DATA_KERNELS_H_
 
-#include "absl/status/status.h"
-#include "sluice/kernel/kernel_registry.h"
-
-namespace sluice {
-
-// Registers every `tfrt_data.*` kernel.
-absl::Status RegisterDataKernels(KernelRegistry* registry);
-
-}  // namespace sluice
+#include "sluice/kernels/data_kernels.h"
 
 #endif  // SLUICE_KERNELS_DATA_DATA_KERNELS_H_

@@ -9,7 +9,7 @@
 // the kernel and its location and are reported once as diagnostics. Errors
 // a task's own kernels made arrive as values that already say where they
 // come from, and are passed on as they are.
-#include "kernels/dist/dist_kernels.h"
+#include "sluice/kernels/dist_kernels.h"
 
 #include <cstdint>
 #include <string>
@@ -92,7 +92,7 @@ void GetTaskHandle(StringAttribute task_name, KernelFrame* frame) {
                             "task ", client->task_name(), " is shutting down")),
                         client->task_name(), status->incarnation));
     } else {
-      frame.EmplaceResultAt<TaskHandle>(0, TaskHandle{client});
+      frame.EmplaceResultAt<dist::TaskHandle>(0, dist::TaskHandle{client});
     }
     done.emplace();
   });
@@ -100,8 +100,8 @@ void GetTaskHandle(StringAttribute task_name, KernelFrame* frame) {
 
 // --- tfrt_dist.register_function ---------------------------------------------
 
-void RegisterFunction(const TaskHandle& task, RemainingFunctions functions,
-                      KernelFrame* frame) {
+void RegisterFunction(const dist::TaskHandle& task,
+                      RemainingFunctions functions, KernelFrame* frame) {
   if (functions.size() != 1) {
     frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
         "tfrt_dist.register_function needs one callee function, got ",

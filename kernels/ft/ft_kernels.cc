@@ -1,4 +1,4 @@
-#include "kernels/ft/ft_kernels.h"
+#include "sluice/kernels/ft_kernels.h"
 
 #include "kernels/ft/kernel_groups.h"
 

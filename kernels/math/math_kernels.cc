@@ -1,4 +1,4 @@
-#include "kernels/math/math_kernels.h"
+#include "sluice/kernels/math_kernels.h"
 
 #include "absl/strings/str_cat.h"
 #include "kernels/math/math_kernels_internal.h"

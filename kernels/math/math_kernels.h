@@ -1,16 +1,9 @@
-// The kernels of the `tfrt_math` dialect: tensor math on dense host tensors.
-// docs/tensor_math.md describes every op.
+// Forwarding header: the registration of these kernels is public, in
+// sluice/kernels/math_kernels.h. Kept so that includes written against the old
+// path build; include the new one.
 #ifndef SLUICE_KERNELS_MATH_MATH_KERNELS_H_
 #define SLUICE_KERNELS_MATH_MATH_KERNELS_H_
 
-#include "absl/status/status.h"
-#include "sluice/kernel/kernel_registry.h"
-
-namespace sluice {
-
-// Registers every `tfrt_math.*` kernel.
-absl::Status RegisterMathKernels(KernelRegistry* registry);
-
-}  // namespace sluice
+#include "sluice/kernels/math_kernels.h"
 
 #endif  // SLUICE_KERNELS_MATH_MATH_KERNELS_H_

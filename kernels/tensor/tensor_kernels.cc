@@ -1,4 +1,4 @@
-#include "kernels/tensor/tensor_kernels.h"
+#include "sluice/kernels/tensor_kernels.h"
 
 #include "kernels/tensor/tensor_kernels_internal.h"
 

@@ -1,4 +1,4 @@
-#include "kernels/test/test_kernels.h"
+#include "sluice/kernels/test_kernels.h"
 
 #include "kernels/test/test_kernels_internal.h"
 #include "sluice/kernel/kernel_registry.h"

@@ -55,7 +55,7 @@ class BodyDecoder {
   absl::Status Define(uint32_t offset, uint32_t reg, int64_t definer,
                       const char* role);
   absl::Status ReadUsers(uint32_t reg, int64_t kernel, uint32_t slot,
-                         std::vector<uint32_t>* users);
+                         absl::Span<const uint32_t>* users);
   absl::Status ReadKernel(uint32_t k);
   absl::Status CheckUsers() const;
 
@@ -106,9 +106,10 @@ absl::Status BodyDecoder::Decode() {
   }
   function_->argument_users.resize(num_arguments);
   for (uint32_t i = 0; i < num_arguments; ++i) {
-    SLUICE_BEF_RETURN_IF_ERROR(ReadUsers(function_->argument_registers[i],
-                                         kArgument, i,
-                                         &function_->argument_users[i]));
+    absl::Span<const uint32_t> users;
+    SLUICE_BEF_RETURN_IF_ERROR(
+        ReadUsers(function_->argument_registers[i], kArgument, i, &users));
+    function_->argument_users[i].assign(users.begin(), users.end());
   }
   function_->kernels.reserve(num_kernels);
   for (uint32_t k = 0; k < num_kernels; ++k) {
@@ -152,11 +153,11 @@ absl::Status BodyDecoder::Define(uint32_t offset, uint32_t reg, int64_t definer,
 }
 
 absl::Status BodyDecoder::ReadUsers(uint32_t reg, int64_t kernel, uint32_t slot,
-                                    std::vector<uint32_t>* users) {
+                                    absl::Span<const uint32_t>* users) {
   const uint32_t offset = reader_.offset();
   uint32_t count = 0;
   SLUICE_BEF_RETURN_IF_ERROR(reader_.ReadU32("user count", &count));
-  SLUICE_BEF_RETURN_IF_ERROR(reader_.ReadU32Array("users", count, users));
+  SLUICE_BEF_RETURN_IF_ERROR(reader_.ReadU32Span("users", count, users));
   users_lists_.push_back({reg, offset, kernel, slot});
   return absl::OkStatus();
 }
@@ -198,7 +199,7 @@ absl::Status BodyDecoder::ReadKernel(uint32_t k) {
 
   uint32_t at = reader_.offset();
   SLUICE_BEF_RETURN_IF_ERROR(
-      reader_.ReadU32Array("operands", num_operands, &kernel.operands));
+      reader_.ReadU32Span("operands", num_operands, &kernel.operands));
   for (uint32_t i = 0; i < num_operands; ++i) {
     const uint32_t reg = kernel.operands[i];
     SLUICE_BEF_RETURN_IF_ERROR(
@@ -212,14 +213,14 @@ absl::Status BodyDecoder::ReadKernel(uint32_t k) {
   }
   at = reader_.offset();
   SLUICE_BEF_RETURN_IF_ERROR(
-      reader_.ReadU32Array("results", num_results, &kernel.results));
+      reader_.ReadU32Span("results", num_results, &kernel.results));
   for (uint32_t i = 0; i < num_results; ++i) {
     SLUICE_BEF_RETURN_IF_ERROR(
         Define(at + 4 * i, kernel.results[i], k, "result"));
   }
   at = reader_.offset();
   SLUICE_BEF_RETURN_IF_ERROR(
-      reader_.ReadU32Array("attributes", num_attributes, &kernel.attributes));
+      reader_.ReadU32Span("attributes", num_attributes, &kernel.attributes));
   for (uint32_t i = 0; i < num_attributes; ++i) {
     SLUICE_BEF_RETURN_IF_ERROR(context_.attributes.CheckReference(
         reader_, at + 4 * i, kernel.attributes[i]));
@@ -235,7 +236,7 @@ absl::Status BodyDecoder::ReadKernel(uint32_t k) {
   }
   at = reader_.offset();
   SLUICE_BEF_RETURN_IF_ERROR(
-      reader_.ReadU32Array("functions", num_functions, &kernel.functions));
+      reader_.ReadU32Span("functions", num_functions, &kernel.functions));
   for (uint32_t i = 0; i < num_functions; ++i) {
     if (kernel.functions[i] >= context_.num_functions) {
       return reader_.Error(at + 4 * i,
@@ -245,34 +246,52 @@ absl::Status BodyDecoder::ReadKernel(uint32_t k) {
                            context_.num_functions);
     }
   }
-  kernel.users.resize(num_results);
+  const uint32_t users_at = reader_.offset();
   for (uint32_t i = 0; i < num_results; ++i) {
-    SLUICE_BEF_RETURN_IF_ERROR(
-        ReadUsers(kernel.results[i], k, i, &kernel.users[i]));
+    absl::Span<const uint32_t> users;
+    SLUICE_BEF_RETURN_IF_ERROR(ReadUsers(kernel.results[i], k, i, &users));
   }
+  kernel.users = SbfUsers(
+      absl::MakeConstSpan(
+          reinterpret_cast<const uint32_t*>(context_.file.data() + users_at),
+          (reader_.offset() - users_at) / 4),
+      num_results);
   return absl::OkStatus();
 }
 
 absl::Status BodyDecoder::CheckUsers() const {
   // Built the way the writer builds them: ascending kernel index, once per
-  // use.
-  std::vector<std::vector<uint32_t>> expected(function_->num_registers);
+  // use. One flat array, register by register, so that checking a large
+  // body allocates twice, not once per register.
+  const uint32_t num_registers = function_->num_registers;
+  std::vector<uint32_t> start(num_registers + 1, 0);
+  for (const SbfKernel& kernel : function_->kernels) {
+    for (uint32_t reg : kernel.operands) ++start[reg + 1];
+  }
+  for (uint32_t reg = 0; reg < num_registers; ++reg) {
+    start[reg + 1] += start[reg];
+  }
+  std::vector<uint32_t> expected(start.back());
+  std::vector<uint32_t> next(start.begin(), start.end() - 1);
   for (uint32_t k = 0; k < function_->kernels.size(); ++k) {
     for (uint32_t reg : function_->kernels[k].operands) {
-      expected[reg].push_back(k);
+      expected[next[reg]++] = k;
     }
   }
   for (const UsersList& list : users_lists_) {
-    const std::vector<uint32_t>& users =
+    const absl::Span<const uint32_t> users =
         list.kernel == kArgument
-            ? function_->argument_users[list.slot]
+            ? absl::MakeConstSpan(function_->argument_users[list.slot])
             : function_->kernels[list.kernel].users[list.slot];
-    if (users != expected[list.reg]) {
+    const absl::Span<const uint32_t> uses =
+        absl::MakeConstSpan(expected.data() + start[list.reg],
+                            start[list.reg + 1] - start[list.reg]);
+    if (users != uses) {
       return reader_.Error(list.offset,
                            "users of register %d of function %s are %s but "
                            "its operand uses are %s",
                            list.reg, name_, FormatList(users),
-                           FormatList(expected[list.reg]));
+                           FormatList(uses));
     }
   }
   return absl::OkStatus();

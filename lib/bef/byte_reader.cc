@@ -65,6 +65,16 @@ absl::Status ByteReader::ReadU32Array(const char* what, uint32_t count,
   return absl::OkStatus();
 }
 
+absl::Status ByteReader::ReadU32Span(const char* what, uint32_t count,
+                                     absl::Span<const uint32_t>* values) {
+  SLUICE_BEF_RETURN_IF_ERROR(CheckCountFits(what, count, 4));
+  // Every field of the format is 4-aligned within its 8-aligned section.
+  *values = absl::MakeConstSpan(
+      reinterpret_cast<const uint32_t*>(file_.data() + position_), count);
+  position_ += 4 * count;
+  return absl::OkStatus();
+}
+
 absl::Status ByteReader::CheckCountFits(const char* what, uint64_t count,
                                         uint64_t min_item_size) const {
   // Both factors are below 2^32, so the product cannot overflow 64 bits.

@@ -63,6 +63,10 @@ class ByteReader {
   // Reads `count` words after checking that they fit.
   absl::Status ReadU32Array(const char* what, uint32_t count,
                             std::vector<uint32_t>* values);
+  // As ReadU32Array, but `*values` views the words in the file (which is
+  // 8-aligned, and holds them in the host's byte order: see format.h).
+  absl::Status ReadU32Span(const char* what, uint32_t count,
+                           absl::Span<const uint32_t>* values);
 
   // Fails unless `count` items of at least `min_item_size` bytes could fit
   // in what is left. The product is formed in 64 bits.

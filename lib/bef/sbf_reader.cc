@@ -230,6 +230,7 @@ absl::Status ReadLocations(const ReaderContext& context,
   locations->resize(count);
   for (SbfLocation& location : *locations) {
     const uint32_t at = reader.offset();
+    location.record = context.file.data() + at;
     uint32_t file = 0;
     uint32_t debug_name = 0;
     bool has_file = false;

@@ -3,6 +3,10 @@
 #include "sluice/executor/program.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -37,10 +41,42 @@ class NativeFunctionAdapter final : public Function {
   NativeFunction function_;
 };
 
-DecodedLocation ToDecodedLocation(const bef::SbfLocation& location) {
-  return DecodedLocation{std::string(location.file),
-                         static_cast<int>(location.line),
-                         static_cast<int>(location.column)};
+// How `location` reads in a kernel's debug info; its file name views the
+// program's bytes.
+std::optional<KernelLocation> ToKernelLocation(
+    const bef::SbfLocation& location) {
+  if (location.file.empty()) return std::nullopt;
+  return KernelLocation{location.file, static_cast<int>(location.line),
+                        static_cast<int>(location.column)};
+}
+
+// The whole of `path`, in a buffer that operator new aligns to 16 (the
+// reader needs 8).
+absl::StatusOr<std::vector<uint8_t>> ReadWholeFile(std::string_view path) {
+  const std::string name(path);
+  std::FILE* file = std::fopen(name.c_str(), "rb");
+  if (file == nullptr) {
+    return absl::NotFoundError(absl::StrCat("cannot open sbf file '", name,
+                                            "': ", std::strerror(errno)));
+  }
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  size_t n = 0;
+  if (std::fseek(file, 0, SEEK_END) == 0) {
+    const long size = std::ftell(file);
+    if (size > 0) bytes.reserve(static_cast<size_t>(size));
+    std::rewind(file);
+  }
+  while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0) {
+    bytes.insert(bytes.end(), chunk, chunk + n);
+  }
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) {
+    return absl::DataLossError(
+        absl::StrCat("cannot read sbf file '", name, "'"));
+  }
+  return bytes;
 }
 
 // One way an op of the program does not fit its kernel.
@@ -79,23 +115,29 @@ absl::Status CombineProblems(const std::vector<LoadProblem>& problems) {
 
 class Program::Impl {
  public:
-  // The file's bytes, 8-aligned (operator new aligns to 16): attributes are
-  // read in place.
+  // The file's bytes, 8-aligned (operator new aligns to 16). Attributes,
+  // names and file names are read in place.
   std::vector<uint8_t> bytes;
+  // The tables: after loading, only the functions' signatures are kept
+  // (the kernels and locations live on in the loaded functions).
   bef::SbfProgram sbf;
   std::vector<std::unique_ptr<Function>> functions;  // by SBF index
   std::vector<const Function*> listed;               // kind kFunction
   std::unordered_map<std::string, const Function*> by_name;
-  // Decoded locations, one per SBF location (kernels point at them).
-  std::vector<DecodedLocation> locations;
-  // Per kernel: attribute pointers and function pointers, flattened.
-  std::vector<std::vector<const void*>> attribute_storage;
-  std::vector<std::vector<const Function*>> function_storage;
+  // Every kernel's attribute and callee pointers, one array each: kernels
+  // hold spans into them, so they are sized once, before loading.
+  std::vector<const void*> attribute_pointers;
+  std::vector<const Function*> callee_pointers;
 
   // Appends every op that does not fit its kernel to `problems`.
+  // Attribute spans get their data from PointAttributes, once every body
+  // is loaded.
   void LoadBody(const bef::SbfFunction& source, ExecutableFunction& target,
                 const KernelRegistry& registry,
                 std::vector<LoadProblem>& problems);
+  // Points each kernel's attribute span into `attribute_pointers`, which
+  // LoadBody filled kernel by kernel, in the order of `functions`.
+  void PointAttributes();
   // The SBF entry of one of `functions`, or nullptr.
   const bef::SbfFunction* Find(const Function& function) const;
   std::vector<std::string_view> TypeNames(
@@ -106,6 +148,7 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
                              ExecutableFunction& target,
                              const KernelRegistry& registry,
                              std::vector<LoadProblem>& problems) {
+  const size_t num_kernels = source.kernels.size();
   target.num_registers = source.num_registers;
   target.attribute_section = sbf.attributes_section;
   target.argument_registers = source.argument_registers;
@@ -124,36 +167,43 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   // How many times each register is used: single-use registers are dropped
   // by their user.
   std::vector<uint32_t> uses(source.num_registers, 0);
+  // Every array is sized exactly before it is filled: a large program must
+  // not leave growth slack behind.
+  size_t num_indices = 0;
   for (const bef::SbfKernel& kernel : source.kernels) {
     for (uint32_t r : kernel.operands) ++uses[r];
+    num_indices += 2 * kernel.operands.size() + 2 * kernel.results.size() + 1;
+    for (absl::Span<const uint32_t> users : kernel.users) {
+      num_indices += users.size();
+    }
   }
-
+  target.kernels.reserve(num_kernels);
+  target.kernel_inputs.reserve(num_kernels);
+  target.indices.reserve(num_indices);
   // Sized once: kernels point at their entry.
-  target.debug_infos.resize(source.kernels.size());
+  target.debug_infos.resize(num_kernels);
 
   // Users come first in `indices`, so RunKernel can address every users
-  // list from the array's start.
+  // list from the array's start; each kernel's lists start at
+  // users_start[k].
   std::vector<uint32_t>& indices = target.indices;
-  std::vector<std::vector<uint32_t>> user_offsets(source.kernels.size());
-  for (size_t k = 0; k < source.kernels.size(); ++k) {
-    const bef::SbfKernel& kernel = source.kernels[k];
-    for (const auto& users : kernel.users) {
-      user_offsets[k].push_back(static_cast<uint32_t>(indices.size()));
+  std::vector<uint32_t> users_start(num_kernels);
+  for (size_t k = 0; k < num_kernels; ++k) {
+    users_start[k] = static_cast<uint32_t>(indices.size());
+    for (absl::Span<const uint32_t> users : source.kernels[k].users) {
       indices.insert(indices.end(), users.begin(), users.end());
     }
-    user_offsets[k].push_back(static_cast<uint32_t>(indices.size()));
   }
 
-  for (size_t k = 0; k < source.kernels.size(); ++k) {
+  for (size_t k = 0; k < num_kernels; ++k) {
     const bef::SbfKernel& kernel = source.kernels[k];
     const std::string_view name = sbf.kernel_names[kernel.name_index];
     const bef::SbfLocation& location = sbf.locations[kernel.location_index];
     // Only for the error: loading a program that fits formats no locations.
     auto add_problem = [&](absl::StatusCode code, std::string message) {
+      const std::optional<KernelLocation> where = ToKernelLocation(location);
       problems.push_back({code, std::move(message), std::string(name),
-                          location.file.empty()
-                              ? ""
-                              : locations[kernel.location_index].ToString()});
+                          where ? where->ToString() : ""});
     };
     const RegisteredKernel* registered = registry.GetKernel(name);
     if (registered == nullptr) {
@@ -181,26 +231,35 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     loaded.results = static_cast<uint32_t>(indices.size());
     indices.insert(indices.end(), kernel.results.begin(), kernel.results.end());
     loaded.user_offsets = static_cast<uint32_t>(indices.size());
-    indices.insert(indices.end(), user_offsets[k].begin(),
-                   user_offsets[k].end());
+    uint32_t user_offset = users_start[k];
+    indices.push_back(user_offset);
+    for (absl::Span<const uint32_t> users : kernel.users) {
+      user_offset += static_cast<uint32_t>(users.size());
+      indices.push_back(user_offset);
+    }
     loaded.drops = static_cast<uint32_t>(indices.size());
     for (uint32_t r : kernel.operands) {
       if (uses[r] == 1 && !target.register_is_result[r]) indices.push_back(r);
     }
     loaded.num_drops = static_cast<uint32_t>(indices.size()) - loaded.drops;
 
-    loaded.attributes = attribute_storage.emplace_back(std::move(bound));
-    std::vector<const Function*>& callees = function_storage.emplace_back();
-    for (uint32_t f : kernel.functions) callees.push_back(functions[f].get());
-    loaded.functions = callees;
+    // The array may still grow (kernels bind optional attributes the op
+    // leaves out): PointAttributes sets the data once it is complete.
+    attribute_pointers.insert(attribute_pointers.end(), bound.begin(),
+                              bound.end());
+    loaded.attributes = absl::Span<const void* const>(nullptr, bound.size());
+    const size_t first_callee = callee_pointers.size();
+    for (uint32_t f : kernel.functions) {
+      callee_pointers.push_back(functions[f].get());
+    }
+    loaded.functions = absl::MakeConstSpan(
+        callee_pointers.data() + first_callee, kernel.functions.size());
 
     KernelDebugInfo& debug_info = target.debug_infos[k];
     debug_info.name = name;
-    if (!location.file.empty()) {
-      debug_info.location = locations[kernel.location_index];
-    }
+    debug_info.location = ToKernelLocation(location);
     if (location.has_debug_name) debug_info.debug_name = location.debug_name;
-    debug_info.location_record = &locations[kernel.location_index];
+    debug_info.location_record = location.record;
     loaded.debug_info = &debug_info;
     if (loaded.num_operands == 0) {
       target.initially_ready.push_back(static_cast<uint32_t>(k));
@@ -212,17 +271,44 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   }
 }
 
+void Program::Impl::PointAttributes() {
+  const void* const* next = attribute_pointers.data();
+  for (size_t f = 0; f < functions.size(); ++f) {
+    if (sbf.functions[f].kind == bef::FunctionKind::kNative) continue;
+    auto& function = static_cast<ExecutableFunction&>(*functions[f]);
+    for (LoadedKernel& kernel : function.kernels) {
+      kernel.attributes = absl::MakeConstSpan(next, kernel.attributes.size());
+      next += kernel.attributes.size();
+    }
+  }
+}
+
 absl::StatusOr<std::unique_ptr<Program>> Program::Load(
     absl::Span<const uint8_t> bytes, const KernelRegistry& registry) {
-  auto impl = std::make_unique<Impl>();
-  impl->bytes.assign(bytes.begin(), bytes.end());
-  absl::StatusOr<bef::SbfProgram> sbf = bef::ReadSbf(impl->bytes);
-  if (!sbf.ok()) return sbf.status();
-  impl->sbf = *std::move(sbf);
+  return LoadOwned(std::vector<uint8_t>(bytes.begin(), bytes.end()), "",
+                   registry);
+}
 
-  for (const bef::SbfLocation& location : impl->sbf.locations) {
-    impl->locations.push_back(ToDecodedLocation(location));
+absl::StatusOr<std::unique_ptr<Program>> Program::LoadFile(
+    std::string_view path, const KernelRegistry& registry) {
+  absl::StatusOr<std::vector<uint8_t>> bytes = ReadWholeFile(path);
+  if (!bytes.ok()) return bytes.status();
+  return LoadOwned(*std::move(bytes), path, registry);
+}
+
+absl::StatusOr<std::unique_ptr<Program>> Program::LoadOwned(
+    std::vector<uint8_t> bytes, std::string_view source,
+    const KernelRegistry& registry) {
+  auto impl = std::make_unique<Impl>();
+  impl->bytes = std::move(bytes);
+  absl::StatusOr<bef::SbfProgram> sbf = bef::ReadSbf(impl->bytes);
+  if (!sbf.ok()) {
+    if (source.empty()) return sbf.status();
+    return absl::Status(
+        sbf.status().code(),
+        absl::StrCat(std::string(source), ": ", sbf.status().message()));
   }
+  impl->sbf = *std::move(sbf);
 
   // Function objects first: kernels refer to any of them (recursion too).
   for (const bef::SbfFunction& function : impl->sbf.functions) {
@@ -251,13 +337,18 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Load(
     impl->functions.push_back(std::move(loaded));
   }
 
-  // Spans into these vectors stay valid: reserve so they never move.
-  size_t num_kernels = 0;
+  // Spans into the callee array stay valid: sized so it never moves. The
+  // attribute array is sized for the ops' own attributes and may grow.
+  size_t num_attributes = 0;
+  size_t num_callees = 0;
   for (const bef::SbfFunction& function : impl->sbf.functions) {
-    num_kernels += function.kernels.size();
+    for (const bef::SbfKernel& kernel : function.kernels) {
+      num_attributes += kernel.attributes.size();
+      num_callees += kernel.functions.size();
+    }
   }
-  impl->attribute_storage.reserve(num_kernels);
-  impl->function_storage.reserve(num_kernels);
+  impl->attribute_pointers.reserve(num_attributes);
+  impl->callee_pointers.reserve(num_callees);
 
   std::vector<LoadProblem> problems;
   for (size_t f = 0; f < impl->sbf.functions.size(); ++f) {
@@ -267,6 +358,14 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Load(
     impl->LoadBody(function, target, registry, problems);
   }
   if (!problems.empty()) return CombineProblems(problems);
+  impl->PointAttributes();
+  // The loaded functions hold all a call needs: the decoded kernels and
+  // locations would only double the program's memory.
+  for (bef::SbfFunction& function : impl->sbf.functions) {
+    std::vector<bef::SbfKernel>().swap(function.kernels);
+    std::vector<uint32_t>().swap(function.register_types);
+  }
+  std::vector<bef::SbfLocation>().swap(impl->sbf.locations);
   return std::unique_ptr<Program>(new Program(std::move(impl)));
 }
 

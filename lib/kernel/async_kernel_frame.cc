@@ -8,7 +8,11 @@ struct AsyncKernelFrame::Shared : ReferenceCounted<Shared> {
   Shared(const ExecutionContext& context, const KernelDebugInfo& info)
       : context(context), name(info.name) {
     debug_info.name = name;
-    debug_info.location = info.location;
+    if (info.location) {
+      filename = std::string(info.location->filename);
+      debug_info.location =
+          KernelLocation{filename, info.location->line, info.location->column};
+    }
     if (info.debug_name) {
       debug_name = std::string(*info.debug_name);
       debug_info.debug_name = debug_name;
@@ -19,6 +23,7 @@ struct AsyncKernelFrame::Shared : ReferenceCounted<Shared> {
   // Owned copies: the program may go before the frame.
   std::string name;
   std::string debug_name;
+  std::string filename;
   KernelDebugInfo debug_info;
   std::vector<RCReference<AsyncValue>> arguments;
   // Results; a slot whose value is an IndirectAsyncValue not yet forwarded

@@ -14,11 +14,15 @@ void ReportErrorOnResults(absl::Span<RCReference<AsyncValue>> results,
   assert(!status.ok() && "ReportError() needs a non-OK status");
   ErrorContext where;
   where.kernel = std::string(debug_info.name);
-  if (debug_info.location) where.location = debug_info.location->ToString();
+  std::optional<DecodedLocation> location;
+  if (debug_info.location) {
+    location = debug_info.location->Decode();
+    where.location = location->ToString();
+  }
   status = AddErrorContext(std::move(status), where);
   // The diagnostic goes out before any result turns into the error, so
   // whoever sees the error value sees its diagnostic too.
-  context.host()->EmitError(DecodedDiagnostic{debug_info.location, status});
+  context.host()->EmitError(DecodedDiagnostic{std::move(location), status});
 
   RCReference<AsyncValue> error;
   bool failed_any = false;

@@ -137,7 +137,7 @@ uint64_t WalkFunction(const SbfProgram& program, const SbfFunction& function,
       sum += WalkAttributes(program, reference, visited);
     }
     Require(kernel.users.size() == kernel.results.size());
-    for (const std::vector<uint32_t>& users : kernel.users) {
+    for (absl::Span<const uint32_t> users : kernel.users) {
       for (uint32_t user : users) Require(user < num_kernels);
     }
   }

@@ -6,17 +6,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/basic/basic_kernels.h"
 #include "kernels/ccl/ccl_kernels.h"
 #include "kernels/ccl/nccl_kernels.h"
-#include "kernels/data/data_kernels.h"
-#include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
-#include "kernels/ft/ft_kernels.h"
 #include "kernels/gpu/gpu_kernels.h"
-#include "kernels/math/math_kernels.h"
-#include "kernels/tensor/tensor_kernels.h"
-#include "kernels/test/test_kernels.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/coordinator/variable_service.h"
 #include "sluice/distributed/cluster_spec.h"
@@ -25,6 +18,13 @@
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/basic_kernels.h"
+#include "sluice/kernels/data_kernels.h"
+#include "sluice/kernels/dist_kernels.h"
+#include "sluice/kernels/ft_kernels.h"
+#include "sluice/kernels/math_kernels.h"
+#include "sluice/kernels/tensor_kernels.h"
+#include "sluice/kernels/test_kernels.h"
 #include "sluice/support/fault_point.h"
 
 namespace {

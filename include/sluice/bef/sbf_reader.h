@@ -4,7 +4,9 @@
 #ifndef SLUICE_BEF_SBF_READER_H_
 #define SLUICE_BEF_SBF_READER_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -21,17 +23,82 @@ struct SbfLocation {
   uint32_t column = 0;
   bool has_debug_name = false;
   std::string_view debug_name;
+  // The entry in the file's Locations section: ops that point at the same
+  // entry share one location record.
+  const void* record = nullptr;
 };
 
+// The reader hands out views of the file's u32 arrays: the format is
+// little-endian, and so must be the host.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the SBF reader reads the file's words in place");
+
+// The users lists of a kernel's results, read in place: for each result a
+// count, then that many kernel indices. Walks to list i, so meant for
+// kernels' few results.
+class SbfUsers {
+ public:
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = absl::Span<const uint32_t>;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = value_type;
+
+    explicit const_iterator(const uint32_t* list) : list_(list) {}
+    value_type operator*() const {
+      return absl::MakeConstSpan(list_ + 1, *list_);
+    }
+    const_iterator& operator++() {
+      list_ += 1 + *list_;
+      return *this;
+    }
+    bool operator==(const const_iterator& other) const {
+      return list_ == other.list_;
+    }
+    bool operator!=(const const_iterator& other) const {
+      return list_ != other.list_;
+    }
+
+   private:
+    const uint32_t* list_;
+  };
+  using value_type = absl::Span<const uint32_t>;
+
+  SbfUsers() = default;
+  // `words` spans exactly `count` lists.
+  SbfUsers(absl::Span<const uint32_t> words, uint32_t count)
+      : words_(words), count_(count) {}
+
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  const_iterator begin() const { return const_iterator(words_.data()); }
+  const_iterator end() const {
+    return const_iterator(words_.data() + words_.size());
+  }
+  absl::Span<const uint32_t> operator[](size_t i) const {
+    const_iterator it = begin();
+    for (; i > 0; --i) ++it;
+    return *it;
+  }
+
+ private:
+  absl::Span<const uint32_t> words_;
+  uint32_t count_ = 0;
+};
+
+// A kernel of a function body. The index arrays are views of the file's
+// bytes, which must outlive this.
 struct SbfKernel {
   uint32_t name_index = 0;
   uint32_t location_index = 0;
-  std::vector<uint32_t> operands;
-  std::vector<uint32_t> results;
-  std::vector<uint32_t> attributes;  // attribute references
+  absl::Span<const uint32_t> operands;
+  absl::Span<const uint32_t> results;
+  absl::Span<const uint32_t> attributes;  // attribute references
   std::vector<std::string_view> attribute_names;
-  std::vector<uint32_t> functions;
-  std::vector<std::vector<uint32_t>> users;  // per result
+  absl::Span<const uint32_t> functions;
+  SbfUsers users;  // per result
 };
 
 struct SbfFunction {

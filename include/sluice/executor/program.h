@@ -31,6 +31,10 @@ class Program {
   // must outlive the program.
   static absl::StatusOr<std::unique_ptr<Program>> Load(
       absl::Span<const uint8_t> bytes, const KernelRegistry& registry);
+  // As Load, for an .sbf file read straight into the program's own buffer
+  // (one copy of the bytes, not two). Errors name the file.
+  static absl::StatusOr<std::unique_ptr<Program>> LoadFile(
+      std::string_view path, const KernelRegistry& registry);
 
   ~Program();
   Program(const Program&) = delete;
@@ -53,6 +57,10 @@ class Program {
 
  private:
   class Impl;
+  // `source` names the bytes in errors ("" for bytes without a file).
+  static absl::StatusOr<std::unique_ptr<Program>> LoadOwned(
+      std::vector<uint8_t> bytes, std::string_view source,
+      const KernelRegistry& registry);
   explicit Program(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -20,9 +20,14 @@ class KernelFrameBuilder {
  public:
   KernelFrameBuilder(ExecutionContext context, std::string kernel_name,
                      std::optional<DecodedLocation> location = std::nullopt)
-      : context_(std::move(context)), name_(std::move(kernel_name)) {
+      : context_(std::move(context)),
+        name_(std::move(kernel_name)),
+        location_(std::move(location)) {
     debug_info_.name = name_;
-    debug_info_.location = std::move(location);
+    if (location_) {
+      debug_info_.location = KernelLocation{location_->filename,
+                                            location_->line, location_->column};
+    }
   }
   // The frame's debug info points into this object: it stays where it is.
   KernelFrameBuilder(const KernelFrameBuilder&) = delete;
@@ -84,6 +89,7 @@ class KernelFrameBuilder {
  private:
   ExecutionContext context_;
   std::string name_;
+  std::optional<DecodedLocation> location_;
   KernelDebugInfo debug_info_;
   AttributeBuffer attribute_buffer_;
   std::vector<RCReference<AsyncValue>> arguments_;

@@ -8,12 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/basic/basic_kernels.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_binding.h"
+#include "sluice/kernels/basic_kernels.h"
 #include "sluice/support/error_util.h"
 
 namespace sluice {

@@ -7,10 +7,10 @@
 #include "dialects/tfrt_data/tfrt_data_dialect.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/data/data_kernels.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/data_kernels.h"
 
 namespace sluice {
 namespace {

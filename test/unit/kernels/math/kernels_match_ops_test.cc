@@ -7,10 +7,10 @@
 #include "dialects/tfrt_math/tfrt_math_dialect.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/math/math_kernels.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/math_kernels.h"
 
 namespace sluice {
 namespace {

@@ -6,9 +6,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/tensor/tensor_kernels.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/kernel/kernel_frame_builder.h"
+#include "sluice/kernels/tensor_kernels.h"
 #include "sluice/tensor/dense_host_tensor.h"
 #include "sluice/tensor/host_buffer.h"
 #include "test/util/kernel_test_host.h"

@@ -11,12 +11,12 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/tensor/tensor_kernels.h"
 #include "sluice/bef/format.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/bef/sbf_writer.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/kernel/kernel_frame_builder.h"
+#include "sluice/kernels/tensor_kernels.h"
 #include "sluice/tensor/dense_host_tensor.h"
 #include "test/util/kernel_test_host.h"
 

@@ -8,10 +8,10 @@
 #include "dialects/ts/ts_dialect.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/tensor/tensor_kernels.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/tensor_kernels.h"
 
 namespace sluice {
 namespace {

@@ -14,12 +14,12 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/diagnostic.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/kernel/kernel_frame_builder.h"
+#include "sluice/kernels/test_kernels.h"
 #include "test/util/kernel_test_host.h"
 
 namespace sluice {

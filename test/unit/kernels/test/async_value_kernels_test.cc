@@ -5,11 +5,11 @@
 #include <string_view>
 
 #include "gtest/gtest.h"
-#include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/test_kernels.h"
 #include "test/util/kernel_test_host.h"
 
 namespace sluice {

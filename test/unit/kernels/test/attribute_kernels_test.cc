@@ -4,9 +4,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/test/test_kernels.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/bef/sbf_writer.h"
+#include "sluice/kernels/test_kernels.h"
 #include "test/util/kernel_test_host.h"
 
 namespace sluice {

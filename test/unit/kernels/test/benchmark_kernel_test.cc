@@ -14,7 +14,6 @@
 #include "absl/types/span.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/diagnostic.h"
@@ -23,6 +22,7 @@
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernel/attribute_buffer.h"
 #include "sluice/kernel/kernel_frame_builder.h"
+#include "sluice/kernels/test_kernels.h"
 #include "test/util/kernel_test_host.h"
 
 namespace sluice {

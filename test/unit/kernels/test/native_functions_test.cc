@@ -8,11 +8,11 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/test_kernels.h"
 #include "test/util/kernel_test_host.h"
 
 namespace sluice {

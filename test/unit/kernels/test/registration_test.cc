@@ -5,8 +5,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/test/test_kernels.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/test_kernels.h"
 
 namespace sluice {
 namespace {

@@ -15,7 +15,6 @@
 #include "absl/types/span.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/test/test_kernels.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/concurrent_work_queue.h"
@@ -27,6 +26,7 @@
 #include "sluice/kernel/kernel_frame.h"
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/test_kernels.h"
 #include "sluice/support/logging.h"
 #include "test/util/kernel_test_host.h"
 
@@ -178,7 +178,7 @@ std::string PrintDebugInfo(HostContext* host,
   ExecutionContext context(request.CopyRef());
   KernelDebugInfo info;
   info.name = "tfrt_test.print_debug_info";
-  info.location = DecodedLocation{"prog.mlir", 1, 1};
+  info.location = KernelLocation{"prog.mlir", 1, 1};
   info.debug_name = debug_name;
   RCReference<AsyncValue> chain = MakeReadyChain().ReleaseRCRef();
   AsyncValue* arguments[] = {chain.get()};
