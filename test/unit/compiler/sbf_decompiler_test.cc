@@ -197,7 +197,7 @@ TEST(SbfDecompilerTest, RestoresLocations) {
   // A fusion comes back as the name and position the kernel saw.
   EXPECT_THAT(locations, ElementsAre(mlir::Location(file("prog.mlir", 3, 7)),
                                      named("adder", file("prog.mlir", 4, 9)),
-                                     named("x, y", file("f.mlir", 5, 1)),
+                                     named("xy", file("f.mlir", 5, 1)),
                                      named("alone", unknown), unknown));
 }
 
