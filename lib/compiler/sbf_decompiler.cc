@@ -181,6 +181,14 @@ mlir::LogicalResult Decompiler::SetAttributes(mlir::Operation* op,
       ParseDictionary(dictionary);
   if (mlir::failed(attributes)) return mlir::failure();
   for (mlir::NamedAttribute attribute : *attributes) {
+    // A function's name and type come from the Functions section; a file
+    // that annotates them too (none the compiler writes) must not replace
+    // them with something of another kind.
+    if (llvm::isa<mlir::func::FuncOp>(op) &&
+        (attribute.getName() == "sym_name" ||
+         attribute.getName() == "function_type")) {
+      continue;
+    }
     op->setAttr(attribute.getName(), attribute.getValue());
   }
   return mlir::success();
