@@ -104,6 +104,21 @@ bool HasNestedSymbol(mlir::Attribute attribute) {
   return found;
 }
 
+// The encoder, the decompiler, kernels and MLIR's attribute walks and
+// printer recurse over arrays; the reader refuses what they could not walk,
+// so the emitter refuses it too, before anything walks it.
+mlir::LogicalResult CheckArrayNesting(mlir::Operation* op,
+                                      mlir::NamedAttribute attribute) {
+  if (compiler_internal::ArrayNesting(attribute.getValue()) <=
+      bef::kMaxArrayNesting) {
+    return mlir::success();
+  }
+  return op->emitError() << "attribute '" << attribute.getName().getValue()
+                         << "' nests arrays more than " << bef::kMaxArrayNesting
+                         << " levels deep; sbf files allow at most "
+                         << bef::kMaxArrayNesting;
+}
+
 // Strings in the file are NUL-terminated: one holding a NUL (possible in
 // quoted MLIR names) cannot be written.
 mlir::LogicalResult CheckNoNul(mlir::Operation* op, llvm::StringRef what,
@@ -259,6 +274,9 @@ mlir::LogicalResult ModuleEmitter::AnnotateFunction(mlir::func::FuncOp function,
     if (name == function.getSymNameAttrName() ||
         name == function.getFunctionTypeAttrName()) {
       continue;
+    }
+    if (mlir::failed(CheckArrayNesting(function, attribute))) {
+      return mlir::failure();
     }
     attribute.getValue().walk([&](mlir::SymbolRefAttr symbol) {
       if (mlir::failed(encoder_.CheckSymbolDefined(symbol, function))) {
@@ -442,6 +460,9 @@ mlir::LogicalResult ModuleEmitter::AddAttributes(
   std::vector<uint32_t> callees;
   for (mlir::NamedAttribute attribute : op.getAttrDictionary()) {
     llvm::StringRef name = attribute.getName().getValue();
+    if (mlir::failed(CheckArrayNesting(&op, attribute))) {
+      return mlir::failure();
+    }
     // Hints reach no kernel; the decompiler gets them back.
     if (name.starts_with("_")) {
       if (name == kCostAttribute) {
@@ -456,20 +477,11 @@ mlir::LogicalResult ModuleEmitter::AddAttributes(
       annotations->push_back(attribute);
       continue;
     }
-    if (HasNestedSymbol(attribute.getValue()))
-      annotations->push_back(attribute);
     if (mlir::failed(CheckNoNul(&op, "attribute name", name))) {
       return mlir::failure();
     }
-    // The encoder, the decompiler and kernels walk arrays recursively; the
-    // reader refuses what they could not walk, so the emitter must too.
-    if (compiler_internal::ArrayNesting(attribute.getValue()) >
-        bef::kMaxArrayNesting) {
-      return op.emitError()
-             << "attribute '" << name << "' nests arrays more than "
-             << bef::kMaxArrayNesting
-             << " levels deep; sbf files allow at most "
-             << bef::kMaxArrayNesting;
+    if (HasNestedSymbol(attribute.getValue())) {
+      annotations->push_back(attribute);
     }
     mlir::FailureOr<uint32_t> reference =
         encoder_.Encode(attribute.getValue(), &op, name);
