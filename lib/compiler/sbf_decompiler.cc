@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "mlir/Parser/Parser.h"
 #include "sluice/bef/format.h"
 #include "sluice/bef/sbf_reader.h"
+#include "sluice/compiler/source_nesting.h"
 
 namespace sluice {
 namespace {
@@ -60,6 +62,7 @@ class Decompiler {
   // function's signature says of its arguments and results.
   std::vector<uint32_t> RegisterTypes(const bef::SbfFunction& function) const;
   mlir::FailureOr<mlir::Type> RegisterType(uint32_t type_index);
+  mlir::LogicalResult CheckNesting(std::string_view text) const;
   mlir::FailureOr<mlir::DictionaryAttr> ParseDictionary(std::string_view text);
   mlir::LogicalResult SetAttributes(mlir::Operation* op,
                                     std::string_view dictionary);
@@ -163,8 +166,19 @@ mlir::FailureOr<mlir::Type> Decompiler::RegisterType(uint32_t type_index) {
   return attributes_.DecodeType(type_index);
 }
 
+// Text from the file goes through MLIR's recursive parser: a hostile file
+// must not nest it deeper than the compiler would have written it.
+mlir::LogicalResult Decompiler::CheckNesting(std::string_view text) const {
+  std::optional<SourceNestingError> error = FindExcessiveNesting(text);
+  if (!error) return mlir::success();
+  return mlir::emitError(error_loc_)
+         << "annotation or module text at line " << error->line << ", column "
+         << error->column << ": " << error->message;
+}
+
 mlir::FailureOr<mlir::DictionaryAttr> Decompiler::ParseDictionary(
     std::string_view text) {
+  if (mlir::failed(CheckNesting(text))) return mlir::failure();
   auto dictionary = llvm::dyn_cast_or_null<mlir::DictionaryAttr>(
       mlir::parseAttribute(ToStringRef(text), context_));
   if (!dictionary) {
@@ -196,6 +210,7 @@ mlir::LogicalResult Decompiler::SetAttributes(mlir::Operation* op,
 
 mlir::LogicalResult Decompiler::InsertCompiledModule(
     const bef::SbfCompiledModule& compiled, mlir::OpBuilder& builder) {
+  if (mlir::failed(CheckNesting(compiled.text))) return mlir::failure();
   mlir::OwningOpRef<mlir::ModuleOp> nested =
       mlir::parseSourceString<mlir::ModuleOp>(ToStringRef(compiled.text),
                                               mlir::ParserConfig(context_),

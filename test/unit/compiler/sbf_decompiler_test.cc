@@ -304,6 +304,29 @@ TEST(SbfDecompilerTest, TypesMustParse) {
   EXPECT_EQ(errors.back(), "cannot parse type 'i32 is not (a type'");
 }
 
+// Annotations and module texts go through MLIR's recursive parser, so a
+// file nesting them deeper than the compiler would is refused first.
+TEST(SbfDecompilerTest, DeepAnnotationsAreRefused) {
+  const std::string deep =
+      "{a = " + std::string(300, '[') + std::string(300, ']') + "}";
+  for (bool in_module : {false, true}) {
+    bef::SbfWriter writer;
+    const uint32_t main =
+        writer.DeclareFunction("main", bef::FunctionKind::kFunction, {}, {});
+    writer.DefineFunction(main, bef::BodyDescription());
+    if (in_module) {
+      writer.AddCompiledModule("m", 0, "module @m attributes " + deep + " {}");
+    } else {
+      writer.SetFunctionAnnotations(main, deep);
+    }
+    std::unique_ptr<mlir::MLIRContext> context = MakeContext();
+    std::vector<std::string> errors =
+        DecompileErrors(writer.Finish(), context.get());
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_THAT(errors[0], HasSubstr("nesting deeper than 256 levels"));
+  }
+}
+
 TEST(SbfDecompilerTest, UnregisteredDialectsComeBack) {
   std::unique_ptr<mlir::MLIRContext> context = MakeContext();
   mlir::OwningOpRef<mlir::ModuleOp> module =
