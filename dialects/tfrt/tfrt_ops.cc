@@ -89,10 +89,12 @@ mlir::LogicalResult VerifyRegionSignature(mlir::Operation* op,
            << "expects the " << region_name << " region to end in tfrt.return";
   }
   if (!SameTypes(return_op.getArgs().getTypes(), result_types)) {
+    // TFRT's words first, then what differs.
     return return_op.emitOpError()
-           << "returns " << TypeList(return_op.getArgs().getTypes())
-           << ", but '" << op->getName() << "' expects "
-           << TypeList(result_types);
+           << "operand types don't match '" << op->getName()
+           << "' result: it returns "
+           << TypeList(return_op.getArgs().getTypes()) << ", '" << op->getName()
+           << "' expects " << TypeList(result_types);
   }
   return mlir::success();
 }

@@ -97,9 +97,8 @@ T Multiply(T a, T b) {
   }
 }
 
-absl::Status DivideByZero() {
-  return absl::InvalidArgumentError("Divide by zero");
-}
+// TFRT makes this error from a plain message, so its code is INTERNAL.
+absl::Status DivideByZero() { return absl::InternalError("Divide by zero"); }
 
 // Quotient truncates toward zero, the remainder takes the dividend's sign.
 template <typename T>

@@ -5,8 +5,8 @@
 //
 // Every error here goes through the frame's ReportError (directly or through
 // an error return), so each one is also emitted as a `runtime error`
-// diagnostic at the op. Their code is kUnknown, the code TFRT gives a plain
-// string error, which is what these kernels make there.
+// diagnostic at the op. Their code is kInternal, the code TFRT gives a plain
+// string error (MakeStringError), which is what these kernels make there.
 #include <cstdint>
 #include <tuple>
 
@@ -28,11 +28,11 @@ namespace test_kernels {
 namespace {
 
 absl::Status SomethingBad() {
-  return absl::UnknownError("something bad happened");
+  return absl::InternalError("something bad happened");
 }
 
 absl::Status SomethingBadAsync() {
-  return absl::UnknownError("something bad happened asynchronously");
+  return absl::InternalError("something bad happened asynchronously");
 }
 
 absl::StatusOr<int32_t> Fail() { return SomethingBad(); }

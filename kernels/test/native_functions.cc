@@ -112,7 +112,7 @@ void NativeError(const ExecutionContext&, Arguments arguments,
                  Results results) {
   if (!CheckSignature("native_error", arguments, results, 0, 1)) return;
   results[0] =
-      MakeErrorAsyncValueRef(absl::UnknownError("something bad happened"));
+      MakeErrorAsyncValueRef(absl::InternalError("something bad happened"));
 }
 
 // Takes its arguments and does nothing with them; there is no result to

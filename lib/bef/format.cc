@@ -171,6 +171,10 @@ const char* SectionName(uint32_t id) {
       return "Locations";
     case SectionId::kRegisterTypes:
       return "RegisterTypes";
+    case SectionId::kCompiledModules:
+      return "CompiledModules";
+    case SectionId::kAnnotations:
+      return "Annotations";
   }
   return "unknown section";
 }

@@ -31,11 +31,12 @@ using internal::SbfErrorF;
 using internal::SectionName;
 using internal::SectionRange;
 
-constexpr std::array<SectionId, 8> kKnownSections = {
-    SectionId::kStrings,   SectionId::kAttributes,
-    SectionId::kTypes,     SectionId::kKernelNames,
-    SectionId::kFunctions, SectionId::kFunctionBodies,
-    SectionId::kLocations, SectionId::kRegisterTypes,
+constexpr std::array<SectionId, 10> kKnownSections = {
+    SectionId::kStrings,         SectionId::kAttributes,
+    SectionId::kTypes,           SectionId::kKernelNames,
+    SectionId::kFunctions,       SectionId::kFunctionBodies,
+    SectionId::kLocations,       SectionId::kRegisterTypes,
+    SectionId::kCompiledModules, SectionId::kAnnotations,
 };
 
 // Index into kKnownSections, or -1.
@@ -366,6 +367,82 @@ absl::Status ReadRegisterTypes(absl::Span<const uint8_t> file,
   return reader.CheckAtEnd("the last function's register types");
 }
 
+absl::Status ReadCompiledModules(const ReaderContext& context,
+                                 const Sections& sections,
+                                 uint32_t num_functions,
+                                 std::vector<SbfCompiledModule>* modules) {
+  ByteReader reader =
+      SectionReader(context.file, sections, SectionId::kCompiledModules);
+  uint32_t count = 0;
+  SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("module count", &count));
+  SLUICE_BEF_RETURN_IF_ERROR(reader.CheckCountFits("modules", count, 12));
+  modules->resize(count);
+  for (SbfCompiledModule& module : *modules) {
+    const uint32_t at = reader.offset();
+    uint32_t name = 0;
+    uint32_t text = 0;
+    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("name", &name));
+    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("position", &module.position));
+    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("text", &text));
+    SLUICE_BEF_RETURN_IF_ERROR(
+        context.strings.Resolve(reader, at, name, &module.name));
+    SLUICE_BEF_RETURN_IF_ERROR(
+        context.strings.Resolve(reader, at + 8, text, &module.text));
+    if (module.position > num_functions) {
+      return reader.Error(at + 4, "module position %d is past the %d functions",
+                          module.position, num_functions);
+    }
+  }
+  return reader.CheckAtEnd("the last module");
+}
+
+absl::Status ReadAnnotations(const ReaderContext& context,
+                             const Sections& sections,
+                             const std::vector<SbfFunction>& functions,
+                             SbfAnnotations* annotations) {
+  ByteReader reader =
+      SectionReader(context.file, sections, SectionId::kAnnotations);
+  uint32_t reference = 0;
+  bool present = false;
+  uint32_t at = reader.offset();
+  SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("module attributes", &reference));
+  SLUICE_BEF_RETURN_IF_ERROR(context.strings.ResolveOptional(
+      reader, at, reference, &present, &annotations->module_attributes));
+  uint32_t count = 0;
+  at = reader.offset();
+  SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("function count", &count));
+  if (count != functions.size()) {
+    return reader.Error(at, "lists %d functions, but Functions has %d", count,
+                        functions.size());
+  }
+  annotations->function_attributes.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    at = reader.offset();
+    SLUICE_BEF_RETURN_IF_ERROR(
+        reader.ReadU32("function attributes", &reference));
+    SLUICE_BEF_RETURN_IF_ERROR(context.strings.ResolveOptional(
+        reader, at, reference, &present, &annotations->function_attributes[i]));
+  }
+  SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("kernel entry count", &count));
+  SLUICE_BEF_RETURN_IF_ERROR(
+      reader.CheckCountFits("kernel entries", count, 12));
+  annotations->kernels.resize(count);
+  for (SbfKernelAnnotation& entry : annotations->kernels) {
+    at = reader.offset();
+    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("function", &entry.function));
+    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("kernel", &entry.kernel));
+    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("attributes", &reference));
+    if (entry.function >= functions.size() ||
+        entry.kernel >= functions[entry.function].kernels.size()) {
+      return reader.Error(at, "no kernel %d in function %d", entry.kernel,
+                          entry.function);
+    }
+    SLUICE_BEF_RETURN_IF_ERROR(
+        context.strings.Resolve(reader, at + 8, reference, &entry.attributes));
+  }
+  return reader.CheckAtEnd("the last kernel entry");
+}
+
 }  // namespace
 
 SbfAttribute SbfProgram::GetAttribute(uint32_t reference) const {
@@ -432,6 +509,15 @@ absl::StatusOr<SbfProgram> ReadSbf(absl::Span<const uint8_t> bytes) {
     SLUICE_BEF_RETURN_IF_ERROR(
         ReadRegisterTypes(bytes, sections, num_types, &program.functions));
     program.has_register_types = true;
+  }
+  if (Get(sections, SectionId::kCompiledModules).present) {
+    SLUICE_BEF_RETURN_IF_ERROR(ReadCompiledModules(
+        context, sections, context.num_functions, &program.compiled_modules));
+  }
+  if (Get(sections, SectionId::kAnnotations).present) {
+    SLUICE_BEF_RETURN_IF_ERROR(ReadAnnotations(
+        context, sections, program.functions, &program.annotations));
+    program.has_annotations = true;
   }
   return program;
 }

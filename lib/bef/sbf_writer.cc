@@ -313,6 +313,39 @@ void SbfWriter::DefineFunction(uint32_t function_index, BodyDescription body) {
   function.body = std::move(body);
 }
 
+void SbfWriter::AddCompiledModule(std::string_view name, uint32_t position,
+                                  std::string_view text) {
+  SLUICE_CHECK(position <= functions_.size())
+      << "module position " << position << " past the " << functions_.size()
+      << " declared functions";
+  compiled_modules_.push_back(AddString(name));
+  compiled_modules_.push_back(position);
+  compiled_modules_.push_back(AddString(text));
+}
+
+void SbfWriter::SetModuleAnnotations(std::string_view dictionary) {
+  module_annotations_ = AddString(dictionary);
+}
+
+void SbfWriter::SetFunctionAnnotations(uint32_t function_index,
+                                       std::string_view dictionary) {
+  SLUICE_CHECK(function_index < functions_.size())
+      << "function " << function_index << " was not declared";
+  if (function_annotations_.size() <= function_index) {
+    function_annotations_.resize(function_index + 1, kNone);
+  }
+  function_annotations_[function_index] = AddString(dictionary);
+}
+
+void SbfWriter::AddKernelAnnotations(uint32_t function_index, uint32_t kernel,
+                                     std::string_view dictionary) {
+  SLUICE_CHECK(function_index < functions_.size())
+      << "function " << function_index << " was not declared";
+  kernel_annotations_.push_back(function_index);
+  kernel_annotations_.push_back(kernel);
+  kernel_annotations_.push_back(AddString(dictionary));
+}
+
 std::vector<uint8_t> SbfWriter::Finish(bool include_optional_sections) const {
   std::vector<uint8_t> functions;
   std::vector<uint8_t> bodies;
@@ -361,6 +394,29 @@ std::vector<uint8_t> SbfWriter::Finish(bool include_optional_sections) const {
   sections.emplace_back(SectionId::kLocations, EncodeTable(locations_, 4));
   if (include_optional_sections) {
     sections.emplace_back(SectionId::kRegisterTypes, std::move(register_types));
+  }
+  // Files without modules or annotations stay as they were before these
+  // sections existed.
+  if (!compiled_modules_.empty()) {
+    sections.emplace_back(SectionId::kCompiledModules,
+                          EncodeTable(compiled_modules_, 3));
+  }
+  const bool has_annotations = module_annotations_ != kNone ||
+                               !function_annotations_.empty() ||
+                               !kernel_annotations_.empty();
+  if (include_optional_sections && has_annotations) {
+    std::vector<uint8_t> annotations;
+    AppendLe32(&annotations, module_annotations_);
+    AppendLe32(&annotations, static_cast<uint32_t>(functions_.size()));
+    for (uint32_t i = 0; i < functions_.size(); ++i) {
+      AppendLe32(&annotations, i < function_annotations_.size()
+                                   ? function_annotations_[i]
+                                   : kNone);
+    }
+    AppendLe32(&annotations,
+               static_cast<uint32_t>(kernel_annotations_.size() / 3));
+    AppendWords(&annotations, kernel_annotations_);
+    sections.emplace_back(SectionId::kAnnotations, std::move(annotations));
   }
 
   std::vector<uint8_t> file(kMagic, kMagic + 4);

@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
 #include "sluice/bef/format.h"
 
 namespace sluice {
@@ -23,6 +24,8 @@ namespace compiler_internal {
 namespace {
 
 using bef::AttributeType;
+
+constexpr llvm::StringLiteral kCompiledAttribute("tfrt.compiled");
 
 uint32_t Code(AttributeType type) { return static_cast<uint32_t>(type); }
 
@@ -141,8 +144,9 @@ uint32_t ArrayNesting(mlir::Attribute attribute) {
 }
 
 AttributeEncoder::AttributeEncoder(bef::SbfWriter* writer,
-                                   const llvm::StringMap<uint32_t>* functions)
-    : writer_(writer), functions_(functions) {}
+                                   const llvm::StringMap<uint32_t>* functions,
+                                   mlir::ModuleOp module)
+    : writer_(writer), functions_(functions), module_(module) {}
 
 uint32_t AttributeEncoder::TypeIndex(mlir::Type type) {
   auto [it, inserted] = type_indices_.try_emplace(type, 0);
@@ -150,20 +154,28 @@ uint32_t AttributeEncoder::TypeIndex(mlir::Type type) {
   return it->second;
 }
 
+mlir::LogicalResult AttributeEncoder::CheckSymbolDefined(
+    mlir::SymbolRefAttr symbol, mlir::Operation* op) {
+  if (symbol.getNestedReferences().empty()) {
+    if (functions_->count(symbol.getRootReference().getValue()) != 0) {
+      return mlir::success();
+    }
+  } else if (mlir::Operation* root = mlir::SymbolTable::lookupSymbolIn(
+                 module_, symbol.getRootReference())) {
+    if (root->hasAttr(kCompiledAttribute) &&
+        mlir::SymbolTable::lookupSymbolIn(module_, symbol) != nullptr) {
+      return mlir::success();
+    }
+  }
+  return op->emitError() << "function " << symbol << " not defined";
+}
+
 mlir::FailureOr<uint32_t> AttributeEncoder::ResolveSymbol(
     mlir::Attribute symbol, mlir::Operation* op) {
-  auto reference = llvm::dyn_cast<mlir::SymbolRefAttr>(symbol);
+  auto reference = llvm::dyn_cast<mlir::FlatSymbolRefAttr>(symbol);
   if (!reference) return mlir::failure();
-  if (!reference.getNestedReferences().empty()) {
-    return op->emitError() << "nested symbol reference " << reference
-                           << " cannot be emitted to SBF files";
-  }
-  auto it = functions_->find(reference.getRootReference().getValue());
-  if (it == functions_->end()) {
-    return op->emitError() << "symbol " << reference
-                           << " does not reference a function in this module";
-  }
-  return it->second;
+  if (mlir::failed(CheckSymbolDefined(reference, op))) return mlir::failure();
+  return functions_->find(reference.getValue())->second;
 }
 
 mlir::FailureOr<uint32_t> AttributeEncoder::Encode(mlir::Attribute attribute,
@@ -178,9 +190,10 @@ mlir::FailureOr<uint32_t> AttributeEncoder::Encode(mlir::Attribute attribute,
 
 mlir::FailureOr<uint32_t> AttributeEncoder::EncodeUncached(
     mlir::Attribute attribute, mlir::Operation* op, llvm::StringRef name) {
+  // TFRT's words, with the value the format has no encoding for.
   auto unsupported = [&]() {
-    return op->emitError() << "attribute '" << name << "' (" << attribute
-                           << ") cannot be emitted to SBF files";
+    return op->emitError() << "BEF files cannot encode the '" << name
+                           << "' attribute (" << attribute << ")";
   };
   if (llvm::isa<mlir::UnitAttr>(attribute)) {
     return writer_->AddUnitAttribute();
@@ -210,6 +223,17 @@ mlir::FailureOr<uint32_t> AttributeEncoder::EncodeUncached(
   }
   if (auto type = llvm::dyn_cast<mlir::TypeAttr>(attribute)) {
     return writer_->AddTypeAttribute(TypeIndex(type.getValue()));
+  }
+  if (auto nested = llvm::dyn_cast<mlir::SymbolRefAttr>(attribute);
+      nested && !nested.getNestedReferences().empty()) {
+    // A function of a `tfrt.compiled` module is no function of the file:
+    // kernels get the reference as text (`@kernel::@main`) and find the
+    // module in the CompiledModules section.
+    if (mlir::failed(CheckSymbolDefined(nested, op))) return mlir::failure();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    nested.print(os);
+    return writer_->AddStringAttribute(os.str());
   }
   if (llvm::isa<mlir::SymbolRefAttr>(attribute)) {
     mlir::FailureOr<uint32_t> function = ResolveSymbol(attribute, op);

@@ -11,6 +11,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
@@ -34,9 +36,12 @@ uint32_t ArrayNesting(mlir::Attribute attribute);
 class AttributeEncoder {
  public:
   // `functions` maps function names to their indices; symbol references are
-  // resolved through it. Both pointers must outlive the encoder.
+  // resolved through it. Nested references (`@kernel::@main`) resolve in
+  // the `tfrt.compiled` modules of `module`. The pointers and the module
+  // must outlive the encoder.
   AttributeEncoder(bef::SbfWriter* writer,
-                   const llvm::StringMap<uint32_t>* functions);
+                   const llvm::StringMap<uint32_t>* functions,
+                   mlir::ModuleOp module);
 
   uint32_t TypeIndex(mlir::Type type);
 
@@ -46,9 +51,14 @@ class AttributeEncoder {
   mlir::FailureOr<uint32_t> Encode(mlir::Attribute attribute,
                                    mlir::Operation* op, llvm::StringRef name);
 
-  // The function a symbol reference names, or an error on `op`.
+  // The function a flat symbol reference names, or an error on `op`.
   mlir::FailureOr<uint32_t> ResolveSymbol(mlir::Attribute symbol,
                                           mlir::Operation* op);
+
+  // Checks that a symbol reference names a function of this module or of
+  // one of its `tfrt.compiled` modules; an error on `op` if not.
+  mlir::LogicalResult CheckSymbolDefined(mlir::SymbolRefAttr symbol,
+                                         mlir::Operation* op);
 
  private:
   mlir::FailureOr<uint32_t> EncodeUncached(mlir::Attribute attribute,
@@ -57,6 +67,7 @@ class AttributeEncoder {
 
   bef::SbfWriter* writer_;
   const llvm::StringMap<uint32_t>* functions_;
+  mlir::ModuleOp module_;
   llvm::DenseMap<mlir::Type, uint32_t> type_indices_;
   // Attributes are uniqued by the context, so kernels that share one share
   // its entry in the file.

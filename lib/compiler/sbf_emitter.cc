@@ -9,14 +9,19 @@
 
 #include "lib/compiler/attribute_codec.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Region.h"
+#include "mlir/IR/SymbolTable.h"
 #include "sluice/bef/format.h"
 #include "sluice/bef/sbf_writer.h"
 
@@ -27,6 +32,9 @@ using compiler_internal::AttributeEncoder;
 
 constexpr llvm::StringLiteral kReturnName("tfrt.return");
 constexpr llvm::StringLiteral kNativeAttribute("tfrt.native");
+constexpr llvm::StringLiteral kSyncAttribute("tfrt.sync");
+constexpr llvm::StringLiteral kCompiledAttribute("tfrt.compiled");
+constexpr llvm::StringLiteral kCostAttribute("_tfrt_cost");
 
 // The source position of a location, looking through names, fusions and
 // call sites. A call site's callee comes first: that is where the op itself
@@ -54,8 +62,8 @@ std::optional<mlir::FileLineColLoc> FindFilePosition(mlir::Location location) {
 
 // The name `tfrt_test.print_debug_info` prints for an op: a named location's
 // name; for a call site, the callee's (the inlined op's own name); for a
-// fusion, the names of its parts joined with ", ", skipping parts without
-// one, as TFRT's tools print them.
+// fusion, the names of its parts one after the other with nothing between
+// them, skipping parts without one (file positions), as TFRT prints them.
 std::optional<std::string> DebugName(mlir::Location location) {
   if (auto name = llvm::dyn_cast<mlir::NameLoc>(location)) {
     return name.getName().str();
@@ -68,7 +76,7 @@ std::optional<std::string> DebugName(mlir::Location location) {
     for (mlir::Location part : fused.getLocations()) {
       std::optional<std::string> name = DebugName(part);
       if (!name) continue;
-      joined = joined ? *joined + ", " + *name : *name;
+      joined = joined ? *joined + *name : *name;
     }
     return joined;
   }
@@ -76,6 +84,39 @@ std::optional<std::string> DebugName(mlir::Location location) {
     return DebugName(opaque.getFallbackLocation());
   }
   return std::nullopt;
+}
+
+// MLIR text of `attributes`, as the Annotations section holds it.
+std::string DictionaryText(mlir::DictionaryAttr attributes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attributes.print(os);
+  return os.str();
+}
+
+// Whether `attribute` holds a reference into a `tfrt.compiled` module,
+// which kernels receive as text and the decompiler needs back as a symbol.
+bool HasNestedSymbol(mlir::Attribute attribute) {
+  bool found = false;
+  attribute.walk([&](mlir::SymbolRefAttr symbol) {
+    if (!symbol.getNestedReferences().empty()) found = true;
+  });
+  return found;
+}
+
+// The encoder, the decompiler, kernels and MLIR's attribute walks and
+// printer recurse over arrays; the reader refuses what they could not walk,
+// so the emitter refuses it too, before anything walks it.
+mlir::LogicalResult CheckArrayNesting(mlir::Operation* op,
+                                      mlir::NamedAttribute attribute) {
+  if (compiler_internal::ArrayNesting(attribute.getValue()) <=
+      bef::kMaxArrayNesting) {
+    return mlir::success();
+  }
+  return op->emitError() << "attribute '" << attribute.getName().getValue()
+                         << "' nests arrays more than " << bef::kMaxArrayNesting
+                         << " levels deep; sbf files allow at most "
+                         << bef::kMaxArrayNesting;
 }
 
 // Strings in the file are NUL-terminated: one holding a NUL (possible in
@@ -90,7 +131,7 @@ mlir::LogicalResult CheckNoNul(mlir::Operation* op, llvm::StringRef what,
 class ModuleEmitter {
  public:
   explicit ModuleEmitter(mlir::ModuleOp module)
-      : module_(module), encoder_(&writer_, &function_indices_) {}
+      : module_(module), encoder_(&writer_, &function_indices_, module) {}
 
   mlir::LogicalResult Emit();
 
@@ -101,13 +142,19 @@ class ModuleEmitter {
  private:
   mlir::FailureOr<mlir::Operation*> FindReturn(mlir::Operation* owner,
                                                mlir::Region& region);
+  mlir::LogicalResult AddCompiledModule(mlir::ModuleOp nested,
+                                        uint32_t position);
+  mlir::LogicalResult AnnotateFunction(mlir::func::FuncOp function,
+                                       uint32_t index);
   mlir::LogicalResult EmitFunction(mlir::func::FuncOp function, uint32_t index);
   mlir::FailureOr<uint32_t> EmitRegion(mlir::Operation* owner,
                                        mlir::Region& region);
-  mlir::FailureOr<bef::BodyDescription> BuildBody(mlir::Block& block,
+  mlir::FailureOr<bef::BodyDescription> BuildBody(uint32_t function_index,
+                                                  mlir::Block& block,
                                                   mlir::Operation* return_op);
   mlir::LogicalResult AddAttributes(mlir::Operation& op,
-                                    bef::KernelDescription* kernel);
+                                    bef::KernelDescription* kernel,
+                                    mlir::NamedAttrList* annotations);
   mlir::FailureOr<uint32_t> AddLocation(mlir::Operation& op);
 
   mlir::ModuleOp module_;
@@ -123,12 +170,19 @@ mlir::LogicalResult ModuleEmitter::Emit() {
   // runs them in; region functions follow.
   std::vector<std::pair<mlir::func::FuncOp, uint32_t>> with_bodies;
   bool ok = true;
+  uint32_t num_functions = 0;
   for (mlir::Operation& op : module_.getBody()->getOperations()) {
+    auto nested = llvm::dyn_cast<mlir::ModuleOp>(op);
+    if (nested && nested->hasAttr(kCompiledAttribute)) {
+      if (mlir::failed(AddCompiledModule(nested, num_functions))) ok = false;
+      continue;
+    }
     auto function = llvm::dyn_cast<mlir::func::FuncOp>(op);
     if (!function) {
       op.emitError() << "'" << op.getName()
                      << "' cannot be emitted to SBF files: only func.func "
-                        "ops may appear at the top level of a module";
+                        "ops and modules marked tfrt.compiled may appear at "
+                        "the top level of a module";
       ok = false;
       continue;
     }
@@ -161,15 +215,82 @@ mlir::LogicalResult ModuleEmitter::Emit() {
         native ? bef::FunctionKind::kNative : bef::FunctionKind::kFunction,
         argument_types, result_types);
     function_indices_[function.getSymName()] = index;
+    ++num_functions;
     if (!native) with_bodies.emplace_back(function, index);
   }
   // Bodies would only add errors about references to the functions that
   // failed above.
   if (!ok) return mlir::failure();
+  if (!module_->getAttrDictionary().empty()) {
+    writer_.SetModuleAnnotations(DictionaryText(module_->getAttrDictionary()));
+  }
+  for (mlir::Operation& op : module_.getBody()->getOperations()) {
+    auto function = llvm::dyn_cast<mlir::func::FuncOp>(op);
+    if (!function) continue;
+    const uint32_t index = function_indices_[function.getSymName()];
+    if (mlir::failed(AnnotateFunction(function, index))) ok = false;
+  }
   for (auto& [function, index] : with_bodies) {
     if (mlir::failed(EmitFunction(function, index))) ok = false;
   }
   return mlir::success(ok);
+}
+
+mlir::LogicalResult ModuleEmitter::AddCompiledModule(mlir::ModuleOp nested,
+                                                     uint32_t position) {
+  std::optional<llvm::StringRef> name = nested.getSymName();
+  if (!name) {
+    return nested.emitError(
+        "a module marked tfrt.compiled needs a name: ops refer to its "
+        "functions as @module::@function");
+  }
+  if (mlir::failed(CheckNoNul(nested, "module name", *name))) {
+    return mlir::failure();
+  }
+  // Generic form with locations: whoever compiles it at run time parses it
+  // without Sluice's dialects, and the decompiler gives it back exactly.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  nested->print(os, mlir::OpPrintingFlags()
+                        .printGenericOpForm()
+                        .enableDebugInfo()
+                        .assumeVerified());
+  if (mlir::failed(CheckNoNul(nested, "module text", os.str()))) {
+    return mlir::failure();
+  }
+  writer_.AddCompiledModule(*name, position, os.str());
+  return mlir::success();
+}
+
+// Function attributes reach no kernel; they are kept for the decompiler,
+// and the symbols they name must exist.
+mlir::LogicalResult ModuleEmitter::AnnotateFunction(mlir::func::FuncOp function,
+                                                    uint32_t index) {
+  mlir::NamedAttrList kept;
+  bool ok = true;
+  for (mlir::NamedAttribute attribute : function->getAttrDictionary()) {
+    llvm::StringRef name = attribute.getName().getValue();
+    // The name and signature are in the Functions section already.
+    if (name == function.getSymNameAttrName() ||
+        name == function.getFunctionTypeAttrName()) {
+      continue;
+    }
+    if (mlir::failed(CheckArrayNesting(function, attribute))) {
+      return mlir::failure();
+    }
+    attribute.getValue().walk([&](mlir::SymbolRefAttr symbol) {
+      if (mlir::failed(encoder_.CheckSymbolDefined(symbol, function))) {
+        ok = false;
+      }
+    });
+    kept.push_back(attribute);
+  }
+  if (!ok) return mlir::failure();
+  if (!kept.empty()) {
+    writer_.SetFunctionAnnotations(
+        index, DictionaryText(kept.getDictionary(function->getContext())));
+  }
+  return mlir::success();
 }
 
 mlir::FailureOr<mlir::Operation*> ModuleEmitter::FindReturn(
@@ -198,6 +319,22 @@ mlir::LogicalResult ModuleEmitter::EmitFunction(mlir::func::FuncOp function,
   // rejects. Diagnostics quote streamed types themselves.
   llvm::ArrayRef<mlir::Type> results = function.getResultTypes();
   mlir::Operation* ret = *return_op;
+  // TFRT's sync executor returns a function's values by moving them out of
+  // its registers, so a register may be returned once and never be an
+  // argument, which the caller still owns.
+  if (function->hasAttr(kSyncAttribute)) {
+    llvm::DenseSet<mlir::Value> returned;
+    for (auto [i, value] : llvm::enumerate(ret->getOperands())) {
+      if (llvm::isa<mlir::BlockArgument>(value)) {
+        return ret->emitError()
+               << "return value " << i << " is an argument in a sync function";
+      }
+      if (!returned.insert(value).second) {
+        return ret->emitError()
+               << "return value " << i << " is duplicated in a sync function";
+      }
+    }
+  }
   if (ret->getNumOperands() != results.size()) {
     return ret->emitError()
            << "'tfrt.return' op has " << ret->getNumOperands()
@@ -212,7 +349,7 @@ mlir::LogicalResult ModuleEmitter::EmitFunction(mlir::func::FuncOp function,
     }
   }
   mlir::FailureOr<bef::BodyDescription> body =
-      BuildBody(function.getBody().front(), ret);
+      BuildBody(index, function.getBody().front(), ret);
   if (mlir::failed(body)) return mlir::failure();
   writer_.DefineFunction(index, *std::move(body));
   return mlir::success();
@@ -236,14 +373,14 @@ mlir::FailureOr<uint32_t> ModuleEmitter::EmitRegion(mlir::Operation* owner,
   const uint32_t index = writer_.DeclareFunction("", bef::FunctionKind::kRegion,
                                                  argument_types, result_types);
   mlir::FailureOr<bef::BodyDescription> body =
-      BuildBody(region.front(), *return_op);
+      BuildBody(index, region.front(), *return_op);
   if (mlir::failed(body)) return mlir::failure();
   writer_.DefineFunction(index, *std::move(body));
   return index;
 }
 
 mlir::FailureOr<bef::BodyDescription> ModuleEmitter::BuildBody(
-    mlir::Block& block, mlir::Operation* return_op) {
+    uint32_t function_index, mlir::Block& block, mlir::Operation* return_op) {
   bef::BodyDescription body;
   // Registers are numbered in definition order: the block's arguments, then
   // each kernel's results, so a register's number says where it is defined.
@@ -293,7 +430,15 @@ mlir::FailureOr<bef::BodyDescription> ModuleEmitter::BuildBody(
       if (mlir::failed(function)) return mlir::failure();
       kernel.functions.push_back(*function);
     }
-    if (mlir::failed(AddAttributes(op, &kernel))) return mlir::failure();
+    mlir::NamedAttrList annotations;
+    if (mlir::failed(AddAttributes(op, &kernel, &annotations))) {
+      return mlir::failure();
+    }
+    if (!annotations.empty()) {
+      writer_.AddKernelAnnotations(
+          function_index, static_cast<uint32_t>(body.kernels.size()),
+          DictionaryText(annotations.getDictionary(op.getContext())));
+    }
     for (mlir::Value result : op.getResults()) {
       kernel.results.push_back(define(result));
     }
@@ -308,25 +453,35 @@ mlir::FailureOr<bef::BodyDescription> ModuleEmitter::BuildBody(
 }
 
 mlir::LogicalResult ModuleEmitter::AddAttributes(
-    mlir::Operation& op, bef::KernelDescription* kernel) {
+    mlir::Operation& op, bef::KernelDescription* kernel,
+    mlir::NamedAttrList* annotations) {
   // getAttrDictionary includes the inherent attributes that ODS ops keep in
   // properties, and a dictionary is sorted by name: the order kernels take.
   std::vector<uint32_t> callees;
   for (mlir::NamedAttribute attribute : op.getAttrDictionary()) {
     llvm::StringRef name = attribute.getName().getValue();
-    if (name.starts_with("_")) continue;
+    if (mlir::failed(CheckArrayNesting(&op, attribute))) {
+      return mlir::failure();
+    }
+    // Hints reach no kernel; the decompiler gets them back.
+    if (name.starts_with("_")) {
+      if (name == kCostAttribute) {
+        auto cost = llvm::dyn_cast<mlir::IntegerAttr>(attribute.getValue());
+        if (!cost || !cost.getType().isInteger(64)) {
+          return op.emitError("op cost value must be an i64 integer");
+        }
+        if (cost.getInt() <= 0) {
+          return op.emitError("op cost value must be larger than 0");
+        }
+      }
+      annotations->push_back(attribute);
+      continue;
+    }
     if (mlir::failed(CheckNoNul(&op, "attribute name", name))) {
       return mlir::failure();
     }
-    // The encoder, the decompiler and kernels walk arrays recursively; the
-    // reader refuses what they could not walk, so the emitter must too.
-    if (compiler_internal::ArrayNesting(attribute.getValue()) >
-        bef::kMaxArrayNesting) {
-      return op.emitError()
-             << "attribute '" << name << "' nests arrays more than "
-             << bef::kMaxArrayNesting
-             << " levels deep; sbf files allow at most "
-             << bef::kMaxArrayNesting;
+    if (HasNestedSymbol(attribute.getValue())) {
+      annotations->push_back(attribute);
     }
     mlir::FailureOr<uint32_t> reference =
         encoder_.Encode(attribute.getValue(), &op, name);
@@ -337,7 +492,7 @@ mlir::LogicalResult ModuleEmitter::AddAttributes(
     // A symbol, or an array of them (tfrt.case's branches), names functions
     // the kernel calls; the executor hands them over with the regions.
     auto add_callee = [&](mlir::Attribute symbol) {
-      if (!llvm::isa<mlir::SymbolRefAttr>(symbol)) return mlir::success();
+      if (!llvm::isa<mlir::FlatSymbolRefAttr>(symbol)) return mlir::success();
       mlir::FailureOr<uint32_t> callee = encoder_.ResolveSymbol(symbol, &op);
       if (mlir::failed(callee)) return mlir::failure();
       callees.push_back(*callee);

@@ -330,7 +330,7 @@ absl::StatusOr<std::unique_ptr<Program>> Program::LoadOwned(
     if (function.kind != bef::FunctionKind::kRegion) {
       impl->by_name.emplace(name, loaded.get());
     }
-    if (function.kind == bef::FunctionKind::kFunction) {
+    if (function.kind != bef::FunctionKind::kRegion) {
       impl->listed.push_back(loaded.get());
     }
     loaded->set_program_bytes(impl->bytes);

@@ -34,7 +34,7 @@ absl::Status StatusFromLlvmError(llvm::Error error) {
       std::move(error),
       [&](const StatusError& status_error) { result = status_error.status(); },
       [&](const llvm::ErrorInfoBase& other) {
-        result = absl::UnknownError(other.message());
+        result = absl::InternalError(other.message());
       });
   return result;
 }

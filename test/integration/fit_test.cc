@@ -251,7 +251,7 @@ TEST_F(FitTest, AStepsOwnErrorStopsFitWithIt) {
   options.on_epoch_end = [&](const FitMetrics&) { ++epochs_ended; };
   absl::Status fitted =
       Fit(*coordinator_, Model("counting", "failing_step"), options);
-  EXPECT_EQ(fitted.code(), absl::StatusCode::kUnknown) << fitted;
+  EXPECT_EQ(fitted.code(), absl::StatusCode::kInternal) << fitted;
   EXPECT_THAT(fitted.message(), HasSubstr("something bad happened"));
   EXPECT_EQ(Classify(fitted), FailureClass::kFatal);
   EXPECT_EQ(ExitCodeFor(fitted), 1);

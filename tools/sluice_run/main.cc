@@ -38,6 +38,7 @@
 #include "sluice/support/fault_point.h"
 #include "sluice/support/print.h"
 #include "tools/sluice_run/diagnostic_verifier.h"
+#include "tools/sluice_run/load_diagnostics.h"
 #include "tools/sluice_run/value_printer.h"
 
 namespace {
@@ -168,6 +169,28 @@ std::string FormatLoadError(const absl::Status& status) {
   return absl::StrCat(prefix, "error: ", std::string(status.message()));
 }
 
+// The exit status under -verify-diagnostics: 0 when every annotation was
+// matched and no diagnostic was unexpected.
+int VerificationStatus(const sluice::DiagnosticVerifier& verifier) {
+  const std::string problems = verifier.Finish();
+  if (problems.empty()) return 0;
+  std::fprintf(stderr, "%s", problems.c_str());
+  return 1;
+}
+
+// A program that does not load runs nothing; its load errors take part in
+// verification like runtime ones.
+int VerifyLoadErrors(const absl::Status& status,
+                     sluice::DiagnosticVerifier& verifier) {
+  for (const sluice::LoadDiagnostic& load :
+       sluice::LoadErrorDiagnostics(status)) {
+    if (!verifier.Match(load.diagnostic)) {
+      std::fprintf(stderr, "%s\n", load.text.c_str());
+    }
+  }
+  return VerificationStatus(verifier);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -285,6 +308,9 @@ int main(int argc, char** argv) {
     }
 
     auto program = sluice::Program::Load(bytes, registry);
+    if (!program.ok() && verify_diagnostics) {
+      return VerifyLoadErrors(program.status(), verifier);
+    }
     if (!program.ok()) {
       std::fprintf(stderr, "%s\n", FormatLoadError(program.status()).c_str());
       return 1;
@@ -363,13 +389,8 @@ int main(int argc, char** argv) {
         " alive allocations, ", leak_check->num_alive_bytes(), " alive bytes"));
     return 1;
   }
-  if (verify_diagnostics) {
-    std::string problems = verifier.Finish();
-    if (!problems.empty()) {
-      std::fprintf(stderr, "%s", problems.c_str());
-      return 1;
-    }
-    return failed ? 1 : 0;
-  }
+  // As in mlir-opt, the status under -verify-diagnostics is the
+  // verification's alone, so a test pipes the output to FileCheck.
+  if (verify_diagnostics) return VerificationStatus(verifier);
   return (failed || runtime_error) ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -43,6 +44,9 @@ mlir::LogicalResult MlirToSbf(
   mlir::DialectRegistry registry;
   RegisterDialects(registry);
   context->appendDialectRegistry(registry);
+  // As TFRT's translator: a custom kernel needs a C++ registration, not an
+  // MLIR dialect, so ops of unknown dialects compile in generic form.
+  context->allowUnregisteredDialects();
   if (mlir::failed(sluice::CheckSourceNesting(
           *source_mgr, source_mgr->getMainFileID(), context))) {
     return mlir::failure();
@@ -59,6 +63,15 @@ mlir::LogicalResult MlirToSbf(
   return mlir::success();
 }
 
+// A program whose kernels' types could not all be recovered (compiled with
+// --disable-optional-sections) is printed in generic form, which does not
+// need them to verify.
+mlir::OpPrintingFlags DecompiledPrintingFlags(bool types_complete) {
+  mlir::OpPrintingFlags flags;
+  if (!types_complete) flags.printGenericOpForm().assumeVerified();
+  return flags;
+}
+
 // Prints the module itself rather than through TranslateToMLIRRegistration,
 // so the output ends in a newline like sluice_opt's and the two can be
 // compared with diff. The printing flags (-mlir-print-op-generic,
@@ -71,13 +84,14 @@ mlir::LogicalResult SbfToMlir(
   context->appendDialectRegistry(registry);
   const llvm::MemoryBuffer* buffer =
       source_mgr->getMemoryBuffer(source_mgr->getMainFileID());
+  bool types_complete = true;
   mlir::OwningOpRef<mlir::ModuleOp> module = sluice::DecompileSbf(
       absl::Span<const uint8_t>(
           reinterpret_cast<const uint8_t*>(buffer->getBufferStart()),
           buffer->getBufferSize()),
-      context, buffer->getBufferIdentifier().str());
+      context, buffer->getBufferIdentifier().str(), &types_complete);
   if (!module) return mlir::failure();
-  module->print(output);
+  module->print(output, DecompiledPrintingFlags(types_complete));
   output << "\n";
   return mlir::success();
 }

@@ -35,6 +35,13 @@ enum class SectionId : uint32_t {
   kFunctionBodies = 6,
   kLocations = 7,
   kRegisterTypes = 0x80000001,
+  // Nested `tfrt.compiled` modules, carried whole for kernels that compile
+  // them at run time. Optional so that older readers skip it, but written
+  // even without the other optional sections.
+  kCompiledModules = 0x80000002,
+  // Module, function and op attributes the kernels do not receive, for the
+  // decompiler.
+  kAnnotations = 0x80000003,
 };
 
 enum class AttributeType : uint32_t {

@@ -115,6 +115,27 @@ struct SbfFunction {
   std::vector<uint32_t> register_types;  // empty without RegisterTypes
 };
 
+// A nested `tfrt.compiled` module, carried whole (CompiledModules).
+struct SbfCompiledModule {
+  std::string_view name;
+  uint32_t position = 0;  // index of the first function after it
+  std::string_view text;  // MLIR
+};
+
+// Attributes kept only for the decompiler (Annotations), each an MLIR
+// dictionary attribute's text; empty where there are none.
+struct SbfKernelAnnotation {
+  uint32_t function = 0;
+  uint32_t kernel = 0;
+  std::string_view attributes;
+};
+
+struct SbfAnnotations {
+  std::string_view module_attributes;
+  std::vector<std::string_view> function_attributes;  // per function
+  std::vector<SbfKernelAnnotation> kernels;
+};
+
 // A decoded attribute entry.
 struct SbfAttribute {
   AttributeType type;
@@ -128,6 +149,9 @@ struct SbfProgram {
   std::vector<SbfLocation> locations;
   std::vector<SbfFunction> functions;
   bool has_register_types = false;
+  std::vector<SbfCompiledModule> compiled_modules;
+  bool has_annotations = false;
+  SbfAnnotations annotations;
 
   // Attribute references were validated by ReadSbf: this cannot fail for
   // any reference found in the program.

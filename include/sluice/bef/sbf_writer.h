@@ -78,7 +78,22 @@ class SbfWriter {
                            absl::Span<const uint32_t> result_types);
   void DefineFunction(uint32_t function_index, BodyDescription body);
 
-  // The file. Without optional sections, RegisterTypes is left out.
+  // A nested `tfrt.compiled` module: its symbol name, the index of the
+  // first function declared after it in the source, and its MLIR text.
+  void AddCompiledModule(std::string_view name, uint32_t position,
+                         std::string_view text);
+
+  // Attributes the kernels do not receive, as MLIR dictionary attributes
+  // (`{tfrt.sync}`), for the decompiler: the module's, a function's, and
+  // those of kernel `kernel` of function `function_index`'s body.
+  void SetModuleAnnotations(std::string_view dictionary);
+  void SetFunctionAnnotations(uint32_t function_index,
+                              std::string_view dictionary);
+  void AddKernelAnnotations(uint32_t function_index, uint32_t kernel,
+                            std::string_view dictionary);
+
+  // The file. Without optional sections, RegisterTypes and Annotations are
+  // left out; CompiledModules is written whenever there are modules.
   std::vector<uint8_t> Finish(bool include_optional_sections = true) const;
 
  private:
@@ -104,6 +119,10 @@ class SbfWriter {
   std::vector<uint32_t> attribute_references_;  // ascending
   std::vector<uint32_t> locations_;             // 4 words per location
   std::vector<FunctionRecord> functions_;
+  std::vector<uint32_t> compiled_modules_;  // 3 words per module
+  uint32_t module_annotations_ = kNone;
+  std::vector<uint32_t> function_annotations_;  // per function, or kNone
+  std::vector<uint32_t> kernel_annotations_;    // 3 words per entry
 };
 
 }  // namespace bef

@@ -44,7 +44,9 @@ class Program {
   // region bodies have no name), or nullptr.
   const Function* GetFunction(std::string_view name) const;
 
-  // Functions with a body, in file order: what a runner lists and runs.
+  // Functions with a body and native ones, in file order: what a runner
+  // lists and runs (TFRT's runner runs a native function without arguments
+  // like any other).
   std::vector<const Function*> ListFunctions() const;
 
   // The types of a function's results as MLIR spells them ("i32",

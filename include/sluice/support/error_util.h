@@ -49,7 +49,8 @@ class StatusError : public llvm::ErrorInfo<StatusError> {
 llvm::Error MakeLlvmError(absl::Status status);
 
 // Converts an llvm::Error to a status, consuming it. A StatusError gives its
-// status back; any other error becomes kUnknown with LLVM's message.
+// status back; any other error (a plain message, as TFRT's MakeStringError
+// makes) becomes kInternal with LLVM's message, the code TFRT gives it.
 absl::Status StatusFromLlvmError(llvm::Error error);
 
 // `status` with `prefix` before its message, keeping its code and its

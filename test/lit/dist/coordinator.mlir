@@ -68,7 +68,7 @@ func.func @dependent_closures() -> (i32, i32, i32, i32) {
 // The closure's result is the worker's error as the worker's kernel made
 // it; join reports it at its own op.
 // CHECK-LABEL: --- Running 'failing_closure':
-// CHECK-NEXT: 'failing_closure' returned <<error: something bad happened, code: UNKNOWN>>,<<error: something bad happened, code: UNKNOWN>>
+// CHECK-NEXT: 'failing_closure' returned <<error: something bad happened, code: INTERNAL>>,<<error: something bad happened, code: INTERNAL>>
 func.func @failing_closure() -> (i32, !tfrt.chain) {
   %c0 = tfrt.new.chain
   %one = tfrt.constant.i32 1

@@ -28,7 +28,7 @@ func.func @partial(%x: i32) -> (i32, i32, i32) {
 }
 
 // CHECK-LABEL: --- Running 'divide_by_zero':
-// CHECK-NEXT: 'divide_by_zero' returned <<error: Divide by zero, code: INVALID_ARGUMENT>>,<<error: Divide by zero, code: INVALID_ARGUMENT>>
+// CHECK-NEXT: 'divide_by_zero' returned <<error: Divide by zero, code: INTERNAL>>,<<error: Divide by zero, code: INTERNAL>>
 func.func @divide_by_zero() -> (i32, i32) {
   %t0 = tfrt_dist.get_task_handle "/job:worker/task:0"
   %divide = tfrt_dist.register_function %t0 @divide
@@ -41,7 +41,7 @@ func.func @divide_by_zero() -> (i32, i32) {
 // The remote error flows on through local kernels, which skip it silently;
 // the call next to it is unaffected.
 // CHECK-LABEL: --- Running 'error_flows_on':
-// CHECK-NEXT: 'error_flows_on' returned <<error: something bad happened, code: UNKNOWN>>,3,1
+// CHECK-NEXT: 'error_flows_on' returned <<error: something bad happened, code: INTERNAL>>,3,1
 func.func @error_flows_on() -> (i32, i32, i32) {
   %t0 = tfrt_dist.get_task_handle "/job:worker/task:0"
   %fail = tfrt_dist.register_function %t0 @fail_after
@@ -58,7 +58,7 @@ func.func @error_flows_on() -> (i32, i32, i32) {
 // A remote error given to another remote call is not sent: the call's
 // results are that error, and the task never sees it.
 // CHECK-LABEL: --- Running 'error_not_sent':
-// CHECK-NEXT: 'error_not_sent' returned <<error: something bad happened, code: UNKNOWN>>,<<error: something bad happened, code: UNKNOWN>>
+// CHECK-NEXT: 'error_not_sent' returned <<error: something bad happened, code: INTERNAL>>,<<error: something bad happened, code: INTERNAL>>
 func.func @error_not_sent() -> (i32, i32) {
   %t0 = tfrt_dist.get_task_handle "/job:worker/task:0"
   %fail = tfrt_dist.register_function %t0 @fail_after
@@ -71,7 +71,7 @@ func.func @error_not_sent() -> (i32, i32) {
 
 // Some results of a remote function fail, the others arrive.
 // CHECK-LABEL: --- Running 'partial_failure':
-// CHECK-NEXT: 'partial_failure' returned 1,<<error: something bad happened, code: UNKNOWN>>,7
+// CHECK-NEXT: 'partial_failure' returned 1,<<error: something bad happened, code: INTERNAL>>,7
 func.func @partial_failure() -> (i32, i32, i32) {
   %t0 = tfrt_dist.get_task_handle "/job:worker/task:0"
   %partial = tfrt_dist.register_function %t0 @partial

@@ -101,7 +101,7 @@ func.func @if_return_mismatch(%c: i1, %x: i32) -> i32 {
     tfrt.return %x : i32
   } else {
     %f = tfrt.constant.f32 1.0
-    // expected-error @+1 {{'tfrt.return' op returns (f32), but 'tfrt.if' expects (i32)}}
+    // expected-error @+1 {{'tfrt.return' op operand types don't match 'tfrt.if' result: it returns (f32), 'tfrt.if' expects (i32)}}
     tfrt.return %f : f32
   }
   tfrt.return %r : i32
@@ -185,7 +185,7 @@ func.func @repeat_result_mismatch(%n: i32, %x: i32) {
 
 func.func @repeat_body_return(%n: i32, %x: i32) {
   %r = tfrt.repeat.i32 %n, %x : i32 {
-    // expected-error @+1 {{'tfrt.return' op returns (), but 'tfrt.repeat.i32' expects (i32)}}
+    // expected-error @+1 {{'tfrt.return' op operand types don't match 'tfrt.repeat.i32' result: it returns (), 'tfrt.repeat.i32' expects (i32)}}
     tfrt.return
   }
   tfrt.return
@@ -195,7 +195,7 @@ func.func @repeat_body_return(%n: i32, %x: i32) {
 
 func.func @parallel_for_returns_value(%i: i32, %j: i32) {
   %d = tfrt.parallel_for.i32 %i to %j fixed %i {
-    // expected-error @+1 {{'tfrt.return' op returns (i32), but 'tfrt.parallel_for.i32' expects (!tfrt.chain)}}
+    // expected-error @+1 {{'tfrt.return' op operand types don't match 'tfrt.parallel_for.i32' result: it returns (i32), 'tfrt.parallel_for.i32' expects (!tfrt.chain)}}
     tfrt.return %i : i32
   }
   tfrt.return
@@ -215,7 +215,7 @@ func.func @print_needs_a_chain(%x: i32) {
 
 func.func @do_async_result_mismatch(%x: i32) {
   %r = tfrt_test.do.async %x : (i32) -> (i64) {
-    // expected-error @+1 {{'tfrt.return' op returns (i32), but 'tfrt_test.do.async' expects (i64)}}
+    // expected-error @+1 {{'tfrt.return' op operand types don't match 'tfrt_test.do.async' result: it returns (i32), 'tfrt_test.do.async' expects (i64)}}
     tfrt.return %x : i32
   }
   tfrt.return

@@ -7,7 +7,7 @@
 // RUN: FileCheck %s --check-prefix=DIAG < %t.stderr
 
 // CHECK-LABEL: --- Running 'report_error_async':
-// CHECK-NEXT: 'report_error_async' returned <<error: something bad happened asynchronously, code: UNKNOWN>>
+// CHECK-NEXT: 'report_error_async' returned <<error: something bad happened asynchronously, code: INTERNAL>>
 func.func @report_error_async() -> i32 {
   // DIAG: async_errors.mlir:[[# @LINE + 1]]:8: error: runtime error: something bad happened asynchronously
   %x = "tfrt_test.report_error_async"() : () -> i32
@@ -28,7 +28,7 @@ func.func @no_error() -> (i32, i32, i32) {
 
 // The users of a value that fails later are skipped once it does.
 // CHECK-LABEL: --- Running 'concrete_async_error':
-// CHECK-NEXT: 'concrete_async_error' returned <<error: something bad happened asynchronously, code: UNKNOWN>>,<<error: something bad happened asynchronously, code: UNKNOWN>>
+// CHECK-NEXT: 'concrete_async_error' returned <<error: something bad happened asynchronously, code: INTERNAL>>,<<error: something bad happened asynchronously, code: INTERNAL>>
 func.func @concrete_async_error() -> (i32, i32) {
   %one = tfrt.constant.i32 1
   // DIAG: async_errors.mlir:[[# @LINE + 1]]:8: error: runtime error: something bad happened asynchronously
@@ -40,7 +40,7 @@ func.func @concrete_async_error() -> (i32, i32) {
 }
 
 // CHECK-LABEL: --- Running 'indirect_async_error':
-// CHECK-NEXT: 'indirect_async_error' returned <<error: something bad happened asynchronously, code: UNKNOWN>>,<<error: something bad happened asynchronously, code: UNKNOWN>>
+// CHECK-NEXT: 'indirect_async_error' returned <<error: something bad happened asynchronously, code: INTERNAL>>,<<error: something bad happened asynchronously, code: INTERNAL>>
 func.func @indirect_async_error() -> (i32, i32) {
   %two = tfrt.constant.i32 2
   // DIAG: async_errors.mlir:[[# @LINE + 1]]:8: error: runtime error: something bad happened asynchronously
@@ -64,7 +64,7 @@ func.func @ignored_async_error() -> i32 {
 
 // An error made inside an asynchronous region comes out of its results.
 // CHECK-LABEL: --- Running 'error_in_async_region':
-// CHECK-NEXT: 'error_in_async_region' returned 4,<<error: something bad happened, code: UNKNOWN>>
+// CHECK-NEXT: 'error_in_async_region' returned 4,<<error: something bad happened, code: INTERNAL>>
 func.func @error_in_async_region() -> (i32, i32) {
   %four = tfrt.constant.i32 4
   %r:2 = tfrt_test.do.async %four : (i32) -> (i32, i32) {
@@ -78,7 +78,7 @@ func.func @error_in_async_region() -> (i32, i32) {
 
 // A late error condition: tfrt.if waits for it, then fails every result.
 // CHECK-LABEL: --- Running 'async_error_condition':
-// CHECK-NEXT: 'async_error_condition' returned <<error: something bad happened asynchronously, code: UNKNOWN>>
+// CHECK-NEXT: 'async_error_condition' returned <<error: something bad happened asynchronously, code: INTERNAL>>
 func.func @async_error_condition() -> i32 {
   %one = tfrt.constant.i32 1
   // DIAG: async_errors.mlir:[[# @LINE + 1]]:8: error: runtime error: something bad happened asynchronously
@@ -101,7 +101,7 @@ func.func @fails_later(%x: i32) -> i32 {
 }
 
 // CHECK-LABEL: --- Running 'error_through_call':
-// CHECK-NEXT: 'error_through_call' returned 0,<<error: something bad happened asynchronously, code: UNKNOWN>>
+// CHECK-NEXT: 'error_through_call' returned 0,<<error: something bad happened asynchronously, code: INTERNAL>>
 func.func @error_through_call() -> (i32, i32) {
   %zero = tfrt.constant.i32 0
   %seven = tfrt.constant.i32 7

@@ -1,12 +1,18 @@
 // Native functions: C++ functions declared with `tfrt.native` and called
-// like any other function. They are not listed by the runner. Errors they
-// return are values only: no diagnostic.
+// like any other function. The runner lists them like any other function
+// (test/lit/compat/native_without_arguments.mlir). Errors they return are
+// values only: no diagnostic.
 // RUN: not %sluice_run %s 2> %t.stderr | FileCheck %s
 // RUN: FileCheck %s --check-prefix=DIAG --allow-empty < %t.stderr
 // A native function nobody registered fails the load.
 // RUN: not sluice_run %S/Inputs/unknown_native.mlir 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// CHECK-NOT: native_
+// CHECK: --- Not running 'native_add' because it has arguments.
+// CHECK-NEXT: --- Not running 'native_async_add' because it has arguments.
+// CHECK-NEXT: --- Running 'native_error':
+// CHECK-NEXT: 'native_error' returned <<error: something bad happened>>
+// CHECK-NEXT: --- Not running 'native_sink' because it has arguments.
+// CHECK-NEXT: --- Not running 'native_async_sink' because it has arguments.
 func.func private @native_add(%a: i32, %b: i32) -> i32 attributes {tfrt.native}
 func.func private @native_async_add(i32, i32) -> i32 attributes {tfrt.native}
 func.func private @native_error() -> i32 attributes {tfrt.native}

@@ -67,7 +67,7 @@
 
 // -print_error_code adds the status code's name.
 // RUN: not %sluice_run %s -functions=errors -print_error_code 2>/dev/null | FileCheck %s --check-prefix=CODE
-// CODE: 'errors' returned <<error: something bad happened, code: UNKNOWN>>,<<error: Divide by zero, code: INVALID_ARGUMENT>>
+// CODE: 'errors' returned <<error: something bad happened, code: INTERNAL>>,<<error: Divide by zero, code: INTERNAL>>
 
 // Every work queue gives the same output; both flag spellings work.
 // RUN: %sluice_run %s -functions=first,second | FileCheck %s --check-prefix=QUEUE

@@ -149,7 +149,7 @@ func.func @if_region_results() -> i32 {
   %true = tfrt.constant.i1 1
   %one = tfrt.constant.i32 1
   %r = tfrt.if %true, %one : (i32) -> (i32) {
-    // expected-error @+1 {{'tfrt.return' op returns (i32, i32), but 'tfrt.if' expects (i32)}}
+    // expected-error @+1 {{'tfrt.return' op operand types don't match 'tfrt.if' result: it returns (i32, i32), 'tfrt.if' expects (i32)}}
     tfrt.return %one, %one : i32, i32
   } else {
     tfrt.return %one : i32
@@ -163,7 +163,7 @@ func.func @repeat_body_results() -> i32 {
   %n = tfrt.constant.i32 1
   %one = tfrt.constant.i32 1
   %r = tfrt.repeat.i32 %n, %one : i32 {
-    // expected-error @+1 {{'tfrt.return' op returns (), but 'tfrt.repeat.i32' expects (i32)}}
+    // expected-error @+1 {{'tfrt.return' op operand types don't match 'tfrt.repeat.i32' result: it returns (), 'tfrt.repeat.i32' expects (i32)}}
     tfrt.return
   }
   tfrt.return %r : i32
@@ -182,7 +182,7 @@ func.func @once_arguments() -> i32 {
 
 // Attributes the format has no encoding for.
 func.func @tensor_attribute() -> i32 {
-  // expected-error @+1 {{attribute 'extra' (dense<[1, 2]> : tensor<2xi32>) cannot be emitted to SBF files}}
+  // expected-error @+1 {{BEF files cannot encode the 'extra' attribute (dense<[1, 2]> : tensor<2xi32>)}}
   %one = "tfrt.constant.i32"() {value = 1 : i32, extra = dense<[1, 2]> : tensor<2xi32>} : () -> i32
   tfrt.return %one : i32
 }
@@ -190,7 +190,7 @@ func.func @tensor_attribute() -> i32 {
 // -----
 
 func.func @wide_integer_attribute() -> i32 {
-  // expected-error @+1 {{attribute 'extra' (5 : i128) cannot be emitted to SBF files}}
+  // expected-error @+1 {{BEF files cannot encode the 'extra' attribute (5 : i128)}}
   %one = "tfrt.constant.i32"() {value = 1 : i32, extra = 5 : i128} : () -> i32
   tfrt.return %one : i32
 }
@@ -198,7 +198,7 @@ func.func @wide_integer_attribute() -> i32 {
 // -----
 
 func.func @nested_symbol() -> i32 {
-  // expected-error @+1 {{nested symbol reference @outer::@inner cannot be emitted to SBF files}}
+  // expected-error @+1 {{function @outer::@inner not defined}}
   %one = "tfrt_test.takes_symbol"() {callee = @outer::@inner} : () -> i32
   tfrt.return %one : i32
 }
@@ -206,7 +206,7 @@ func.func @nested_symbol() -> i32 {
 // -----
 
 func.func @symbol_of_nothing() -> i32 {
-  // expected-error @+1 {{symbol @nowhere does not reference a function in this module}}
+  // expected-error @+1 {{function @nowhere not defined}}
   %one = "tfrt_test.takes_symbol"() {callee = @nowhere} : () -> i32
   tfrt.return %one : i32
 }

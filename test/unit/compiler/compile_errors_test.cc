@@ -154,26 +154,24 @@ TEST(CompileErrorsTest, SymbolsMustNameFunctions) {
   "tfrt.return"() : () -> ()
 }
 )mlir"),
-              ElementsAre("2:3: symbol @nope does not reference a function "
-                          "in this module"));
+              ElementsAre("2:3: function @nope not defined"));
   EXPECT_THAT(CompileErrors(R"mlir(func.func @f() {
   "t.op"() {branches = [@f, @nope]} : () -> ()
   "tfrt.return"() : () -> ()
 }
 )mlir"),
-              ElementsAre("2:3: symbol @nope does not reference a function "
-                          "in this module"));
+              ElementsAre("2:3: function @nope not defined"));
   EXPECT_THAT(CompileErrors(R"mlir(func.func @f() {
   "t.op"() {f = @a::@b} : () -> ()
   "tfrt.return"() : () -> ()
 }
 )mlir"),
-              ElementsAre("2:3: nested symbol reference @a::@b cannot be "
-                          "emitted to SBF files"));
+              ElementsAre("2:3: function @a::@b not defined"));
 }
 
 TEST(CompileErrorsTest, HintsAreNotChecked) {
-  // `_` attributes never reach the file, so any value is fine.
+  // `_` attributes reach no kernel (the file keeps their text for the
+  // decompiler), so any value is fine.
   EXPECT_THAT(CompileErrors(R"mlir(func.func @f() {
   "t.op"() {_hint = dense<1> : tensor<2xi32>, _f = @nope} : () -> ()
   "tfrt.return"() : () -> ()
@@ -188,28 +186,29 @@ TEST(CompileErrorsTest, UnsupportedAttributes) {
                          "} : () -> ()\n  \"tfrt.return\"() : () -> ()\n}\n");
   };
   EXPECT_THAT(error_for("dense<1> : tensor<2xi32>"),
-              ElementsAre("2:3: attribute 'a' (dense<1> : tensor<2xi32>) "
-                          "cannot be emitted to SBF files"));
+              ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
+                          "(dense<1> : tensor<2xi32>)"));
   EXPECT_THAT(error_for("{b = 1 : i32}"),
-              ElementsAre("2:3: attribute 'a' ({b = 1 : i32}) cannot be "
-                          "emitted to SBF files"));
+              ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
+                          "({b = 1 : i32})"));
   EXPECT_THAT(error_for("3 : i3"),
-              ElementsAre("2:3: attribute 'a' (3 : i3) cannot be emitted to "
-                          "SBF files"));
+              ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
+                          "(3 : i3)"));
   EXPECT_THAT(error_for("1.0 : f80"),
-              ElementsAre("2:3: attribute 'a' (1.000000e+00 : f80) cannot be "
-                          "emitted to SBF files"));
+              ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
+                          "(1.000000e+00 : f80)"));
   // Inside an array the error still names the attribute.
   EXPECT_THAT(error_for("[1 : i32, 5 : i128]"),
-              ElementsAre("2:3: attribute 'a' (5 : i128) cannot be emitted to "
-                          "SBF files"));
+              ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
+                          "(5 : i128)"));
 }
 
 TEST(CompileErrorsTest, OnlyFunctionsAtTheTopLevel) {
   EXPECT_THAT(CompileErrors("\"t.global\"() : () -> ()\n"),
               ElementsAre("1:1: 't.global' cannot be emitted to SBF files: "
-                          "only func.func ops may appear at the top level of "
-                          "a module"));
+                          "only func.func ops and modules marked "
+                          "tfrt.compiled may appear at the top level of a "
+                          "module"));
 }
 
 TEST(CompileErrorsTest, NulBytesInNames) {

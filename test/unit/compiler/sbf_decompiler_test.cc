@@ -16,6 +16,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/OperationSupport.h"
+#include "sluice/bef/sbf_writer.h"
 #include "sluice/compiler/sbf_emitter.h"
 
 namespace sluice {
@@ -23,6 +24,7 @@ namespace {
 
 using ::sluice::testing::MakeContext;
 using ::sluice::testing::Parse;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -197,7 +199,7 @@ TEST(SbfDecompilerTest, RestoresLocations) {
   // A fusion comes back as the name and position the kernel saw.
   EXPECT_THAT(locations, ElementsAre(mlir::Location(file("prog.mlir", 3, 7)),
                                      named("adder", file("prog.mlir", 4, 9)),
-                                     named("x, y", file("f.mlir", 5, 1)),
+                                     named("xy", file("f.mlir", 5, 1)),
                                      named("alone", unknown), unknown));
 }
 
@@ -239,18 +241,40 @@ constexpr std::string_view kChainProgram = R"mlir(
   }
 )mlir";
 
-TEST(SbfDecompilerTest, NeedsRegisterTypes) {
+TEST(SbfDecompilerTest, WithoutRegisterTypesWarnsAndRecoversSignatures) {
   std::unique_ptr<mlir::MLIRContext> context = MakeContext();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      Parse(context.get(), kChainProgram);
+  mlir::OwningOpRef<mlir::ModuleOp> module = Parse(context.get(), R"mlir(
+    func.func @main(%c: !tfrt.chain) -> (!tfrt.chain, i32) {
+      %one = "tfrt.constant.i32"() {value = 1 : i32} : () -> i32
+      %two = "tfrt.add.i32"(%one, %one) : (i32, i32) -> i32
+      "tfrt.return"(%c, %two) : (!tfrt.chain, i32) -> ()
+    }
+  )mlir");
   ASSERT_TRUE(module);
   mlir::FailureOr<std::vector<uint8_t>> bytes =
       CompileModuleToSbf(*module, /*include_optional_sections=*/false);
   ASSERT_TRUE(mlir::succeeded(bytes));
-  EXPECT_THAT(DecompileErrors(*bytes, context.get()),
-              ElementsAre("cannot decompile a file without the RegisterTypes "
-                          "section (it was compiled with "
-                          "--disable-optional-sections)"));
+  std::vector<std::string> warnings;
+  mlir::ScopedDiagnosticHandler handler(
+      context.get(), [&](mlir::Diagnostic& diagnostic) {
+        EXPECT_EQ(diagnostic.getSeverity(), mlir::DiagnosticSeverity::Warning);
+        warnings.push_back(diagnostic.str());
+        return mlir::success();
+      });
+  bool types_complete = true;
+  mlir::OwningOpRef<mlir::ModuleOp> decompiled =
+      DecompileSbf(*bytes, context.get(), "in.sbf", &types_complete);
+  ASSERT_TRUE(decompiled);
+  EXPECT_FALSE(types_complete);
+  EXPECT_THAT(warnings, ElementsAre("Missing AttributeTypes, AttributeNames or "
+                                    "RegisterTypes sections."));
+  // The returned register has the function's result type; the one only
+  // used inside the body cannot be known.
+  EXPECT_THAT(PrintGeneric(*decompiled),
+              AllOf(HasSubstr("\"tfrt.constant.i32\"() {value = 1 : i32} : () "
+                              "-> none"),
+                    HasSubstr("\"tfrt.add.i32\"(%0, %0) : (none, none) -> i32"),
+                    HasSubstr("^bb0(%arg0: !tfrt.chain)")));
 }
 
 TEST(SbfDecompilerTest, RejectsInvalidFiles) {
@@ -261,19 +285,63 @@ TEST(SbfDecompilerTest, RejectsInvalidFiles) {
   EXPECT_THAT(errors[0], HasSubstr("invalid sbf file"));
 }
 
-TEST(SbfDecompilerTest, TypesMustParseInTheTargetContext) {
+TEST(SbfDecompilerTest, TypesMustParse) {
+  // Ops and types of any dialect come back (unregistered ones in generic
+  // form), but a spelling that is no type at all cannot.
+  bef::SbfWriter writer;
+  const uint32_t bad = writer.AddType("i32 is not (a type");
+  const uint32_t main =
+      writer.DeclareFunction("main", bef::FunctionKind::kFunction, {bad}, {});
+  bef::BodyDescription body;
+  body.num_registers = 1;
+  body.argument_registers = {0};
+  body.register_types = {bad};
+  writer.DefineFunction(main, body);
+  std::unique_ptr<mlir::MLIRContext> context = MakeContext();
+  std::vector<std::string> errors =
+      DecompileErrors(writer.Finish(), context.get());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors.back(), "cannot parse type 'i32 is not (a type'");
+}
+
+// Annotations and module texts go through MLIR's recursive parser, so a
+// file nesting them deeper than the compiler would is refused first.
+TEST(SbfDecompilerTest, DeepAnnotationsAreRefused) {
+  const std::string deep =
+      "{a = " + std::string(300, '[') + std::string(300, ']') + "}";
+  for (bool in_module : {false, true}) {
+    bef::SbfWriter writer;
+    const uint32_t main =
+        writer.DeclareFunction("main", bef::FunctionKind::kFunction, {}, {});
+    writer.DefineFunction(main, bef::BodyDescription());
+    if (in_module) {
+      writer.AddCompiledModule("m", 0, "module @m attributes " + deep + " {}");
+    } else {
+      writer.SetFunctionAnnotations(main, deep);
+    }
+    std::unique_ptr<mlir::MLIRContext> context = MakeContext();
+    std::vector<std::string> errors =
+        DecompileErrors(writer.Finish(), context.get());
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_THAT(errors[0], HasSubstr("nesting deeper than 256 levels"));
+  }
+}
+
+TEST(SbfDecompilerTest, UnregisteredDialectsComeBack) {
   std::unique_ptr<mlir::MLIRContext> context = MakeContext();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       Parse(context.get(), kChainProgram);
   ASSERT_TRUE(module);
   const std::vector<uint8_t> bytes = CompileOrDie(*module);
-  // Without the tfrt dialect and without unregistered dialects, the chain
-  // type cannot be spelled.
+  // The decompiler allows them itself: a tool that did not still gets the
+  // chain type back, as an opaque type of an unregistered dialect.
   std::unique_ptr<mlir::MLIRContext> strict = MakeContext();
   strict->allowUnregisteredDialects(false);
-  std::vector<std::string> errors = DecompileErrors(bytes, strict.get());
-  ASSERT_FALSE(errors.empty());
-  EXPECT_EQ(errors.back(), "cannot parse type '!tfrt.chain'");
+  mlir::OwningOpRef<mlir::ModuleOp> decompiled =
+      DecompileSbf(bytes, strict.get());
+  ASSERT_TRUE(decompiled);
+  EXPECT_TRUE(strict->allowsUnregisteredDialects());
+  EXPECT_THAT(PrintGeneric(*decompiled), HasSubstr("!tfrt.chain"));
 }
 
 }  // namespace

@@ -303,8 +303,8 @@ TEST(SbfEmitterTest, LocationsAndDebugNames) {
   EXPECT_EQ(location(2).line, 0u);
   EXPECT_EQ(location(2).debug_name, "alone");
 
-  // A fusion's names are joined; its position is its first part's.
-  EXPECT_EQ(location(3).debug_name, "x, y");
+  // A fusion's names are concatenated; its position is its first part's.
+  EXPECT_EQ(location(3).debug_name, "xy");
   EXPECT_EQ(location(3).file, "prog.mlir");
   EXPECT_EQ(location(3).line, 9u);
 

@@ -220,7 +220,8 @@ TEST_F(WorkerServerTest, WorkerErrorsKeepCodeMessageTaskAndLocation) {
   EXPECT_EQ(results[0]->get<int32_t>(), 1);
   ASSERT_TRUE(results[1]->IsError());
   const absl::Status& error = results[1]->GetError();
-  EXPECT_EQ(error.code(), absl::StatusCode::kUnknown);  // tfrt_test.fail's code
+  EXPECT_EQ(error.code(),
+            absl::StatusCode::kInternal);  // tfrt_test.fail's code
   EXPECT_EQ(error.message(), "something bad happened");
   ErrorContext context = GetErrorContext(error);
   EXPECT_EQ(context.task, "/job:worker/task:0");

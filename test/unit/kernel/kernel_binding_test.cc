@@ -195,7 +195,7 @@ TEST_F(KernelBindingTest, ExpectedErrorBecomesResultAndDiagnostic) {
   ASSERT_TRUE(b.result(0)->IsError());
   const absl::Status& error = b.result(0)->GetError();
   EXPECT_EQ(error.message(), "Divide by zero");
-  EXPECT_EQ(error.code(), absl::StatusCode::kUnknown);
+  EXPECT_EQ(error.code(), absl::StatusCode::kInternal);
   ErrorContext context = GetErrorContext(error);
   EXPECT_EQ(context.kernel, "tfrt.div.i32");
   EXPECT_EQ(context.location, "prog.mlir:3:8");

@@ -26,10 +26,10 @@ TEST(ErrorUtilTest, LlvmRoundTripKeepsCode) {
   EXPECT_TRUE(StatusFromLlvmError(MakeLlvmError(absl::OkStatus())).ok());
 }
 
-TEST(ErrorUtilTest, PlainLlvmErrorIsUnknown) {
+TEST(ErrorUtilTest, PlainLlvmErrorIsInternal) {
   absl::Status s = StatusFromLlvmError(
       llvm::createStringError(llvm::inconvertibleErrorCode(), "bad input"));
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnknown);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(s.message(), "bad input");
 }
 

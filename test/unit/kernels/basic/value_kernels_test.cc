@@ -57,7 +57,7 @@ void ExpectDivideByZero(const KernelFrameBuilder& frame, size_t index,
   const AsyncValue* value = frame.result(index).get();
   ASSERT_NE(value, nullptr);
   ASSERT_TRUE(value->IsError());
-  EXPECT_EQ(value->GetError().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(value->GetError().code(), absl::StatusCode::kInternal);
   EXPECT_EQ(value->GetError().message(), "Divide by zero");
   EXPECT_EQ(GetErrorContext(value->GetError()).kernel, kernel);
 }

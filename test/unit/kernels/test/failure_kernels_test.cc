@@ -48,7 +48,7 @@ TEST_F(FailureKernelsTest, FailReportsTheErrorAtTheOp) {
   ASSERT_TRUE(frame.result(0)->IsError());
   const absl::Status& error = frame.result(0)->GetError();
   EXPECT_EQ(error.message(), kBad);
-  EXPECT_EQ(error.code(), absl::StatusCode::kUnknown);
+  EXPECT_EQ(error.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(GetErrorContext(error).kernel, "tfrt_test.fail");
   EXPECT_EQ(GetErrorContext(error).location, "prog.mlir:3:8");
   EXPECT_THAT(host_.diagnostics(),
