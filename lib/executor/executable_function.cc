@@ -25,7 +25,9 @@
 #include <optional>
 #include <utility>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
+#include "lib/executor/frame_watch.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/request_context.h"
 
@@ -133,6 +135,7 @@ class CallFrame {
     for (size_t i = 0; i < arguments.size(); ++i) {
       registers_[fn.argument_registers[i]] = FormRef(arguments[i]);
     }
+    if (watch_ != nullptr) watch_->Started(arguments);
     for (uint32_t kernel : fn.initially_ready) {
       worklist.push_back(WorkItem{this, kernel});
     }
@@ -143,7 +146,15 @@ class CallFrame {
     }
   }
 
+  // Observed calls run the instrumented copy: one test per kernel.
+  void RunKernel(uint32_t index) {
+    if (ABSL_PREDICT_FALSE(watch_ != nullptr)) return RunKernel<true>(index);
+    RunKernel<false>(index);
+  }
+  template <bool kWatched>
   void RunKernel(uint32_t index);
+
+  FrameWatch* watch() const { return watch_.get(); }
 
   // Hands the function's results to the caller: values already produced,
   // or placeholders that the producing kernels resolve later.
@@ -174,6 +185,9 @@ class CallFrame {
   CallFrame(const ExecutableFunction* function, const ExecutionContext& context)
       : function_(function),
         context_(&context),
+        watch_(context.request_context()->observers() != nullptr
+                   ? FrameWatch::Create(*function, context)
+                   : nullptr),
         registers_(reinterpret_cast<RCReference<AsyncValue>*>(this + 1)),
         ready_counts_(reinterpret_cast<std::atomic<int32_t>*>(
             registers_ + function->num_registers)) {
@@ -227,10 +241,12 @@ class CallFrame {
   bool returned_ = false;
   std::vector<std::pair<uint32_t, RCReference<IndirectAsyncValue>>>
       pending_results_;
+  const std::unique_ptr<FrameWatch> watch_;  // null unless observed
   RCReference<AsyncValue>* const registers_;
   std::atomic<int32_t>* const ready_counts_;
 };
 
+template <bool kWatched>
 void CallFrame::RunKernel(uint32_t index) {
   const ExecutableFunction& fn = *function_;
   const LoadedKernel& kernel = fn.kernels[index];
@@ -259,6 +275,8 @@ void CallFrame::RunKernel(uint32_t index) {
     new (&results[i]) RCReference<AsyncValue>();
   }
 
+  std::optional<FrameWatch::KernelRun> watched;
+  if constexpr (kWatched) watched.emplace(watch_.get(), index);
   AsyncValue* error = context_->request_context()->GetCancelAsyncValue();
   for (uint32_t i = 0; i < kernel.num_operands; ++i) {
     arguments[i] = registers_[operands[i]].get();
@@ -291,6 +309,7 @@ void CallFrame::RunKernel(uint32_t index) {
   const uint32_t* drops = fn.indices.data() + kernel.drops;
   for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
 
+  if constexpr (kWatched) watched->Finished(results, kernel.num_results);
   const uint32_t* user_offsets = fn.indices.data() + kernel.user_offsets;
   const uint32_t* users = fn.indices.data();
   for (uint32_t i = 0; i < kernel.num_results; ++i) {
@@ -341,6 +360,7 @@ void ExecutableFunction::Execute(
   const size_t base = worklist.size();
   frame->Start(arguments);
   RunWorklist(base);
+  if (frame->watch() != nullptr) frame->watch()->Returned();
   frame->Return(results);
   frame->DropRef();
   --call_depth;
