@@ -146,12 +146,6 @@ class CallFrame {
     }
   }
 
-  // Observed calls run the instrumented copy: one test per kernel.
-  void RunKernel(uint32_t index) {
-    if (ABSL_PREDICT_FALSE(watch_ != nullptr)) return RunKernel<true>(index);
-    RunKernel<false>(index);
-  }
-  template <bool kWatched>
   void RunKernel(uint32_t index);
 
   FrameWatch* watch() const { return watch_.get(); }
@@ -246,7 +240,6 @@ class CallFrame {
   std::atomic<int32_t>* const ready_counts_;
 };
 
-template <bool kWatched>
 void CallFrame::RunKernel(uint32_t index) {
   const ExecutableFunction& fn = *function_;
   const LoadedKernel& kernel = fn.kernels[index];
@@ -275,8 +268,6 @@ void CallFrame::RunKernel(uint32_t index) {
     new (&results[i]) RCReference<AsyncValue>();
   }
 
-  std::optional<FrameWatch::KernelRun> watched;
-  if constexpr (kWatched) watched.emplace(watch_.get(), index);
   AsyncValue* error = context_->request_context()->GetCancelAsyncValue();
   for (uint32_t i = 0; i < kernel.num_operands; ++i) {
     arguments[i] = registers_[operands[i]].get();
@@ -290,13 +281,19 @@ void CallFrame::RunKernel(uint32_t index) {
     // result is that same error value; no new diagnostic.
     for (uint32_t i = 0; i < kernel.num_results; ++i)
       results[i] = FormRef(error);
+    if (watch_ != nullptr) watch_->Skipped(index, results);
   } else {
     KernelFrame frame(context_, kernel.debug_info);
     frame.SetAttributeSection(fn.attribute_section);
     frame.Reset(absl::MakeConstSpan(arguments, kernel.num_operands),
                 kernel.attributes, absl::MakeSpan(results, kernel.num_results),
                 kernel.functions);
-    kernel.implementation(&frame);
+    // Observed calls run the kernel through their watch: one test per kernel.
+    if (ABSL_PREDICT_FALSE(watch_ != nullptr)) {
+      watch_->RunKernel(index, &frame, results);
+    } else {
+      kernel.implementation(&frame);
+    }
     for (uint32_t i = 0; i < kernel.num_results; ++i) {
       if (results[i]) continue;
       // A kernel bug: say so rather than leave users waiting forever.
@@ -309,7 +306,6 @@ void CallFrame::RunKernel(uint32_t index) {
   const uint32_t* drops = fn.indices.data() + kernel.drops;
   for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
 
-  if constexpr (kWatched) watched->Finished(results, kernel.num_results);
   const uint32_t* user_offsets = fn.indices.data() + kernel.user_offsets;
   const uint32_t* users = fn.indices.data();
   for (uint32_t i = 0; i < kernel.num_results; ++i) {

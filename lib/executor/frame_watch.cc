@@ -72,43 +72,48 @@ void FrameWatch::Returned() {
                    TraceNowMicros());
 }
 
-FrameWatch::KernelRun::KernelRun(FrameWatch* watch, uint32_t index)
-    : watch_(watch),
-      index_(index),
-      start_us_(watch->tracer_ != nullptr ? TraceNowMicros() : 0),
-      running_{watch, index, watch->function_->debug_infos[index].name,
-               watch->function_->debug_infos[index].location
-                   ? &*watch->function_->debug_infos[index].location
-                   : nullptr},
-      scope_(&running_) {
-  if (watch_->activity_ != nullptr) {
-    watch_->kernel_states_[index].store(absl::GetCurrentTimeNanos(),
-                                        std::memory_order_release);
+void FrameWatch::MarkStarted(uint32_t index) {
+  if (activity_ == nullptr) return;
+  kernel_states_[index].store(absl::GetCurrentTimeNanos(),
+                              std::memory_order_release);
+}
+
+void FrameWatch::MarkFinished(uint32_t index,
+                              const RCReference<AsyncValue>* results) {
+  if (activity_ == nullptr) return;
+  const LoadedKernel& kernel = function_->kernels[index];
+  const uint32_t* result_registers = function_->indices.data() + kernel.results;
+  for (uint32_t i = 0; i < kernel.num_results; ++i) {
+    Keep(result_registers[i], results[i].get());
+  }
+  std::atomic<int64_t>& state = kernel_states_[index];
+  const int64_t started = state.load(std::memory_order_relaxed);
+  state.store(started > 0 ? -started : -absl::GetCurrentTimeNanos(),
+              std::memory_order_release);
+}
+
+void FrameWatch::RunKernel(uint32_t index, KernelFrame* frame,
+                           const RCReference<AsyncValue>* results) {
+  const KernelDebugInfo& info = function_->debug_infos[index];
+  const RunningKernel running{this, index, info.name,
+                              info.location ? &*info.location : nullptr};
+  const double start_us = tracer_ != nullptr ? TraceNowMicros() : 0;
+  MarkStarted(index);
+  const RunningKernel* previous = SetRunningKernel(&running);
+  function_->kernels[index].implementation(frame);
+  SetRunningKernel(previous);
+  MarkFinished(index, results);
+  if (tracer_ != nullptr) {
+    const std::string location =
+        running.location != nullptr ? running.location->ToString() : "";
+    tracer_->AddSpan(running.name, "kernel", start_us, TraceNowMicros(),
+                     {{"location", location}, {"function", function_->name()}});
   }
 }
 
-FrameWatch::KernelRun::~KernelRun() = default;
-
-void FrameWatch::KernelRun::Finished(const RCReference<AsyncValue>* results,
-                                     uint32_t count) {
-  if (watch_->activity_ != nullptr) {
-    const uint32_t* result_registers =
-        watch_->function_->indices.data() +
-        watch_->function_->kernels[index_].results;
-    for (uint32_t i = 0; i < count; ++i) {
-      watch_->Keep(result_registers[i], results[i].get());
-    }
-    std::atomic<int64_t>& state = watch_->kernel_states_[index_];
-    state.store(-state.load(std::memory_order_relaxed),
-                std::memory_order_release);
-  }
-  if (watch_->tracer_ != nullptr) {
-    const std::string location =
-        running_.location != nullptr ? running_.location->ToString() : "";
-    watch_->tracer_->AddSpan(
-        running_.name, "kernel", start_us_, TraceNowMicros(),
-        {{"location", location}, {"function", watch_->function_->name()}});
-  }
+void FrameWatch::Skipped(uint32_t index,
+                         const RCReference<AsyncValue>* results) {
+  MarkFinished(index, results);
 }
 
 }  // namespace executor_internal

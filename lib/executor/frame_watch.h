@@ -31,24 +31,12 @@ class FrameWatch final : public ActivityRegistry::Frame {
   void Started(absl::Span<AsyncValue* const> arguments);
   void Returned();
 
-  // One run of a kernel (skipped ones included), on the stack around it.
-  class KernelRun {
-   public:
-    KernelRun(FrameWatch* watch, uint32_t index);
-    ~KernelRun();
-    KernelRun(const KernelRun&) = delete;
-    KernelRun& operator=(const KernelRun&) = delete;
-
-    // The kernel set its results (not yet stored in the registers).
-    void Finished(const RCReference<AsyncValue>* results, uint32_t count);
-
-   private:
-    FrameWatch* const watch_;
-    const uint32_t index_;
-    const double start_us_;
-    RunningKernel running_;
-    RunningKernelScope scope_;
-  };
+  // Runs kernel `index` on `frame`, which sets `results`, reporting it.
+  void RunKernel(uint32_t index, KernelFrame* frame,
+                 const RCReference<AsyncValue>* results);
+  // Kernel `index` was skipped (cancelled, or an error input) and its
+  // `results` set to that error.
+  void Skipped(uint32_t index, const RCReference<AsyncValue>* results);
 
   // --- For the hang explainer, with the registry locked -------------------
   const ExecutableFunction& function() const { return *function_; }
@@ -70,6 +58,9 @@ class FrameWatch final : public ActivityRegistry::Frame {
              const RequestObservers& observers);
 
   void Keep(uint32_t reg, AsyncValue* value);
+  // Kernel `index` started / set its results.
+  void MarkStarted(uint32_t index);
+  void MarkFinished(uint32_t index, const RCReference<AsyncValue>* results);
 
   const ExecutableFunction* const function_;
   const RequestContext* const request_;

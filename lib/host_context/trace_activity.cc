@@ -76,12 +76,11 @@ thread_local const RunningKernel* running_kernel = nullptr;
 
 const RunningKernel* CurrentRunningKernel() { return running_kernel; }
 
-RunningKernelScope::RunningKernelScope(const RunningKernel* kernel)
-    : previous_(running_kernel) {
+const RunningKernel* SetRunningKernel(const RunningKernel* kernel) {
+  const RunningKernel* previous = running_kernel;
   running_kernel = kernel;
+  return previous;
 }
-
-RunningKernelScope::~RunningKernelScope() { running_kernel = previous_; }
 
 std::string DescribeKernelAt(std::string_view name,
                              const DecodedLocation* location) {

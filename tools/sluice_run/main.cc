@@ -341,11 +341,12 @@ int main(int argc, char** argv) {
       sluice::RCReference<sluice::RequestContext> request =
           sluice::RequestContext::Create(&host, deadline);
       request->set_observers((*observers)->observers());
-      (*observers)->ExplainOnDeadline(
-          *request, absl::StrCat("sluice_run: '", function->name(),
-                                 "' passed its --timeout of ",
-                                 timeout_seconds.getValue(),
-                                 " s; what is still unresolved:"));
+      (*observers)
+          ->ExplainOnDeadline(*request,
+                              absl::StrCat("sluice_run: '", function->name(),
+                                           "' passed its --timeout of ",
+                                           timeout_seconds.getValue(),
+                                           " s; what is still unresolved:"));
       sluice::ExecutionContext context(std::move(request));
       std::vector<sluice::RCReference<sluice::AsyncValue>> results =
           sluice::CallFunction(*function, context, {});

@@ -101,17 +101,9 @@ struct RunningKernel {
 // This thread's running kernel, or null outside observed kernels.
 const RunningKernel* CurrentRunningKernel();
 
-// Makes `kernel` this thread's running kernel until destroyed.
-class RunningKernelScope {
- public:
-  explicit RunningKernelScope(const RunningKernel* kernel);
-  ~RunningKernelScope();
-  RunningKernelScope(const RunningKernelScope&) = delete;
-  RunningKernelScope& operator=(const RunningKernelScope&) = delete;
-
- private:
-  const RunningKernel* const previous_;
-};
+// Makes `kernel` (may be null) this thread's running kernel; returns the
+// previous one, for the caller to restore.
+const RunningKernel* SetRunningKernel(const RunningKernel* kernel);
 
 // "'tfrt.add.i32' at f.mlir:3:8", or "'tfrt.add.i32'" without a location.
 std::string DescribeKernelAt(std::string_view name,
