@@ -29,7 +29,7 @@ std::unique_ptr<RemoteCallTrace> RemoteCallTrace::Begin(
     trace->id_ = Tracer::NewId();
     trace->span_name_ =
         absl::StrCat("remote call of '", function, "' on ", task);
-    const double now = TraceNowMicros();
+    const int64_t now = TraceNowNanos();
     tracer->AddAsyncBegin(trace->span_name_, "remote_call", trace->id_, now,
                           {{"task", task}, {"function", function}});
     tracer->AddFlowStart(kFlowName, trace->id_, now);
@@ -40,7 +40,7 @@ std::unique_ptr<RemoteCallTrace> RemoteCallTrace::Begin(
 
 RemoteCallTrace::~RemoteCallTrace() {
   if (tracer_ != nullptr) {
-    tracer_->AddAsyncEnd(span_name_, "remote_call", id_, TraceNowMicros());
+    tracer_->AddAsyncEnd(span_name_, "remote_call", id_, TraceNowNanos());
   }
 }
 

@@ -59,7 +59,7 @@ void FrameWatch::Keep(uint32_t reg, AsyncValue* value) {
 }
 
 void FrameWatch::Started(absl::Span<AsyncValue* const> arguments) {
-  if (tracer_ != nullptr) call_start_us_ = TraceNowMicros();
+  if (tracer_ != nullptr) call_start_ns_ = TraceNowNanos();
   if (activity_ == nullptr) return;
   for (size_t i = 0; i < arguments.size(); ++i) {
     Keep(function_->argument_registers[i], arguments[i]);
@@ -68,8 +68,8 @@ void FrameWatch::Started(absl::Span<AsyncValue* const> arguments) {
 
 void FrameWatch::Returned() {
   if (tracer_ == nullptr) return;
-  tracer_->AddSpan(function_->name(), "function", call_start_us_,
-                   TraceNowMicros());
+  tracer_->AddSpan(function_->name(), "function", call_start_ns_,
+                   TraceNowNanos());
 }
 
 void FrameWatch::MarkStarted(uint32_t index) {
@@ -97,7 +97,7 @@ void FrameWatch::RunKernel(uint32_t index, KernelFrame* frame,
   const KernelDebugInfo& info = function_->debug_infos[index];
   const RunningKernel running{this, index, info.name,
                               info.location ? &*info.location : nullptr};
-  const double start_us = tracer_ != nullptr ? TraceNowMicros() : 0;
+  const int64_t start_ns = tracer_ != nullptr ? TraceNowNanos() : 0;
   MarkStarted(index);
   const RunningKernel* previous = SetRunningKernel(&running);
   function_->kernels[index].implementation(frame);
@@ -106,7 +106,7 @@ void FrameWatch::RunKernel(uint32_t index, KernelFrame* frame,
   if (tracer_ != nullptr) {
     const std::string location =
         running.location != nullptr ? running.location->ToString() : "";
-    tracer_->AddSpan(running.name, "kernel", start_us, TraceNowMicros(),
+    tracer_->AddSpan(running.name, "kernel", start_ns, TraceNowNanos(),
                      {{"location", location}, {"function", function_->name()}});
   }
 }

@@ -67,7 +67,7 @@ class FrameWatch final : public ActivityRegistry::Frame {
   Tracer* const tracer_;
   ActivityRegistry* const activity_;
   const int64_t created_ns_;
-  double call_start_us_ = 0;
+  int64_t call_start_ns_ = 0;
   // Only when activity_ is set.
   std::unique_ptr<std::atomic<AsyncValue*>[]> values_;
   std::unique_ptr<std::atomic<int64_t>[]> kernel_states_;

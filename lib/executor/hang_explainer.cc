@@ -79,8 +79,9 @@ class Explainer {
       CollectRoots(*frame, &roots);
       DescribePending(*frame, &pending);
     }
+    // Calls whose kernel's call has returned (or that no kernel made).
     for (const ActivityRegistry::RemoteCall* call : calls_) {
-      if (call->caller_frame == nullptr &&
+      if (reported_.count(call) == 0 &&
           call->sent_ns.load(std::memory_order_acquire) != 0) {
         roots.push_back(RemoteCallText(*call, now_ns_));
       }
@@ -197,6 +198,7 @@ class Explainer {
         if (call->sent_ns.load(std::memory_order_acquire) != 0) {
           roots->push_back(RemoteCallText(*call, now_ns_));
         }
+        reported_.insert(call);
         continue;
       }
       // A non-strict kernel (a call, control flow) still waiting for an
@@ -291,6 +293,7 @@ class Explainer {
            const ActivityRegistry::RemoteCall*>
       remote_by_kernel_;
   mutable std::map<const ExecutableFunction*, std::vector<int64_t>> producers_;
+  std::set<const ActivityRegistry::RemoteCall*> reported_;
 };
 
 // The write end of the pipe the SIGUSR1 handler writes to; -1 when no

@@ -16,18 +16,16 @@
 
 namespace sluice {
 
-double TraceNowMicros() {
-  return static_cast<double>(absl::GetCurrentTimeNanos()) / 1000.0;
-}
+int64_t TraceNowNanos() { return absl::GetCurrentTimeNanos(); }
 
 struct Tracer::Event {
   char phase;
   std::string name;
   std::string category;
-  double time_us;
-  double duration_us;  // "X" only
-  uint64_t id;         // "b", "e", "s", "f"
-  std::string args;    // a JSON object's members, without the braces
+  int64_t time_ns;
+  int64_t duration_ns;  // "X" only
+  uint64_t id;          // "b", "e", "s", "f"
+  std::string args;     // a JSON object's members, without the braces
 };
 
 struct Tracer::ThreadBuffer {
@@ -88,10 +86,12 @@ std::string FormatArgs(std::initializer_list<TraceArg> args) {
   return out;
 }
 
-// Nanosecond precision: events of one thread a few nanoseconds apart keep
-// their order.
-std::string FormatMicros(double micros) {
-  return absl::StrFormat("%.3f", micros);
+// Microseconds with the nanoseconds as decimals, exactly.
+std::string FormatMicros(int64_t nanos) {
+  const char* sign = nanos < 0 ? "-" : "";
+  const uint64_t magnitude =
+      nanos < 0 ? -static_cast<uint64_t>(nanos) : static_cast<uint64_t>(nanos);
+  return absl::StrFormat("%s%d.%03d", sign, magnitude / 1000, magnitude % 1000);
 }
 
 }  // namespace
@@ -141,30 +141,30 @@ void Tracer::Add(Event event) {
 }
 
 void Tracer::AddSpan(std::string_view name, std::string_view category,
-                     double start_us, double end_us,
+                     int64_t start_ns, int64_t end_ns,
                      std::initializer_list<TraceArg> args) {
-  Add(Event{'X', std::string(name), std::string(category), start_us,
-            end_us - start_us, 0, FormatArgs(args)});
+  Add(Event{'X', std::string(name), std::string(category), start_ns,
+            end_ns - start_ns, 0, FormatArgs(args)});
 }
 
 void Tracer::AddAsyncBegin(std::string_view name, std::string_view category,
-                           uint64_t id, double time_us,
+                           uint64_t id, int64_t time_ns,
                            std::initializer_list<TraceArg> args) {
-  Add(Event{'b', std::string(name), std::string(category), time_us, 0, id,
+  Add(Event{'b', std::string(name), std::string(category), time_ns, 0, id,
             FormatArgs(args)});
 }
 
 void Tracer::AddAsyncEnd(std::string_view name, std::string_view category,
-                         uint64_t id, double time_us) {
-  Add(Event{'e', std::string(name), std::string(category), time_us, 0, id, ""});
+                         uint64_t id, int64_t time_ns) {
+  Add(Event{'e', std::string(name), std::string(category), time_ns, 0, id, ""});
 }
 
-void Tracer::AddFlowStart(std::string_view name, uint64_t id, double time_us) {
-  Add(Event{'s', std::string(name), "flow", time_us, 0, id, ""});
+void Tracer::AddFlowStart(std::string_view name, uint64_t id, int64_t time_ns) {
+  Add(Event{'s', std::string(name), "flow", time_ns, 0, id, ""});
 }
 
-void Tracer::AddFlowEnd(std::string_view name, uint64_t id, double time_us) {
-  Add(Event{'f', std::string(name), "flow", time_us, 0, id, ""});
+void Tracer::AddFlowEnd(std::string_view name, uint64_t id, int64_t time_ns) {
+  Add(Event{'f', std::string(name), "flow", time_ns, 0, id, ""});
 }
 
 std::string Tracer::ToJson() const {
@@ -187,13 +187,13 @@ std::string Tracer::ToJson() const {
     out.append("}}");
     for (const Event& event : buffer->events) {
       absl::StrAppend(&out, ",\n{\"ph\":\"", std::string(1, event.phase), "\"",
-                      thread, ",\"ts\":", FormatMicros(event.time_us),
+                      thread, ",\"ts\":", FormatMicros(event.time_ns),
                       ",\"name\":");
       AppendJsonString(&out, event.name);
       out.append(",\"cat\":");
       AppendJsonString(&out, event.category);
       if (event.phase == 'X') {
-        absl::StrAppend(&out, ",\"dur\":", FormatMicros(event.duration_us));
+        absl::StrAppend(&out, ",\"dur\":", FormatMicros(event.duration_ns));
       } else {
         absl::StrAppend(&out, ",\"id\":", event.id);
       }

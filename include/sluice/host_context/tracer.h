@@ -19,10 +19,12 @@
 
 namespace sluice {
 
-// The clock of every trace event: microseconds since the Unix epoch, so
+// The clock of every trace event: nanoseconds since the Unix epoch, so
 // that the traces of two processes (a client and its workers) line up when
-// loaded together, as far as their machines' clocks agree.
-double TraceNowMicros();
+// loaded together, as far as their machines' clocks agree. The JSON holds
+// microseconds; viewers read them as doubles, exact to a quarter of a
+// microsecond at today's dates.
+int64_t TraceNowNanos();
 
 // One named argument shown with an event ("args" in the JSON).
 struct TraceArg {
@@ -38,26 +40,26 @@ class Tracer {
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
-  // A span of the calling thread from `start_us` to `end_us` ("ph":"X").
+  // A span of the calling thread from `start_ns` to `end_ns` ("ph":"X").
   // Spans of one thread nest: a span that starts inside another ends
   // inside it too.
   void AddSpan(std::string_view name, std::string_view category,
-               double start_us, double end_us,
+               int64_t start_ns, int64_t end_ns,
                std::initializer_list<TraceArg> args = {});
 
   // The two ends of a span that may begin on one thread and end on another
   // and overlap others freely ("ph":"b" and "ph":"e", matched by `id`).
   void AddAsyncBegin(std::string_view name, std::string_view category,
-                     uint64_t id, double time_us,
+                     uint64_t id, int64_t time_ns,
                      std::initializer_list<TraceArg> args = {});
   void AddAsyncEnd(std::string_view name, std::string_view category,
-                   uint64_t id, double time_us);
+                   uint64_t id, int64_t time_ns);
 
   // The two ends of an arrow ("ph":"s" and "ph":"f", matched by `id`), each
-  // bound to the span of the calling thread that encloses `time_us`. The
+  // bound to the span of the calling thread that encloses `time_ns`. The
   // ends may be recorded by different processes' tracers.
-  void AddFlowStart(std::string_view name, uint64_t id, double time_us);
-  void AddFlowEnd(std::string_view name, uint64_t id, double time_us);
+  void AddFlowStart(std::string_view name, uint64_t id, int64_t time_ns);
+  void AddFlowEnd(std::string_view name, uint64_t id, int64_t time_ns);
 
   // The trace: {"traceEvents": [...]}, with the names of the process and
   // of each thread that recorded something.
