@@ -28,6 +28,7 @@
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "lib/executor/frame_watch.h"
+#include "sluice/host_context/async_value_pool.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/request_context.h"
 
@@ -52,14 +53,16 @@ constexpr size_t kInlineValues = 16;
 
 class CallFrame {
  public:
+  // The frame and its registers and counts, in one block.
+  static size_t SizeOf(const ExecutableFunction* function) {
+    return sizeof(CallFrame) +
+           sizeof(RCReference<AsyncValue>) * function->num_registers +
+           sizeof(std::atomic<int32_t>) * function->kernels.size();
+  }
+
   static CallFrame* Create(const ExecutableFunction* function,
                            const ExecutionContext& context) {
-    const size_t registers_bytes =
-        sizeof(RCReference<AsyncValue>) * function->num_registers;
-    const size_t counts_bytes =
-        sizeof(std::atomic<int32_t>) * function->kernels.size();
-    void* memory =
-        ::operator new(sizeof(CallFrame) + registers_bytes + counts_bytes);
+    void* memory = internal::AllocateSmall(SizeOf(function));
     return new (memory) CallFrame(function, context);
   }
 
@@ -67,9 +70,20 @@ class CallFrame {
   void DropRef() {
     if (refs_.load(std::memory_order_acquire) == 1 ||
         refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      const size_t bytes = SizeOf(function_);
       this->~CallFrame();
-      ::operator delete(this);
+      internal::FreeSmall(this, bytes);
     }
+  }
+
+  // Whether the thread asking holds the only reference: then no other thread
+  // can run kernels of this frame, count inputs or read results, until this
+  // one hands out a reference (registering a waiter), and plain loads and
+  // stores do for the ready counts and the returned registers. The acquire
+  // load orders this thread after whatever a waiter did before it dropped
+  // its reference.
+  bool IsExclusive() const {
+    return refs_.load(std::memory_order_acquire) == 1;
   }
 
   RCReference<AsyncValue>& reg(uint32_t index) { return registers_[index]; }
@@ -82,6 +96,8 @@ class CallFrame {
                    Which which) {
     bool skipped = false;
     const uint32_t* inputs = function_->kernel_inputs.data();
+    std::vector<WorkItem>& ready = worklist;
+    const bool exclusive = IsExclusive();
     for (const uint32_t* user = users_begin; user != users_end; ++user) {
       const uint32_t input = inputs[*user];
       const bool strict = (input & kStrictBit) != 0;
@@ -91,12 +107,22 @@ class CallFrame {
         continue;
       }
       // One operand: this is the only event it waits for.
-      if ((input & ~kStrictBit) == 1 ||
-          ready_counts_[*user].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        worklist.push_back(WorkItem{this, *user});
+      if ((input & ~kStrictBit) == 1 || CountInput(*user, exclusive)) {
+        ready.push_back(WorkItem{this, *user});
       }
     }
     return skipped;
+  }
+
+  // Counts one input of `kernel`; true when it was the last one.
+  bool CountInput(uint32_t kernel, bool exclusive) {
+    std::atomic<int32_t>& count = ready_counts_[kernel];
+    if (exclusive) {
+      const int32_t left = count.load(std::memory_order_relaxed) - 1;
+      count.store(left, std::memory_order_relaxed);
+      return left == 0;
+    }
+    return count.fetch_sub(1, std::memory_order_acq_rel) == 1;
   }
 
   // A value was stored in a register. Non-strict users (calls, control
@@ -147,6 +173,8 @@ class CallFrame {
   }
 
   void RunKernel(uint32_t index);
+  void RunKernelWith(const LoadedKernel& kernel, AsyncValue** arguments,
+                     RCReference<AsyncValue>* results);
 
   FrameWatch* watch() const { return watch_.get(); }
 
@@ -179,7 +207,8 @@ class CallFrame {
   CallFrame(const ExecutableFunction* function, const ExecutionContext& context)
       : function_(function),
         context_(&context),
-        watch_(context.request_context()->observers() != nullptr
+        request_(context.request_context()),
+        watch_(request_->observers() != nullptr
                    ? FrameWatch::Create(*function, context)
                    : nullptr),
         registers_(reinterpret_cast<RCReference<AsyncValue>*>(this + 1)),
@@ -204,10 +233,14 @@ class CallFrame {
   // that Return() reads them under, and resolve its placeholders, outside
   // the lock: their waiters may run kernels of this very frame.
   void StoreResult(uint32_t r, RCReference<AsyncValue> value) {
-    if (!function_->register_is_result[r]) {
+    if (!function_->register_is_result[r] || (IsExclusive() && !returned_)) {
       registers_[r] = std::move(value);
       return;
     }
+    StoreReturnedResult(r, std::move(value));
+  }
+
+  void StoreReturnedResult(uint32_t r, RCReference<AsyncValue> value) {
     std::vector<RCReference<IndirectAsyncValue>> to_resolve;
     RCReference<AsyncValue> stored;
     {
@@ -231,6 +264,8 @@ class CallFrame {
   // copy once it may outlive the call (KeepContext).
   const ExecutionContext* context_;
   std::optional<ExecutionContext> owned_context_;
+  // Both contexts' request: read by every kernel for cancellation.
+  RequestContext* const request_;
   std::mutex results_mu_;
   bool returned_ = false;
   std::vector<std::pair<uint32_t, RCReference<IndirectAsyncValue>>>
@@ -241,79 +276,92 @@ class CallFrame {
 };
 
 void CallFrame::RunKernel(uint32_t index) {
+  const LoadedKernel& kernel = function_->kernels[index];
+  if (ABSL_PREDICT_TRUE(kernel.num_operands <= kInlineValues &&
+                        kernel.num_results <= kInlineValues)) {
+    AsyncValue* arguments[kInlineValues];
+    // Raw storage: only the kernel's own result slots are constructed.
+    alignas(RCReference<AsyncValue>) char
+        results[kInlineValues * sizeof(RCReference<AsyncValue>)];
+    RunKernelWith(kernel, arguments,
+                  reinterpret_cast<RCReference<AsyncValue>*>(results));
+    return;
+  }
+  std::vector<AsyncValue*> arguments(kernel.num_operands);
+  std::vector<RCReference<AsyncValue>> results(kernel.num_results);
+  RunKernelWith(kernel, arguments.data(), results.data());
+}
+
+// `results` has room for the kernel's results, constructed or not: every
+// slot is (re)constructed empty here and destroyed again before returning.
+inline void CallFrame::RunKernelWith(const LoadedKernel& kernel,
+                                     AsyncValue** arguments,
+                                     RCReference<AsyncValue>* results) {
   const ExecutableFunction& fn = *function_;
-  const LoadedKernel& kernel = fn.kernels[index];
-  const uint32_t* operands = fn.indices.data() + kernel.operands;
-  const uint32_t* result_registers = fn.indices.data() + kernel.results;
-
-  AsyncValue* inline_arguments[kInlineValues];
-  std::vector<AsyncValue*> heap_arguments;
-  AsyncValue** arguments = inline_arguments;
-  if (kernel.num_operands > kInlineValues) {
-    heap_arguments.resize(kernel.num_operands);
-    arguments = heap_arguments.data();
-  }
-  // Raw storage: only the kernel's own result slots are constructed.
-  alignas(RCReference<AsyncValue>) char
-      inline_results[kInlineValues * sizeof(RCReference<AsyncValue>)];
-  std::unique_ptr<char[]> heap_results;
-  char* result_storage = inline_results;
-  if (kernel.num_results > kInlineValues) {
-    heap_results.reset(
-        new char[kernel.num_results * sizeof(RCReference<AsyncValue>)]);
-    result_storage = heap_results.get();
-  }
-  auto* results = reinterpret_cast<RCReference<AsyncValue>*>(result_storage);
-  for (uint32_t i = 0; i < kernel.num_results; ++i) {
-    new (&results[i]) RCReference<AsyncValue>();
-  }
-
-  AsyncValue* error = context_->request_context()->GetCancelAsyncValue();
-  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
-    arguments[i] = registers_[operands[i]].get();
-    if (error == nullptr && kernel.strict && arguments[i]->IsError()) {
-      error = arguments[i];
+  const uint32_t num_operands = kernel.num_operands;
+  const uint32_t num_results = kernel.num_results;
+  const uint32_t* indices = fn.indices.data();
+  const uint32_t* operands = indices + kernel.operands;
+  // Most kernels have one result: no loop (that the compiler would make a
+  // memset call) for it.
+  if (num_results == 1) {
+    new (&results[0]) RCReference<AsyncValue>();
+  } else {
+    for (uint32_t i = 0; i < num_results; ++i) {
+      new (&results[i]) RCReference<AsyncValue>();
     }
   }
 
-  if (error != nullptr) {
+  for (uint32_t i = 0; i < num_operands; ++i) {
+    arguments[i] = registers_[operands[i]].get();
+  }
+  AsyncValue* error = request_->GetCancelAsyncValue();
+  if (error == nullptr && kernel.strict) {
+    for (uint32_t i = 0; i < num_operands; ++i) {
+      if (ABSL_PREDICT_FALSE(arguments[i]->IsError())) {
+        error = arguments[i];
+        break;
+      }
+    }
+  }
+
+  if (ABSL_PREDICT_FALSE(error != nullptr)) {
     // Skipped: cancelled, or a strict kernel with an error argument. Every
     // result is that same error value; no new diagnostic.
-    for (uint32_t i = 0; i < kernel.num_results; ++i)
-      results[i] = FormRef(error);
-    if (watch_ != nullptr) watch_->Skipped(index, results);
+    for (uint32_t i = 0; i < num_results; ++i) results[i] = FormRef(error);
+    if (watch_ != nullptr) {
+      watch_->Skipped(&kernel - fn.kernels.data(), results);
+    }
   } else {
     KernelFrame frame(context_, kernel.debug_info);
     frame.SetAttributeSection(fn.attribute_section);
-    frame.Reset(absl::MakeConstSpan(arguments, kernel.num_operands),
-                kernel.attributes, absl::MakeSpan(results, kernel.num_results),
-                kernel.functions);
+    frame.Reset(absl::MakeConstSpan(arguments, num_operands), kernel.attributes,
+                absl::MakeSpan(results, num_results), kernel.functions);
     // Observed calls run the kernel through their watch: one test per kernel.
     if (ABSL_PREDICT_FALSE(watch_ != nullptr)) {
-      watch_->RunKernel(index, &frame, results);
+      watch_->RunKernel(&kernel - fn.kernels.data(), &frame, results);
     } else {
       kernel.implementation(&frame);
     }
-    for (uint32_t i = 0; i < kernel.num_results; ++i) {
-      if (results[i]) continue;
+  }
+
+  const uint32_t* drops = indices + kernel.drops;
+  for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
+
+  const uint32_t* result_registers = indices + kernel.results;
+  const uint32_t* user_offsets = indices + kernel.user_offsets;
+  for (uint32_t i = 0; i < num_results; ++i) {
+    if (ABSL_PREDICT_FALSE(!results[i])) {
       // A kernel bug: say so rather than leave users waiting forever.
       results[i] = MakeErrorAsyncValueRef(absl::InternalError(
           absl::StrCat("kernel '", std::string(kernel.debug_info->name),
                        "' did not set result ", i)));
     }
-  }
-
-  const uint32_t* drops = fn.indices.data() + kernel.drops;
-  for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
-
-  const uint32_t* user_offsets = fn.indices.data() + kernel.user_offsets;
-  const uint32_t* users = fn.indices.data();
-  for (uint32_t i = 0; i < kernel.num_results; ++i) {
     AsyncValue* value = results[i].get();
     StoreResult(result_registers[i], std::move(results[i]));
     results[i].~RCReference<AsyncValue>();
-    NotifyWhenAvailable(value, users + user_offsets[i],
-                        users + user_offsets[i + 1]);
+    NotifyWhenAvailable(value, indices + user_offsets[i],
+                        indices + user_offsets[i + 1]);
   }
 }
 

@@ -85,6 +85,14 @@ void AsyncValue::DestroyWaiters(internal::WaiterNode* list) {
   }
 }
 
+const AsyncValue* AsyncValue::ForwardedValue() const {
+  const AsyncValue* value = this;
+  while (value != nullptr && value->kind_ == Kind::kIndirect) {
+    value = static_cast<const IndirectAsyncValue*>(value)->target_;
+  }
+  return value;
+}
+
 bool AsyncValue::IsUnique() const {
   if (NumRef() != 1) return false;
   if (kind_ != Kind::kIndirect) return true;

@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "sluice/host_context/async_value_pool.h"
 #include "sluice/support/ref_count.h"
 
 namespace sluice {
@@ -82,6 +83,23 @@ class AsyncValue {
 
   AsyncValue(const AsyncValue&) = delete;
   AsyncValue& operator=(const AsyncValue&) = delete;
+
+  // Values are made and dropped once per kernel result: their memory comes
+  // from per-thread free lists (async_value_pool.h). Every value is deleted
+  // through its exact type, so the size passed back is the one allocated.
+  static void* operator new(size_t size) {
+    return internal::AllocateSmall(size);
+  }
+  static void operator delete(void* block, size_t size) {
+    internal::FreeSmall(block, size);
+  }
+  static void* operator new(size_t size, std::align_val_t alignment) {
+    return ::operator new(size, alignment);
+  }
+  static void operator delete(void* block, size_t size,
+                              std::align_val_t alignment) {
+    ::operator delete(block, size, alignment);
+  }
 
   // --- State ---------------------------------------------------------------
   State state() const {
@@ -202,6 +220,9 @@ class AsyncValue {
   static constexpr uintptr_t kStateMask = 3;
 
   void Destroy();
+  // The first value behind a chain of indirect values that is not itself
+  // indirect, or nullptr if one of them is not forwarded yet.
+  const AsyncValue* ForwardedValue() const;
   void AddWaiter(internal::WaiterNode* node);
   void RunWaiters(internal::WaiterNode* lifo_list);
   // Lets a value with waiters that will never run free them.
@@ -357,12 +378,13 @@ T& AsyncValue::get() {
 
 template <typename T>
 bool AsyncValue::IsType() const {
-  const AsyncValue* value = this;
-  while (value->kind_ == Kind::kIndirect) {
-    value = static_cast<const IndirectAsyncValue*>(value)->target_;
-    if (value == nullptr) return false;
-  }
-  return value->kind_ == Kind::kConcrete && value->IsConcrete() &&
+  // Direct values (what kernels read nearly always) need no walk: only a
+  // concrete value of T has T's type info.
+  if (type_info_ == &ConcreteAsyncValue<T>::kTypeInfo) return IsConcrete();
+  if (kind_ != Kind::kIndirect) return false;
+  const AsyncValue* value = ForwardedValue();
+  return value != nullptr && value->kind_ == Kind::kConcrete &&
+         value->IsConcrete() &&
          value->type_info_ == &ConcreteAsyncValue<T>::kTypeInfo;
 }
 

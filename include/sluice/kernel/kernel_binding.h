@@ -486,26 +486,31 @@ constexpr auto AttributeRequirementsOf() {
   return requirements;
 }
 
+// Whether the argument a parameter reads fits it; advances `argument` past
+// the operands the parameter takes.
+template <typename Param>
+bool ArgumentFits(AsyncValue* const* arguments, int& argument) {
+  if constexpr (BinderFor<Param>::kOperands == 1) {
+    return BinderFor<Param>::Fits(arguments[argument++]);
+  } else {
+    (void)arguments;
+    (void)argument;
+    return true;
+  }
+}
+
 // The index of the first argument that a payload or Argument<T> parameter
 // cannot read as its type, or -1. The executor checks counts at load time,
 // but not types: MLIR does not type-check the operands of ops it does not
-// know, and a worker runs programs its clients compiled.
+// know, and a worker runs programs its clients compiled. Every argument is
+// checked before the first misfit is looked for, so the common case is one
+// short-circuit chain of inline tests.
 template <typename... Params>
 int FirstMisfitArgument(KernelFrame* frame) {
+  AsyncValue* const* arguments = frame->GetArguments().data();
   int argument = 0;
-  int misfit = -1;
-  auto check = [&](auto fits) {
-    if (misfit < 0 && !fits(frame->GetArgAt(argument))) misfit = argument;
-    ++argument;
-  };
-  (
-      [&] {
-        if constexpr (BinderFor<Params>::kOperands == 1) {
-          check([](const AsyncValue* v) { return BinderFor<Params>::Fits(v); });
-        }
-      }(),
-      ...);
-  return misfit;
+  if ((ArgumentFits<Params>(arguments, argument) && ...)) return -1;
+  return argument - 1;
 }
 
 template <typename R, typename... Params, R (*function)(Params...)>

@@ -1,0 +1,103 @@
+// Memory for AsyncValues and call frames: small blocks recycled through
+// per-thread free lists.
+//
+// A dataflow program makes one value per kernel result and drops most of
+// them a few kernels later, so these allocations come and go by the million
+// at a handful of sizes. A thread-local list per size class serves them
+// without locks or the general allocator's bookkeeping. A block freed on
+// another thread than the one that made it simply joins that thread's list.
+// Each list keeps at most kMaxCachedBlocks; the rest, and every list of a
+// thread that exits, go back to the general allocator.
+//
+// Under AddressSanitizer and ThreadSanitizer every block goes straight to
+// the general allocator, so that use-after-free and races on a value's
+// memory stay visible.
+#ifndef SLUICE_HOST_CONTEXT_ASYNC_VALUE_POOL_H_
+#define SLUICE_HOST_CONTEXT_ASYNC_VALUE_POOL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+namespace sluice {
+namespace internal {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kPoolsSmallBlocks = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+inline constexpr bool kPoolsSmallBlocks = false;
+#else
+inline constexpr bool kPoolsSmallBlocks = true;
+#endif
+#else
+inline constexpr bool kPoolsSmallBlocks = true;
+#endif
+
+// Sizes are rounded up to kPoolGranule; blocks above kMaxPooledBytes are
+// not pooled.
+inline constexpr size_t kPoolGranule = 16;
+inline constexpr size_t kMaxPooledBytes = 512;
+inline constexpr uint32_t kMaxCachedBlocks = 4096;
+inline constexpr size_t kNumBlockClasses = kMaxPooledBytes / kPoolGranule;
+
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+// One thread's lists. Constant-initialized and trivially destructible, so
+// reaching it costs no guard; a thread's first cached block registers a
+// drain that runs at thread exit (RegisterSmallBlockDrain).
+struct SmallBlockCache {
+  FreeBlock* heads[kNumBlockClasses];
+  uint32_t counts[kNumBlockClasses];
+  bool drain_registered;
+};
+inline thread_local SmallBlockCache small_block_cache{};
+
+// Slow paths, out of line.
+void RegisterSmallBlockDrain();
+void* AllocateLargeOrNewBlock(size_t size);
+
+// The class that serves `size` (sizes 0 and 1..16 share class 0).
+inline size_t BlockClassOf(size_t size) {
+  return size == 0 ? 0 : (size - 1) / kPoolGranule;
+}
+
+// A block of at least `size` bytes, aligned like ::operator new's.
+inline void* AllocateSmall(size_t size) {
+  if (!kPoolsSmallBlocks || size > kMaxPooledBytes) {
+    return ::operator new(size);
+  }
+  SmallBlockCache& cache = small_block_cache;
+  const size_t c = BlockClassOf(size);
+  FreeBlock* block = cache.heads[c];
+  if (block == nullptr) return AllocateLargeOrNewBlock(size);
+  cache.heads[c] = block->next;
+  --cache.counts[c];
+  return block;
+}
+
+// Frees a block from AllocateSmall(size), with that same size.
+inline void FreeSmall(void* block, size_t size) {
+  if (!kPoolsSmallBlocks || size > kMaxPooledBytes) {
+    ::operator delete(block);
+    return;
+  }
+  SmallBlockCache& cache = small_block_cache;
+  const size_t c = BlockClassOf(size);
+  if (cache.counts[c] >= kMaxCachedBlocks) {
+    ::operator delete(block);
+    return;
+  }
+  if (!cache.drain_registered) RegisterSmallBlockDrain();
+  auto* node = static_cast<FreeBlock*>(block);
+  node->next = cache.heads[c];
+  cache.heads[c] = node;
+  ++cache.counts[c];
+}
+
+}  // namespace internal
+}  // namespace sluice
+
+#endif  // SLUICE_HOST_CONTEXT_ASYNC_VALUE_POOL_H_
