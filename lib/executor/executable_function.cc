@@ -20,11 +20,13 @@
 
 #include <atomic>
 #include <cassert>
+#include <cstdlib>
 #include <mutex>
 #include <new>
 #include <optional>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "lib/executor/frame_watch.h"
@@ -43,7 +45,39 @@ struct WorkItem {
   uint32_t kernel;
 };
 
-thread_local std::vector<WorkItem> worklist;
+// The kernels ready to run on this thread, oldest first. Plain data, so
+// that reaching it costs no initialization guard; the first growth
+// registers a thread-exit hook that frees the items.
+struct Worklist {
+  WorkItem* items;
+  size_t size;
+  size_t capacity;
+
+  void Push(WorkItem item) {
+    if (ABSL_PREDICT_FALSE(size == capacity)) Grow();
+    items[size++] = item;
+  }
+  void Grow();
+};
+thread_local Worklist worklist{};
+
+struct WorklistRelease {
+  ~WorklistRelease() {
+    std::free(worklist.items);
+    worklist = Worklist{};
+  }
+};
+
+void Worklist::Grow() {
+  if (items == nullptr) {
+    thread_local WorklistRelease release;
+    (void)release;
+  }
+  capacity = capacity == 0 ? 256 : 2 * capacity;
+  void* grown = std::realloc(items, capacity * sizeof(WorkItem));
+  if (grown == nullptr) throw std::bad_alloc();
+  items = static_cast<WorkItem*>(grown);
+}
 
 // Runs the items pushed on this thread from `base` on, until none is left.
 void RunWorklist(size_t base);
@@ -96,7 +130,7 @@ class CallFrame {
                    Which which) {
     bool skipped = false;
     const uint32_t* inputs = function_->kernel_inputs.data();
-    std::vector<WorkItem>& ready = worklist;
+    Worklist& ready = worklist;
     const bool exclusive = IsExclusive();
     for (const uint32_t* user = users_begin; user != users_end; ++user) {
       const uint32_t input = inputs[*user];
@@ -108,7 +142,7 @@ class CallFrame {
       }
       // One operand: this is the only event it waits for.
       if ((input & ~kStrictBit) == 1 || CountInput(*user, exclusive)) {
-        ready.push_back(WorkItem{this, *user});
+        ready.Push(WorkItem{this, *user});
       }
     }
     return skipped;
@@ -139,7 +173,7 @@ class CallFrame {
     KeepContext();
     AddRef();
     value->AndThen([this, users_begin, users_end] {
-      const size_t base = worklist.size();
+      const size_t base = worklist.size;
       NotifyUsers(users_begin, users_end, Which::kStrict);
       RunWorklist(base);
       DropRef();
@@ -163,7 +197,7 @@ class CallFrame {
     }
     if (watch_ != nullptr) watch_->Started(arguments);
     for (uint32_t kernel : fn.initially_ready) {
-      worklist.push_back(WorkItem{this, kernel});
+      worklist.Push(WorkItem{this, kernel});
     }
     for (size_t i = 0; i < arguments.size(); ++i) {
       NotifyWhenAvailable(
@@ -173,6 +207,7 @@ class CallFrame {
   }
 
   void RunKernel(uint32_t index);
+  ABSL_ATTRIBUTE_NOINLINE void RunWideKernel(const LoadedKernel& kernel);
   void RunKernelWith(const LoadedKernel& kernel, AsyncValue** arguments,
                      RCReference<AsyncValue>* results);
 
@@ -277,16 +312,20 @@ class CallFrame {
 
 void CallFrame::RunKernel(uint32_t index) {
   const LoadedKernel& kernel = function_->kernels[index];
-  if (ABSL_PREDICT_TRUE(kernel.num_operands <= kInlineValues &&
-                        kernel.num_results <= kInlineValues)) {
-    AsyncValue* arguments[kInlineValues];
-    // Raw storage: only the kernel's own result slots are constructed.
-    alignas(RCReference<AsyncValue>) char
-        results[kInlineValues * sizeof(RCReference<AsyncValue>)];
-    RunKernelWith(kernel, arguments,
-                  reinterpret_cast<RCReference<AsyncValue>*>(results));
+  if (ABSL_PREDICT_FALSE(kernel.num_operands > kInlineValues ||
+                         kernel.num_results > kInlineValues)) {
+    RunWideKernel(kernel);
     return;
   }
+  AsyncValue* arguments[kInlineValues];
+  // Raw storage: only the kernel's own result slots are constructed.
+  alignas(RCReference<AsyncValue>) char
+      results[kInlineValues * sizeof(RCReference<AsyncValue>)];
+  RunKernelWith(kernel, arguments,
+                reinterpret_cast<RCReference<AsyncValue>*>(results));
+}
+
+void CallFrame::RunWideKernel(const LoadedKernel& kernel) {
   std::vector<AsyncValue*> arguments(kernel.num_operands);
   std::vector<RCReference<AsyncValue>> results(kernel.num_results);
   RunKernelWith(kernel, arguments.data(), results.data());
@@ -294,9 +333,9 @@ void CallFrame::RunKernel(uint32_t index) {
 
 // `results` has room for the kernel's results, constructed or not: every
 // slot is (re)constructed empty here and destroyed again before returning.
-inline void CallFrame::RunKernelWith(const LoadedKernel& kernel,
-                                     AsyncValue** arguments,
-                                     RCReference<AsyncValue>* results) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
+    const LoadedKernel& kernel, AsyncValue** arguments,
+    RCReference<AsyncValue>* results) {
   const ExecutableFunction& fn = *function_;
   const uint32_t num_operands = kernel.num_operands;
   const uint32_t num_results = kernel.num_results;
@@ -366,17 +405,18 @@ inline void CallFrame::RunKernelWith(const LoadedKernel& kernel,
 }
 
 void RunWorklist(size_t base) {
+  Worklist& ready = worklist;
   size_t next = base;
-  while (next < worklist.size()) {
-    const WorkItem item = worklist[next++];
+  while (next < ready.size) {
+    const WorkItem item = ready.items[next++];
     item.frame->RunKernel(item.kernel);
     // Everything pushed so far has run: reuse the space.
-    if (next == worklist.size()) {
-      worklist.resize(base);
+    if (next == ready.size) {
+      ready.size = base;
       next = base;
     }
   }
-  worklist.resize(base);
+  ready.size = base;
 }
 
 // Calls (tfrt.call, regions of control flow) that run synchronously nest on
@@ -401,7 +441,7 @@ void ExecutableFunction::Execute(
   }
   ++call_depth;
   CallFrame* frame = CallFrame::Create(this, context);
-  const size_t base = worklist.size();
+  const size_t base = worklist.size;
   frame->Start(arguments);
   RunWorklist(base);
   if (frame->watch() != nullptr) frame->watch()->Returned();

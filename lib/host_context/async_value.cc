@@ -85,6 +85,20 @@ void AsyncValue::DestroyWaiters(internal::WaiterNode* list) {
   }
 }
 
+void AsyncValue::DestroyInGeneral() {
+  const uintptr_t word = waiters_and_state_.load(std::memory_order_relaxed);
+  if (word & ~kStateMask) {
+    DestroyWaiters(reinterpret_cast<internal::WaiterNode*>(word & ~kStateMask));
+  }
+  if (kind_ == Kind::kConcrete) {
+    type_info_->destroy(this);
+  } else if (kind_ == Kind::kError) {
+    delete static_cast<ErrorAsyncValue*>(this);
+  } else {
+    delete static_cast<IndirectAsyncValue*>(this);
+  }
+}
+
 const AsyncValue* AsyncValue::ForwardedValue() const {
   const AsyncValue* value = this;
   while (value != nullptr && value->kind_ == Kind::kIndirect) {

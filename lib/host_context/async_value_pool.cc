@@ -24,16 +24,25 @@ struct SmallBlockDrain {
 
 }  // namespace
 
-void RegisterSmallBlockDrain() {
-  thread_local SmallBlockDrain drain;
-  (void)drain;
-  small_block_cache.drain_registered = true;
-}
-
-void* AllocateLargeOrNewBlock(size_t size) {
+void* AllocateNewBlock(size_t size) {
   // Every block of a class has the class's full size, so that it can serve
   // any request of the class later.
   return ::operator new((BlockClassOf(size) + 1) * kPoolGranule);
+}
+
+void FreeToFullOrClosedList(void* block, size_t size) {
+  // Once per thread: the lists open, with a drain registered. A thread that
+  // already drained (it is exiting) stays closed.
+  thread_local bool opened = false;
+  if (!opened) {
+    opened = true;
+    thread_local SmallBlockDrain drain;
+    (void)drain;
+    for (uint32_t& count : small_block_cache.counts) count = 0;
+    FreeSmall(block, size);
+    return;
+  }
+  ::operator delete(block);
 }
 
 }  // namespace internal

@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/status/status.h"
 #include "sluice/host_context/async_value_pool.h"
 #include "sluice/support/ref_count.h"
@@ -64,6 +65,10 @@ inline std::atomic<int64_t> live_async_values{0};
 // What a value needs to know about its payload type at run time.
 struct PayloadTypeInfo {
   void (*destroy)(AsyncValue* value);
+  // sizeof the ConcreteAsyncValue when its payload needs no destructor and
+  // its memory comes from AllocateSmall, else 0: such a value is freed
+  // without the indirect call to `destroy`.
+  uint32_t plain_size;
   const absl::Status& (*get_error)(const AsyncValue* value);
   // Puts `status` where the payload would be.
   void (*construct_error)(AsyncValue* value, absl::Status status);
@@ -220,6 +225,7 @@ class AsyncValue {
   static constexpr uintptr_t kStateMask = 3;
 
   void Destroy();
+  void DestroyInGeneral();
   // The first value behind a chain of indirect values that is not itself
   // indirect, or nullptr if one of them is not forwarded yet.
   const AsyncValue* ForwardedValue() const;
@@ -300,6 +306,10 @@ const internal::PayloadTypeInfo ConcreteAsyncValue<T>::kTypeInfo = {
     [](AsyncValue* value) {
       delete static_cast<ConcreteAsyncValue<T>*>(value);
     },
+    std::is_trivially_destructible_v<T> &&
+            alignof(ConcreteAsyncValue<T>) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__
+        ? static_cast<uint32_t>(sizeof(ConcreteAsyncValue<T>))
+        : 0,
     [](const AsyncValue* value) -> const absl::Status& {
       return static_cast<const ConcreteAsyncValue<T>*>(value)->error_;
     },
@@ -377,7 +387,7 @@ T& AsyncValue::get() {
 }
 
 template <typename T>
-bool AsyncValue::IsType() const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool AsyncValue::IsType() const {
   // Direct values (what kernels read nearly always) need no walk: only a
   // concrete value of T has T's type info.
   if (type_info_ == &ConcreteAsyncValue<T>::kTypeInfo) return IsConcrete();
@@ -436,17 +446,19 @@ inline void AsyncValue::NotifyAvailable(State new_state) {
 }
 
 inline void AsyncValue::Destroy() {
-  const uintptr_t word = waiters_and_state_.load(std::memory_order_relaxed);
-  if (word & ~kStateMask) {
-    DestroyWaiters(reinterpret_cast<internal::WaiterNode*>(word & ~kStateMask));
+  // The common case inline: a concrete payload that needs no destructor and
+  // no waiters left (the word is the bare state): only the memory goes.
+  // Builds that count instances run the destructor, which counts.
+  if (!kCountsInstances && kind_ == Kind::kConcrete &&
+      waiters_and_state_.load(std::memory_order_relaxed) ==
+          static_cast<uintptr_t>(State::kConcrete)) {
+    const uint32_t plain_size = type_info_->plain_size;
+    if (plain_size != 0) {
+      internal::FreeSmall(this, plain_size);
+      return;
+    }
   }
-  if (kind_ == Kind::kConcrete) {
-    type_info_->destroy(this);
-  } else if (kind_ == Kind::kError) {
-    delete static_cast<ErrorAsyncValue*>(this);
-  } else {
-    delete static_cast<IndirectAsyncValue*>(this);
-  }
+  DestroyInGeneral();
 }
 
 }  // namespace sluice

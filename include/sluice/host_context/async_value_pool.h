@@ -46,18 +46,26 @@ struct FreeBlock {
 };
 
 // One thread's lists. Constant-initialized and trivially destructible, so
-// reaching it costs no guard; a thread's first cached block registers a
-// drain that runs at thread exit (RegisterSmallBlockDrain).
+// reaching it costs no guard. Every count starts full: a thread's first
+// free takes the slow path, which registers a drain that runs at thread
+// exit (and sets the counts full again), and then opens the lists.
 struct SmallBlockCache {
   FreeBlock* heads[kNumBlockClasses];
   uint32_t counts[kNumBlockClasses];
-  bool drain_registered;
 };
-inline thread_local SmallBlockCache small_block_cache{};
+
+constexpr SmallBlockCache ClosedSmallBlockCache() {
+  SmallBlockCache cache{};
+  for (size_t c = 0; c < kNumBlockClasses; ++c) {
+    cache.counts[c] = kMaxCachedBlocks;
+  }
+  return cache;
+}
+inline thread_local SmallBlockCache small_block_cache = ClosedSmallBlockCache();
 
 // Slow paths, out of line.
-void RegisterSmallBlockDrain();
-void* AllocateLargeOrNewBlock(size_t size);
+void* AllocateNewBlock(size_t size);
+void FreeToFullOrClosedList(void* block, size_t size);
 
 // The class that serves `size` (sizes 0 and 1..16 share class 0).
 inline size_t BlockClassOf(size_t size) {
@@ -72,7 +80,7 @@ inline void* AllocateSmall(size_t size) {
   SmallBlockCache& cache = small_block_cache;
   const size_t c = BlockClassOf(size);
   FreeBlock* block = cache.heads[c];
-  if (block == nullptr) return AllocateLargeOrNewBlock(size);
+  if (block == nullptr) return AllocateNewBlock(size);
   cache.heads[c] = block->next;
   --cache.counts[c];
   return block;
@@ -87,10 +95,9 @@ inline void FreeSmall(void* block, size_t size) {
   SmallBlockCache& cache = small_block_cache;
   const size_t c = BlockClassOf(size);
   if (cache.counts[c] >= kMaxCachedBlocks) {
-    ::operator delete(block);
+    FreeToFullOrClosedList(block, size);
     return;
   }
-  if (!cache.drain_registered) RegisterSmallBlockDrain();
   auto* node = static_cast<FreeBlock*>(block);
   node->next = cache.heads[c];
   cache.heads[c] = node;

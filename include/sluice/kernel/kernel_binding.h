@@ -37,6 +37,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -224,7 +225,9 @@ struct PayloadBinder : TakesOperand {
   using Payload = std::remove_cv_t<std::remove_reference_t<P>>;
   using Holder = Argument<Payload>;
   // The kernel reads the payload as a `Payload`: the argument must hold one.
-  static bool Fits(const AsyncValue* value) { return value->IsType<Payload>(); }
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static bool Fits(const AsyncValue* value) {
+    return value->IsType<Payload>();
+  }
   static Holder Make(BindCursor& c) {
     return Holder(c.frame->GetArgAt(c.argument++));
   }
@@ -386,7 +389,8 @@ struct ParamBinder<AsyncKernelFrame*> : ReadsFrame {
 template <typename R>
 struct ReturnHandler {
   // A plain value: one available result.
-  static void Handle(KernelFrame* frame, size_t index, R&& value) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void Handle(KernelFrame* frame,
+                                                  size_t index, R&& value) {
     frame->EmplaceResultAt<R>(index, std::move(value));
   }
 };
@@ -489,7 +493,8 @@ constexpr auto AttributeRequirementsOf() {
 // Whether the argument a parameter reads fits it; advances `argument` past
 // the operands the parameter takes.
 template <typename Param>
-bool ArgumentFits(AsyncValue* const* arguments, int& argument) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool ArgumentFits(
+    AsyncValue* const* arguments, int& argument) {
   if constexpr (BinderFor<Param>::kOperands == 1) {
     return BinderFor<Param>::Fits(arguments[argument++]);
   } else {
@@ -506,7 +511,8 @@ bool ArgumentFits(AsyncValue* const* arguments, int& argument) {
 // checked before the first misfit is looked for, so the common case is one
 // short-circuit chain of inline tests.
 template <typename... Params>
-int FirstMisfitArgument(KernelFrame* frame) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline int FirstMisfitArgument(
+    KernelFrame* frame) {
   AsyncValue* const* arguments = frame->GetArguments().data();
   int argument = 0;
   if ((ArgumentFits<Params>(arguments, argument) && ...)) return -1;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "sluice/host_context/async_value.h"
@@ -130,7 +131,8 @@ class KernelFrame {
   }
 
   template <typename T, typename... Args>
-  void EmplaceResultAt(size_t index, Args&&... args) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void EmplaceResultAt(size_t index,
+                                                    Args&&... args) {
     SetResultAt(index,
                 MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...)
                     .ReleaseRCRef());

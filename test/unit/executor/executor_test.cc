@@ -43,6 +43,13 @@ Chain CancelRequest(int32_t, const ExecutionContext& context) {
   context.request_context()->Cancel();
   return Chain{};
 }
+// Keeps its operand and reads it later on the work queue: the value
+// escapes the frame that made it.
+AsyncValueRef<int32_t> LaterCopy(Argument<int32_t> x, HostContext* host) {
+  RCReference<AsyncValue> kept = x.ValueRef();
+  return EnqueueWork(host,
+                     [kept = std::move(kept)] { return kept->get<int32_t>(); });
+}
 // Calls functions[0] with all its operands (like tfrt.call).
 void Call(RemainingArguments arguments, RemainingResults results,
           RemainingFunctions functions, const ExecutionContext& context) {
@@ -58,6 +65,7 @@ absl::Status RegisterTestKernels(KernelRegistry* registry) {
       {"test.record", SLUICE_KERNEL(Record)},
       {"test.fail", SLUICE_KERNEL(Fail)},
       {"test.async_increment", SLUICE_KERNEL(AsyncIncrement)},
+      {"test.later_copy", SLUICE_KERNEL(LaterCopy)},
       {"test.cancel", SLUICE_KERNEL(CancelRequest)},
       {"test.call", SLUICE_KERNEL(Call), Strictness::kNonStrict},
   });
@@ -194,10 +202,160 @@ TEST_P(ExecutorTest, LongChainRunsInConstantStack) {
   b.Begin(0);
   uint32_t one = b.Constant(1);
   uint32_t sum = b.Constant(0);
-  for (int i = 0; i < 200000; ++i) sum = b.Kernel("test.add.i32", {sum, one});
+  for (int i = 0; i < 1000000; ++i) sum = b.Kernel("test.add.i32", {sum, one});
   b.End(f, {sum});
   auto program = Load(b.Finish());
-  EXPECT_EQ(Run(*program, "main")[0]->get<int32_t>(), 200000);
+  EXPECT_EQ(Run(*program, "main")[0]->get<int32_t>(), 1000000);
+}
+
+// A grid where each value adds the one above and the one to the left (the
+// wave benchmark's shape), fed by values that arrive from the work queue
+// while the frame runs: the first inputs of a kernel are counted while the
+// frame is the caller's alone, the last ones after a waiter shares it.
+TEST_P(ExecutorTest, WaveWithInputsArrivingMidFrame) {
+  constexpr int kSide = 30;
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 1);
+  b.Begin(0);
+  uint32_t zero = b.Constant(0);
+  std::vector<uint32_t> above(kSide);
+  for (int j = 0; j < kSide; ++j) {
+    // Every third column starts from a pending value (0 + 1).
+    above[j] = j % 3 == 0 ? b.Kernel("test.async_increment", {zero}) : zero;
+  }
+  for (int i = 0; i < kSide; ++i) {
+    uint32_t left =
+        i % 4 == 0 ? b.Kernel("test.async_increment", {zero}) : zero;
+    for (int j = 0; j < kSide; ++j) {
+      left = b.Kernel("test.add.i32", {above[j], left});
+      above[j] = left;
+    }
+  }
+  b.End(f, {above[kSide - 1]});
+  auto program = Load(b.Finish());
+
+  // The same sums, computed directly.
+  std::vector<int64_t> row(kSide);
+  for (int j = 0; j < kSide; ++j) row[j] = j % 3 == 0 ? 1 : 0;
+  for (int i = 0; i < kSide; ++i) {
+    int64_t left = i % 4 == 0 ? 1 : 0;
+    for (int j = 0; j < kSide; ++j) {
+      left = static_cast<int32_t>(static_cast<uint32_t>(row[j]) +
+                                  static_cast<uint32_t>(left));
+      row[j] = left;
+    }
+  }
+  for (int run = 0; run < 5; ++run) {
+    auto results = Run(*program, "main");
+    ASSERT_TRUE(results[0]->IsConcrete());
+    EXPECT_EQ(results[0]->get<int32_t>(), static_cast<int32_t>(row.back()));
+  }
+}
+
+// A returned register written after Execute() returned (its producer waits
+// on a pending value) and one written before; both are also read by later
+// kernels of the frame.
+TEST_P(ExecutorTest, ReturnedRegistersWrittenBeforeAndAfterReturn) {
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 4);
+  b.Begin(0);
+  uint32_t two = b.Constant(2);
+  uint32_t early = b.Kernel("test.add.i32", {two, two});
+  uint32_t pending = b.Kernel("test.async_increment", {early});
+  uint32_t late = b.Kernel("test.add.i32", {pending, early});
+  uint32_t after_late = b.Kernel("test.add.i32", {late, late});
+  uint32_t after_early = b.Kernel("test.add.i32", {early, two});
+  b.End(f, {early, late, after_late, after_early});
+  auto program = Load(b.Finish());
+  for (int run = 0; run < 10; ++run) {
+    auto results = Run(*program, "main");
+    EXPECT_EQ(results[0]->get<int32_t>(), 4);
+    EXPECT_EQ(results[1]->get<int32_t>(), 9);
+    EXPECT_EQ(results[2]->get<int32_t>(), 18);
+    EXPECT_EQ(results[3]->get<int32_t>(), 6);
+  }
+}
+
+// Values that kernels keep and read after the frame dropped them: their
+// memory must not serve the values made meanwhile.
+TEST_P(ExecutorTest, ValuesKeptByKernelsOutliveTheirRegisters) {
+  constexpr int kLength = 2000;
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 1);
+  b.Begin(0);
+  uint32_t one = b.Constant(1);
+  uint32_t x = b.Constant(0);
+  uint32_t total = b.Constant(0);
+  for (int i = 0; i < kLength; ++i) {
+    x = b.Kernel("test.add.i32", {x, one});
+    uint32_t copy = b.Kernel("test.later_copy", {x});
+    total = b.Kernel("test.add.i32", {total, copy});
+  }
+  b.End(f, {total});
+  auto program = Load(b.Finish());
+  auto results = Run(*program, "main");
+  EXPECT_EQ(results[0]->get<int32_t>(), kLength * (kLength + 1) / 2);
+}
+
+// An error in the middle of a long chain reaches its end as that one error
+// value, with one diagnostic; cancelling in the middle of another skips the
+// rest with the cancellation error.
+TEST_P(ExecutorTest, ErrorAndCancellationInLongChains) {
+  ProgramBuilder b;
+  uint32_t failing_chain = b.Declare("failing", 0, 1);
+  uint32_t cancelled_chain = b.Declare("cancelled", 0, 1);
+  b.Begin(0);
+  uint32_t one = b.Constant(1);
+  uint32_t failing = b.Constant(0);
+  for (int i = 0; i < 5000; ++i) {
+    failing = i == 2500 ? b.Kernel("test.fail", {})
+                        : b.Kernel("test.add.i32", {failing, one});
+  }
+  b.End(failing_chain, {failing});
+  b.Begin(0);
+  one = b.Constant(1);
+  uint32_t cancelled = b.Constant(0);
+  for (int i = 0; i < 5000; ++i) {
+    cancelled = b.Kernel("test.add.i32", {cancelled, one});
+    if (i == 1000) b.Kernel("test.cancel", {cancelled});
+  }
+  b.End(cancelled_chain, {cancelled});
+  auto program = Load(b.Finish());
+
+  auto failed = Run(*program, "failing");
+  ASSERT_TRUE(failed[0]->IsError());
+  EXPECT_EQ(failed[0]->GetError().message(), "something bad happened");
+  EXPECT_EQ(diagnostics().size(), 1u);
+
+  auto skipped = Run(*program, "cancelled");
+  ASSERT_TRUE(skipped[0]->IsError());
+  EXPECT_EQ(skipped[0]->GetError().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(diagnostics().size(), 1u);
+}
+
+// Every value a run makes is freed once its results are dropped (counted
+// in builds with assertions).
+TEST_P(ExecutorTest, RunsLeaveNoValuesBehind) {
+  if (!AsyncValue::kCountsInstances) {
+    GTEST_SKIP() << "values are counted only in builds with assertions";
+  }
+  ProgramBuilder b;
+  uint32_t f = b.Declare("main", 0, 1);
+  b.Begin(0);
+  uint32_t one = b.Constant(1);
+  uint32_t x = b.Kernel("test.async_increment", {one});
+  for (int i = 0; i < 100; ++i) x = b.Kernel("test.add.i32", {x, one});
+  uint32_t bad = b.Kernel("test.fail", {});
+  uint32_t y = b.Kernel("test.add.i32", {bad, x});
+  b.Kernel("test.later_copy", {x});
+  b.End(f, {y});
+  auto program = Load(b.Finish());
+  const int64_t before = AsyncValue::NumLiveInstances();
+  {
+    auto results = Run(*program, "main");
+    EXPECT_TRUE(results[0]->IsError());
+  }
+  EXPECT_EQ(AsyncValue::NumLiveInstances(), before);
 }
 
 TEST_P(ExecutorTest, StrictKernelForwardsErrorWithOneDiagnostic) {
