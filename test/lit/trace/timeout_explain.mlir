@@ -9,14 +9,14 @@
 // CHECK: sluice_run: 'stuck' passed its --timeout of 0.3 s; what is still unresolved:
 // CHECK-NEXT: hang explanation: 2 live call(s) in 1 request(s), 0 remote call(s) not answered
 // CHECK-NEXT: root causes (what nothing else explains):
-// CHECK-NEXT:   1. async kernel 'tfrt_test.blocking.usleep' at {{.*}}timeout_explain.mlir:[[# @LINE + 18]]:11 in 'stuck', started {{[0-9.]+}} s ago, has not resolved its results
+// CHECK-NEXT:   1. async kernel 'tfrt_test.blocking.usleep' at {{.*}}timeout_explain.mlir:[[# @LINE + 19]]:12 in 'stuck', started {{[0-9.]+}} s ago, has not resolved its results
 // CHECK-NEXT: waiting kernels:
 // CHECK-NEXT:   in 'stuck' (called {{[0-9.]+}} s ago):
-// CHECK-NEXT:     'tfrt.print.i32' at {{.*}}timeout_explain.mlir:[[# @LINE + 16]]:9 waits for:
-// CHECK-NEXT:       operand 1: from async kernel 'tfrt_test.blocking.usleep' at {{.*}}timeout_explain.mlir:[[# @LINE + 14]]:11, still running (started {{[0-9.]+}} s ago)
+// CHECK-NEXT:     'tfrt.print.i32' at {{.*}}timeout_explain.mlir:[[# @LINE + 17]]:9 waits for:
+// CHECK-NEXT:       operand 1: from async kernel 'tfrt_test.blocking.usleep' at {{.*}}timeout_explain.mlir:[[# @LINE + 15]]:12, still running (started {{[0-9.]+}} s ago)
 // CHECK-NEXT:     and 1 kernel(s) that wait only for kernels not run yet
 // CHECK-NEXT:   in 'print_after' (called {{[0-9.]+}} s ago):
-// CHECK-NEXT:     'tfrt.print.i32' at {{.*}}timeout_explain.mlir:[[# @LINE + 4]]:9 waits for:
+// CHECK-NEXT:     'tfrt.print.i32' at {{.*}}timeout_explain.mlir:[[# @LINE + 6]]:11 waits for:
 // CHECK-NEXT:       operand 1: from argument 0 of 'print_after', not available yet
 // CHECK-NEXT: remote calls in flight:
 // CHECK-NEXT:   none

@@ -14,7 +14,7 @@
 // JSON: {"traceEvents":[
 // JSON: {"ph":"M","name":"process_name","pid":[[PID:[0-9]+]],"tid":0,"args":{"name":"sluice_run"}}
 // JSON-DAG: {"ph":"M","name":"thread_name","pid":[[PID]],"tid":{{[0-9]+}},"args":{"name":
-// JSON-DAG: {"ph":"X","pid":[[PID]],"tid":{{[0-9]+}},"ts":{{[0-9]+\.[0-9]{3}}},"name":"tfrt.add.i32","cat":"kernel","dur":{{[0-9]+\.[0-9]{3}}},"args":{"location":"{{.*}}trace.mlir:[[# @LINE + 4]]:8","function":"add"}}
+// JSON-DAG: {"ph":"X","pid":[[PID]],"tid":{{[0-9]+}},"ts":{{[0-9]+\.[0-9][0-9][0-9]}},"name":"tfrt.add.i32","cat":"kernel","dur":{{[0-9]+\.[0-9][0-9][0-9]}},"args":{"location":"{{.*}}trace.mlir:[[# @LINE + 4]]:8","function":"add"}}
 // JSON-DAG: {"ph":"X",{{.*}}"name":"add","cat":"function",
 // JSON-DAG: {"ph":"X",{{.*}}"name":"main","cat":"function",
 func.func @add(%a: i32, %b: i32) -> i32 {
