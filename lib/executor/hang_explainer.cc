@@ -39,6 +39,12 @@ std::string Seconds(int64_t since_ns, int64_t now_ns) {
                          static_cast<double>(now_ns - since_ns) / 1e9);
 }
 
+// "'f'", or "a region" for the body of control flow, which has no name.
+std::string FunctionName(const Function& function) {
+  return function.name().empty() ? "a region"
+                                 : absl::StrCat("'", function.name(), "'");
+}
+
 std::string RemoteCallText(const ActivityRegistry::RemoteCall& call,
                            int64_t now_ns) {
   std::string text =
@@ -186,7 +192,7 @@ class Explainer {
     for (uint32_t k = 0; k < fn.kernels.size(); ++k) {
       const int64_t state = frame.kernel_state(k);
       if (state == 0 || LiveCallee(frame, k) != nullptr) continue;
-      const std::string in = absl::StrCat(" in '", fn.name(), "'");
+      const std::string in = absl::StrCat(" in ", FunctionName(fn));
       if (state > 0) {
         roots->push_back(absl::StrCat(
             "kernel ", KernelName(frame, k), in, " has been running for ",
@@ -217,8 +223,9 @@ class Explainer {
     const int64_t producer = Producer(frame, reg);
     if (producer < 0) {
       *frontier = true;
-      return absl::StrCat("argument ", -1 - producer, " of '",
-                          frame.function().name(), "', not available yet");
+      return absl::StrCat("argument ", -1 - producer, " of ",
+                          FunctionName(frame.function()),
+                          ", not available yet");
     }
     const uint32_t k = static_cast<uint32_t>(producer);
     const std::string name = KernelName(frame, k);
@@ -233,8 +240,8 @@ class Explainer {
       return absl::StrCat(name, ": ", RemoteCallText(*call, now_ns_));
     }
     if (const Function* callee = LiveCallee(frame, k)) {
-      return absl::StrCat(name, ": its call of '", callee->name(),
-                          "' has not returned");
+      return absl::StrCat(name, ": its call of ", FunctionName(*callee),
+                          " has not returned");
     }
     if (HasUnresolvedOperand(frame, k)) {
       return absl::StrCat(name, ", which waits for an input of its own");
@@ -273,7 +280,7 @@ class Explainer {
                       waits);
     }
     if (num_listed == 0 && downstream == 0) return;
-    absl::StrAppend(out, "  in '", fn.name(), "' (called ",
+    absl::StrAppend(out, "  in ", FunctionName(fn), " (called ",
                     Seconds(frame.created_ns(), now_ns_), " ago):\n", listed);
     if (num_listed > kMaxListedKernels) {
       absl::StrAppend(out, "    ... and ", num_listed - kMaxListedKernels,
