@@ -21,9 +21,9 @@
 #include <atomic>
 #include <cassert>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <new>
-#include <optional>
 #include <utility>
 
 #include "absl/base/attributes.h"
@@ -185,9 +185,9 @@ class CallFrame {
   // first (a waiter runs only after one was registered), so the switch is
   // made once, before any other thread can read `context_`.
   void KeepContext() {
-    if (owned_context_) return;
-    owned_context_.emplace(*context_);
-    context_ = &*owned_context_;
+    if (shared_) return;
+    shared_ = std::make_unique<SharedState>(*context_);
+    context_ = &shared_->context;
   }
 
   void Start(absl::Span<AsyncValue* const> arguments) {
@@ -224,18 +224,21 @@ class CallFrame {
       }
       return;
     }
-    std::lock_guard<std::mutex> lock(results_mu_);
+    // Others hold the frame only through waiters, registered after
+    // KeepContext() made the shared state.
+    SharedState& shared = *shared_;
+    std::lock_guard<std::mutex> lock(shared.results_mu);
     for (size_t i = 0; i < results.size(); ++i) {
       const uint32_t r = function_->result_registers[i];
       if (registers_[r]) {
         results[i] = registers_[r].CopyRef();
       } else {
         RCReference<IndirectAsyncValue> placeholder = MakeIndirectAsyncValue();
-        pending_results_.push_back({r, placeholder.CopyRef()});
+        shared.pending_results.push_back({r, placeholder.CopyRef()});
         results[i] = std::move(placeholder);
       }
     }
-    returned_ = true;
+    shared.returned = true;
   }
 
  private:
@@ -252,9 +255,10 @@ class CallFrame {
     for (uint32_t i = 0; i < function->num_registers; ++i) {
       new (&registers_[i]) RCReference<AsyncValue>();
     }
-    for (size_t i = 0; i < function->kernels.size(); ++i) {
-      new (&ready_counts_[i]) std::atomic<int32_t>(
-          static_cast<int32_t>(function->kernels[i].num_operands));
+    const uint32_t* inputs = function->kernel_inputs.data();
+    for (size_t i = 0; i < function->kernel_inputs.size(); ++i) {
+      new (&ready_counts_[i])
+          std::atomic<int32_t>(static_cast<int32_t>(inputs[i] & ~kStrictBit));
     }
   }
 
@@ -268,7 +272,8 @@ class CallFrame {
   // that Return() reads them under, and resolve its placeholders, outside
   // the lock: their waiters may run kernels of this very frame.
   void StoreResult(uint32_t r, RCReference<AsyncValue> value) {
-    if (!function_->register_is_result[r] || (IsExclusive() && !returned_)) {
+    if (!function_->register_is_result[r] ||
+        (IsExclusive() && (shared_ == nullptr || !shared_->returned))) {
       registers_[r] = std::move(value);
       return;
     }
@@ -276,14 +281,15 @@ class CallFrame {
   }
 
   void StoreReturnedResult(uint32_t r, RCReference<AsyncValue> value) {
+    SharedState& shared = *shared_;
     std::vector<RCReference<IndirectAsyncValue>> to_resolve;
     RCReference<AsyncValue> stored;
     {
-      std::lock_guard<std::mutex> lock(results_mu_);
+      std::lock_guard<std::mutex> lock(shared.results_mu);
       registers_[r] = std::move(value);
-      if (!returned_) return;
+      if (!shared.returned) return;
       stored = registers_[r].CopyRef();
-      for (auto& pending : pending_results_) {
+      for (auto& pending : shared.pending_results) {
         if (pending.first == r && pending.second) {
           to_resolve.push_back(std::move(pending.second));
         }
@@ -293,18 +299,26 @@ class CallFrame {
       placeholder->ForwardTo(stored.CopyRef());
   }
 
+  // What a frame needs once other threads may hold it (KeepContext): most
+  // calls never get there, and skip making it.
+  struct SharedState {
+    explicit SharedState(const ExecutionContext& caller) : context(caller) {}
+    ExecutionContext context;
+    // Guards the returned registers against Return() (see StoreResult).
+    std::mutex results_mu;
+    bool returned = false;
+    std::vector<std::pair<uint32_t, RCReference<IndirectAsyncValue>>>
+        pending_results;
+  };
+
   std::atomic<uint32_t> refs_{1};
   const ExecutableFunction* const function_;
   // The caller's context while the call runs synchronously; the frame's own
   // copy once it may outlive the call (KeepContext).
   const ExecutionContext* context_;
-  std::optional<ExecutionContext> owned_context_;
+  std::unique_ptr<SharedState> shared_;
   // Both contexts' request: read by every kernel for cancellation.
   RequestContext* const request_;
-  std::mutex results_mu_;
-  bool returned_ = false;
-  std::vector<std::pair<uint32_t, RCReference<IndirectAsyncValue>>>
-      pending_results_;
   const std::unique_ptr<FrameWatch> watch_;  // null unless observed
   RCReference<AsyncValue>* const registers_;
   std::atomic<int32_t>* const ready_counts_;

@@ -16,8 +16,8 @@ struct SmallBlockDrain {
         cache.heads[c] = next;
       }
       // Blocks freed by thread-exit destructors that run after this one
-      // go straight back: the list counts as full.
-      cache.counts[c] = kMaxCachedBlocks;
+      // go straight back: the list is closed.
+      cache.room[c] = 0;
     }
   }
 };
@@ -38,7 +38,9 @@ void FreeToFullOrClosedList(void* block, size_t size) {
     opened = true;
     thread_local SmallBlockDrain drain;
     (void)drain;
-    for (uint32_t& count : small_block_cache.counts) count = 0;
+    for (size_t c = 0; c < kNumBlockClasses; ++c) {
+      small_block_cache.room[c] = MaxCachedBlocks(c);
+    }
     FreeSmall(block, size);
     return;
   }

@@ -6,7 +6,7 @@
 // at a handful of sizes. A thread-local list per size class serves them
 // without locks or the general allocator's bookkeeping. A block freed on
 // another thread than the one that made it simply joins that thread's list.
-// Each list keeps at most kMaxCachedBlocks; the rest, and every list of a
+// Each list keeps a bounded number of blocks; the rest, and every list of a
 // thread that exits, go back to the general allocator.
 //
 // Under AddressSanitizer and ThreadSanitizer every block goes straight to
@@ -35,33 +35,34 @@ inline constexpr bool kPoolsSmallBlocks = true;
 #endif
 
 // Sizes are rounded up to kPoolGranule; blocks above kMaxPooledBytes are
-// not pooled.
+// not pooled. A thread keeps up to kMaxCachedBytesPerClass of free blocks
+// per class: enough for the values of a 200,000-wide fan-out to come back
+// from the lists on the next run.
 inline constexpr size_t kPoolGranule = 16;
 inline constexpr size_t kMaxPooledBytes = 512;
-inline constexpr uint32_t kMaxCachedBlocks = 4096;
+inline constexpr size_t kMaxCachedBytesPerClass = size_t{8} << 20;
 inline constexpr size_t kNumBlockClasses = kMaxPooledBytes / kPoolGranule;
+
+// How many free blocks class `c` keeps at most.
+constexpr uint32_t MaxCachedBlocks(size_t c) {
+  return static_cast<uint32_t>(kMaxCachedBytesPerClass /
+                               ((c + 1) * kPoolGranule));
+}
 
 struct FreeBlock {
   FreeBlock* next;
 };
 
-// One thread's lists. Constant-initialized and trivially destructible, so
-// reaching it costs no guard. Every count starts full: a thread's first
-// free takes the slow path, which registers a drain that runs at thread
-// exit (and sets the counts full again), and then opens the lists.
+// One thread's lists and how many more blocks each may take. Constant-
+// initialized (all zero: closed) and trivially destructible, so reaching it
+// costs no guard. A thread's first free takes the slow path, which
+// registers a drain for thread exit (closing the lists again) and opens
+// them.
 struct SmallBlockCache {
   FreeBlock* heads[kNumBlockClasses];
-  uint32_t counts[kNumBlockClasses];
+  uint32_t room[kNumBlockClasses];
 };
-
-constexpr SmallBlockCache ClosedSmallBlockCache() {
-  SmallBlockCache cache{};
-  for (size_t c = 0; c < kNumBlockClasses; ++c) {
-    cache.counts[c] = kMaxCachedBlocks;
-  }
-  return cache;
-}
-inline thread_local SmallBlockCache small_block_cache = ClosedSmallBlockCache();
+inline thread_local SmallBlockCache small_block_cache{};
 
 // Slow paths, out of line.
 void* AllocateNewBlock(size_t size);
@@ -82,7 +83,7 @@ inline void* AllocateSmall(size_t size) {
   FreeBlock* block = cache.heads[c];
   if (block == nullptr) return AllocateNewBlock(size);
   cache.heads[c] = block->next;
-  --cache.counts[c];
+  ++cache.room[c];
   return block;
 }
 
@@ -94,14 +95,14 @@ inline void FreeSmall(void* block, size_t size) {
   }
   SmallBlockCache& cache = small_block_cache;
   const size_t c = BlockClassOf(size);
-  if (cache.counts[c] >= kMaxCachedBlocks) {
+  if (cache.room[c] == 0) {
     FreeToFullOrClosedList(block, size);
     return;
   }
   auto* node = static_cast<FreeBlock*>(block);
   node->next = cache.heads[c];
   cache.heads[c] = node;
-  ++cache.counts[c];
+  --cache.room[c];
 }
 
 }  // namespace internal
