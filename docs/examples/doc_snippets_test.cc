@@ -37,7 +37,8 @@ using ::testing::IsEmpty;
 constexpr std::string_view kGuides[] = {
     "docs/async_values.md", "docs/checkpoints.md", "docs/coordinator.md",
     "docs/distributed.md",  "docs/embedding.md",   "docs/faults.md",
-    "docs/kernels.md",      "docs/tensor_math.md", "docs/variables.md"};
+    "docs/kernels.md",      "docs/tensor_math.md", "docs/tracing.md",
+    "docs/variables.md"};
 constexpr std::string_view kSources[] = {
     "docs/examples/async_values_example.cc",
     "docs/examples/checkpoints_example.cc",
@@ -46,6 +47,7 @@ constexpr std::string_view kSources[] = {
     "docs/examples/faults_example.cc",
     "docs/examples/kernels_example.cc",
     "docs/examples/tensor_math_example.cc",
+    "docs/examples/tracing_example.cc",
     "docs/examples/variables_example.cc",
     "examples/embed/main.cc"};
 

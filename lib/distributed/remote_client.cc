@@ -7,6 +7,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/distributed/grpc_status.h"
 #include "lib/distributed/program_fingerprint.h"
+#include "lib/distributed/remote_call_trace.h"
 #include "lib/distributed/rpc_channel.h"
 #include "lib/distributed/value_codec.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
@@ -80,6 +81,8 @@ struct CallOutputs {
   // Tells a cancelled call from a failed one when the answer comes.
   RCReference<RequestContext> request;
   std::string what;  // "remote call of 'f'"
+  // Set when the request is observed; reset once the call is answered.
+  std::unique_ptr<RemoteCallTrace> trace;
 };
 
 struct ExecuteCall
@@ -265,6 +268,7 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
   // back to the host's allocator while that still lives.
   outputs.results.clear();
   outputs.request.reset();
+  outputs.trace.reset();
 }
 
 void LaunchExecute(TaskChannel* channel, HostContext* host, bool wait_for_ready,
@@ -378,6 +382,8 @@ std::vector<RCReference<AsyncValue>> TaskClient::Call(
   for (uint64_t id : options.keep_results_as) {
     call->request.add_keep_results_as(id);
   }
+  call->outputs.trace = internal::RemoteCallTrace::Begin(
+      request, task_name_, function.name, &call->request);
 
   std::vector<RCReference<AsyncValue>> held;
   held.reserve(arguments.size());
@@ -429,6 +435,7 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
         TaskFailure(fault, task_name_, programs_->Incarnation(), outputs.what));
     return;
   }
+  if (outputs.trace) outputs.trace->Sent();
   LaunchExecute(channel_.get(), host_,
                 WaitsForReady(options_.fail_fast, RpcKind::kExecution), call);
 }

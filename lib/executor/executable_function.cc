@@ -29,6 +29,7 @@
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
+#include "lib/executor/frame_watch.h"
 #include "sluice/host_context/async_value_pool.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/request_context.h"
@@ -194,6 +195,7 @@ class CallFrame {
     for (size_t i = 0; i < arguments.size(); ++i) {
       registers_[fn.argument_registers[i]] = FormRef(arguments[i]);
     }
+    if (watch_ != nullptr) watch_->Started(arguments);
     for (uint32_t kernel : fn.initially_ready) {
       worklist.Push(WorkItem{this, kernel});
     }
@@ -208,6 +210,8 @@ class CallFrame {
   ABSL_ATTRIBUTE_NOINLINE void RunWideKernel(const LoadedKernel& kernel);
   void RunKernelWith(const LoadedKernel& kernel, AsyncValue** arguments,
                      RCReference<AsyncValue>* results);
+
+  FrameWatch* watch() const { return watch_.get(); }
 
   // Hands the function's results to the caller: values already produced,
   // or placeholders that the producing kernels resolve later.
@@ -242,6 +246,9 @@ class CallFrame {
       : function_(function),
         context_(&context),
         request_(context.request_context()),
+        watch_(request_->observers() != nullptr
+                   ? FrameWatch::Create(*function, context)
+                   : nullptr),
         registers_(reinterpret_cast<RCReference<AsyncValue>*>(this + 1)),
         ready_counts_(reinterpret_cast<std::atomic<int32_t>*>(
             registers_ + function->num_registers)) {
@@ -312,6 +319,7 @@ class CallFrame {
   std::unique_ptr<SharedState> shared_;
   // Both contexts' request: read by every kernel for cancellation.
   RequestContext* const request_;
+  const std::unique_ptr<FrameWatch> watch_;  // null unless observed
   RCReference<AsyncValue>* const registers_;
   std::atomic<int32_t>* const ready_counts_;
 };
@@ -374,12 +382,20 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     // Skipped: cancelled, or a strict kernel with an error argument. Every
     // result is that same error value; no new diagnostic.
     for (uint32_t i = 0; i < num_results; ++i) results[i] = FormRef(error);
+    if (watch_ != nullptr) {
+      watch_->Skipped(&kernel - fn.kernels.data(), results);
+    }
   } else {
     KernelFrame frame(context_, kernel.debug_info);
     frame.SetAttributeSection(fn.attribute_section);
     frame.Reset(absl::MakeConstSpan(arguments, num_operands), kernel.attributes,
                 absl::MakeSpan(results, num_results), kernel.functions);
-    kernel.implementation(&frame);
+    // Observed calls run the kernel through their watch: one test per kernel.
+    if (ABSL_PREDICT_FALSE(watch_ != nullptr)) {
+      watch_->RunKernel(&kernel - fn.kernels.data(), &frame, results);
+    } else {
+      kernel.implementation(&frame);
+    }
   }
 
   const uint32_t* drops = indices + kernel.drops;
@@ -442,6 +458,7 @@ void ExecutableFunction::Execute(
   const size_t base = worklist.size;
   frame->Start(arguments);
   RunWorklist(base);
+  if (frame->watch() != nullptr) frame->watch()->Returned();
   frame->Return(results);
   frame->DropRef();
   --call_depth;

@@ -24,6 +24,7 @@
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/executor/program.h"
+#include "sluice/executor/tool_observers.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
@@ -72,8 +73,19 @@ cl::opt<bool> verify_diagnostics(
              "the source file"),
     cl::init(false));
 cl::opt<double> timeout_seconds(
-    "timeout", cl::desc("cancel each function after this many seconds"),
+    "timeout",
+    cl::desc("cancel each function after this many seconds, printing what "
+             "it still waited for"),
     cl::init(0));
+cl::opt<std::string> trace_file(
+    "trace",
+    cl::desc("write a timeline of the run to this file (Chrome trace-event "
+             "JSON: open it in ui.perfetto.dev)"),
+    cl::init(""));
+cl::opt<bool> explain_hangs(
+    "explain_hangs",
+    cl::desc("on SIGUSR1, print what the running function still waits for"),
+    cl::init(false));
 cl::opt<std::string> cluster(
     "cluster",
     cl::desc("the tasks tfrt_dist ops talk to: JSON ({\"worker\": "
@@ -288,6 +300,9 @@ int main(int argc, char** argv) {
   if (!work_queue.ok()) {
     return Fail(std::string(work_queue.status().message()));
   }
+  auto observers = sluice::ToolObservers::Create(
+      {"sluice_run", trace_file, timeout_seconds > 0, explain_hangs});
+  if (!observers.ok()) return Fail(std::string(observers.status().message()));
   bool failed = false;
   {
     sluice::HostContext host(
@@ -352,8 +367,16 @@ int main(int argc, char** argv) {
       if (timeout_seconds > 0) {
         deadline = absl::Now() + absl::Seconds(timeout_seconds.getValue());
       }
-      sluice::ExecutionContext context(
-          sluice::RequestContext::Create(&host, deadline));
+      sluice::RCReference<sluice::RequestContext> request =
+          sluice::RequestContext::Create(&host, deadline);
+      request->set_observers((*observers)->observers());
+      (*observers)
+          ->ExplainOnDeadline(*request,
+                              absl::StrCat("sluice_run: '", function->name(),
+                                           "' passed its --timeout of ",
+                                           timeout_seconds.getValue(),
+                                           " s; what is still unresolved:"));
+      sluice::ExecutionContext context(std::move(request));
       std::vector<sluice::RCReference<sluice::AsyncValue>> results =
           sluice::CallFunction(*function, context, {});
       host.Await(results);
@@ -374,6 +397,9 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (absl::Status written = (*observers)->WriteTrace(); !written.ok()) {
+    return Fail(std::string(written.message()));
+  }
   // Everything the run made is gone with the host and the program: a value
   // still alive is a leak (a reference cycle, a lost reference).
   if (sluice::AsyncValue::kCountsInstances &&

@@ -14,6 +14,7 @@
 #include "sluice/coordinator/variable_service.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/worker_server.h"
+#include "sluice/executor/tool_observers.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
@@ -68,6 +69,16 @@ cl::opt<double> shutdown_grace_seconds(
     cl::desc("seconds a running call may take to finish after SIGTERM "
              "before it is cancelled (default 5)"),
     cl::init(5));
+cl::opt<std::string> trace_file(
+    "trace",
+    cl::desc("write a timeline of the calls this task runs to this file at "
+             "shutdown (Chrome trace-event JSON: open it in "
+             "ui.perfetto.dev, with the callers' traces)"),
+    cl::init(""));
+cl::opt<bool> explain_hangs(
+    "explain_hangs",
+    cl::desc("on SIGUSR1, print what the calls running here still wait for"),
+    cl::init(false));
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "sluice_worker: %s\n", message.c_str());
@@ -130,6 +141,9 @@ int main(int argc, char** argv) {
   if (!work_queue.ok()) return Fail(std::string(work_queue.status().message()));
   const std::string name =
       sluice::dist::TaskName(parsed->first, parsed->second);
+  auto observers = sluice::ToolObservers::Create(
+      {absl::StrCat("sluice_worker ", name), trace_file, false, explain_hangs});
+  if (!observers.ok()) return Fail(std::string(observers.status().message()));
   sluice::HostContext host(
       [&name](const sluice::DecodedDiagnostic& diagnostic) {
         std::fprintf(stderr, "%s: %s\n", name.c_str(),
@@ -185,6 +199,7 @@ int main(int argc, char** argv) {
   // clients place them by default.
   sluice::dist::VariableService variables(name, host.allocator());
   options.services.push_back(variables.service());
+  options.observers = (*observers)->observers();
   auto server = sluice::dist::WorkerServer::Start(&host, options);
   if (!server.ok()) return Fail(std::string(server.status().message()));
 
@@ -201,5 +216,8 @@ int main(int argc, char** argv) {
   (*server)->Shutdown(absl::Seconds(shutdown_grace_seconds.getValue()));
   server->reset();
   host.Quiesce();
+  if (absl::Status written = (*observers)->WriteTrace(); !written.ok()) {
+    return Fail(std::string(written.message()));
+  }
   return 0;
 }

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "sluice/host_context/host_context.h"
+#include "sluice/host_context/trace_activity.h"
 
 namespace grpc {
 class Service;
@@ -44,6 +45,11 @@ struct WorkerOptions {
   // of a parameter server (sluice/coordinator/variable_service.h). Each
   // must outlive the server.
   std::vector<grpc::Service*> services;
+  // Who watches each call's request (docs/tracing.md): a Tracer records
+  // each execution, ended by its caller's flow arrow when the caller traces
+  // too; an ActivityRegistry lets the hang explainer see the calls. Must
+  // outlive the server.
+  const RequestObservers* observers = nullptr;
 };
 
 class WorkerServer {

@@ -19,6 +19,8 @@
 
 namespace sluice {
 
+struct RequestObservers;
+
 class RequestContext : public ReferenceCounted<RequestContext> {
  public:
   // A request on `host`. With a deadline, the request cancels itself with
@@ -49,6 +51,14 @@ class RequestContext : public ReferenceCounted<RequestContext> {
 
   ResourceContext& resources() { return resources_; }
 
+  // Who watches this request (sluice/host_context/trace_activity.h): null,
+  // the default, costs one pointer test per kernel. Set before the request
+  // runs anything; `observers` must outlive the request.
+  const RequestObservers* observers() const { return observers_; }
+  void set_observers(const RequestObservers* observers) {
+    observers_ = observers;
+  }
+
  private:
   friend class ReferenceCounted<RequestContext>;
   RequestContext(HostContext* host, std::optional<absl::Time> deadline)
@@ -59,6 +69,7 @@ class RequestContext : public ReferenceCounted<RequestContext> {
   const std::optional<absl::Time> deadline_;
   TimerQueue::TimerId deadline_timer_ = 0;
   std::atomic<AsyncValue*> cancel_value_{nullptr};
+  const RequestObservers* observers_ = nullptr;
   std::mutex mu_;
   std::vector<absl::AnyInvocable<void(const absl::Status&) &&>> on_cancel_;
   ResourceContext resources_;

@@ -2,7 +2,14 @@
 // its request's deadline passes, kernels not started yet see the error
 // `deadline exceeded` (DEADLINE_EXCEEDED), and loops stop at their next
 // iteration. Every function gets its own deadline.
-// RUN: not %sluice_run %s -timeout=0.1 -print_error_code 2>&1 | FileCheck %s
+// What each function still waited for goes to stderr (docs/tracing.md).
+// RUN: not %sluice_run %s -timeout=0.1 -print_error_code 2> %t.err | FileCheck %s
+// RUN: FileCheck %s --check-prefix=ERR < %t.err
+// ERR: sluice_run: 'long_loop' passed its --timeout of 0.1 s; what is still unresolved:
+// ERR-NEXT: hang explanation:
+// ERR: sluice_run: 'wait_past_deadline' passed its --timeout of 0.1 s; what is still unresolved:
+// ERR: 1. async kernel 'tfrt_test.blocking.usleep' at {{.*}}timeout.mlir:[[# @LINE + 34]]:12 in 'wait_past_deadline', started {{[0-9.]+}} s ago, has not resolved its results
+// ERR-NOT: error:
 // RUN: %sluice_run %s -timeout=30 -functions=quick | FileCheck %s --check-prefix=QUICK
 
 // An endless loop (two billion iterations) stops at the deadline.

@@ -1,0 +1,391 @@
+// How a hang is explained. Everything is read from the frames' watches
+// (lib/executor/frame_watch.h) with the registry locked: which kernels have
+// started and finished, and every value each call produced, kept alive by
+// the watch. A value is explained when what produces it is itself waiting:
+// a kernel not yet run, a call whose callee is still live, a remote call
+// still waiting to be sent. What is left are the root causes.
+#include "sluice/executor/hang_explainer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "lib/executor/frame_watch.h"
+
+namespace sluice {
+namespace {
+
+using executor_internal::ExecutableFunction;
+using executor_internal::FrameWatch;
+using executor_internal::LoadedKernel;
+
+// How many waiting kernels are listed per call; the rest are counted.
+constexpr size_t kMaxListedKernels = 50;
+
+std::string Seconds(int64_t since_ns, int64_t now_ns) {
+  return absl::StrFormat("%.1f s",
+                         static_cast<double>(now_ns - since_ns) / 1e9);
+}
+
+// "'f'", or "a region" for the body of control flow, which has no name.
+std::string FunctionName(const Function& function) {
+  return function.name().empty() ? "a region"
+                                 : absl::StrCat("'", function.name(), "'");
+}
+
+std::string RemoteCallText(const ActivityRegistry::RemoteCall& call,
+                           int64_t now_ns) {
+  std::string text =
+      absl::StrCat("remote call of '", call.function, "' on task ", call.task);
+  const int64_t sent = call.sent_ns.load(std::memory_order_acquire);
+  if (sent == 0) {
+    absl::StrAppend(&text, ", made ", Seconds(call.made_ns, now_ns),
+                    " ago, waiting for its arguments");
+  } else {
+    absl::StrAppend(&text, ", sent ", Seconds(sent, now_ns),
+                    " ago, no answer yet");
+  }
+  if (!call.caller.empty()) absl::StrAppend(&text, " (by ", call.caller, ")");
+  return text;
+}
+
+class Explainer {
+ public:
+  Explainer(const std::vector<const ActivityRegistry::Frame*>& frames,
+            const std::vector<const ActivityRegistry::RemoteCall*>& calls)
+      : now_ns_(absl::GetCurrentTimeNanos()), calls_(calls) {
+    for (const ActivityRegistry::Frame* frame : frames) {
+      const auto* watch = static_cast<const FrameWatch*>(frame);
+      frames_.push_back(watch);
+      live_callees_.insert({watch->request(), &watch->function()});
+    }
+    for (const ActivityRegistry::RemoteCall* call : calls) {
+      if (call->caller_frame != nullptr) {
+        remote_by_kernel_[{call->caller_frame, call->caller_kernel}] = call;
+      }
+    }
+  }
+
+  std::string Explain() {
+    std::vector<std::string> roots;
+    std::string pending;
+    for (const FrameWatch* frame : frames_) {
+      CollectRoots(*frame, &roots);
+      DescribePending(*frame, &pending);
+    }
+    // Calls whose kernel's call has returned (or that no kernel made).
+    for (const ActivityRegistry::RemoteCall* call : calls_) {
+      if (reported_.count(call) == 0 &&
+          call->sent_ns.load(std::memory_order_acquire) != 0) {
+        roots.push_back(RemoteCallText(*call, now_ns_));
+      }
+    }
+
+    std::set<const RequestContext*> requests;
+    for (const FrameWatch* frame : frames_) requests.insert(frame->request());
+    std::string out =
+        absl::StrCat("hang explanation: ", frames_.size(), " live call(s) in ",
+                     requests.size(), " request(s), ", calls_.size(),
+                     " remote call(s) not answered\n");
+    if (frames_.empty() && calls_.empty()) {
+      out.append("nothing is waiting\n");
+      return out;
+    }
+    out.append("root causes (what nothing else explains):\n");
+    if (roots.empty()) out.append("  none found\n");
+    for (size_t i = 0; i < roots.size(); ++i) {
+      absl::StrAppend(&out, "  ", i + 1, ". ", roots[i], "\n");
+    }
+    out.append("waiting kernels:\n");
+    out.append(pending.empty() ? "  none\n" : pending);
+    out.append("remote calls in flight:\n");
+    if (calls_.empty()) out.append("  none\n");
+    for (const ActivityRegistry::RemoteCall* call : calls_) {
+      absl::StrAppend(&out, "  ", RemoteCallText(*call, now_ns_), "\n");
+    }
+    return out;
+  }
+
+ private:
+  static std::string KernelName(const FrameWatch& frame, uint32_t kernel) {
+    const auto& info = frame.function().debug_infos[kernel];
+    return DescribeKernelAt(info.name,
+                            info.location ? &*info.location : nullptr);
+  }
+
+  static const uint32_t* Operands(const FrameWatch& frame, uint32_t kernel) {
+    const ExecutableFunction& fn = frame.function();
+    return fn.indices.data() + fn.kernels[kernel].operands;
+  }
+
+  static bool Unresolved(const FrameWatch& frame, uint32_t reg) {
+    const AsyncValue* value = frame.value(reg);
+    return value == nullptr || !value->IsAvailable();
+  }
+
+  // The kernel producing `reg`, or -1 - N for argument N.
+  int64_t Producer(const FrameWatch& frame, uint32_t reg) const {
+    std::vector<int64_t>& producers = producers_[&frame.function()];
+    if (producers.empty()) {
+      const ExecutableFunction& fn = frame.function();
+      producers.assign(fn.num_registers, -1);
+      for (size_t i = 0; i < fn.argument_registers.size(); ++i) {
+        producers[fn.argument_registers[i]] = -1 - static_cast<int64_t>(i);
+      }
+      for (uint32_t k = 0; k < fn.kernels.size(); ++k) {
+        const uint32_t* results = fn.indices.data() + fn.kernels[k].results;
+        for (uint32_t i = 0; i < fn.kernels[k].num_results; ++i) {
+          producers[results[i]] = k;
+        }
+      }
+    }
+    return producers[reg];
+  }
+
+  // The callee of a call-like kernel that is still running in the same
+  // request, if any.
+  const Function* LiveCallee(const FrameWatch& frame, uint32_t kernel) const {
+    for (const Function* callee : frame.function().kernels[kernel].functions) {
+      if (live_callees_.count({frame.request(), callee}) != 0) return callee;
+    }
+    return nullptr;
+  }
+
+  const ActivityRegistry::RemoteCall* RemoteCallOf(const FrameWatch& frame,
+                                                   uint32_t kernel) const {
+    auto it = remote_by_kernel_.find({&frame, kernel});
+    return it == remote_by_kernel_.end() ? nullptr : it->second;
+  }
+
+  bool HasUnresolvedResult(const FrameWatch& frame, uint32_t kernel) const {
+    const ExecutableFunction& fn = frame.function();
+    const uint32_t* results = fn.indices.data() + fn.kernels[kernel].results;
+    for (uint32_t i = 0; i < fn.kernels[kernel].num_results; ++i) {
+      if (Unresolved(frame, results[i])) return true;
+    }
+    return false;
+  }
+
+  bool HasUnresolvedOperand(const FrameWatch& frame, uint32_t kernel) const {
+    const uint32_t* operands = Operands(frame, kernel);
+    for (uint32_t i = 0; i < frame.function().kernels[kernel].num_operands;
+         ++i) {
+      if (Unresolved(frame, operands[i])) return true;
+    }
+    return false;
+  }
+
+  void CollectRoots(const FrameWatch& frame, std::vector<std::string>* roots) {
+    const ExecutableFunction& fn = frame.function();
+    for (uint32_t k = 0; k < fn.kernels.size(); ++k) {
+      const int64_t state = frame.kernel_state(k);
+      if (state == 0 || LiveCallee(frame, k) != nullptr) continue;
+      const std::string in = absl::StrCat(" in ", FunctionName(fn));
+      if (state > 0) {
+        roots->push_back(absl::StrCat(
+            "kernel ", KernelName(frame, k), in, " has been running for ",
+            Seconds(state, now_ns_), " on its thread"));
+        continue;
+      }
+      if (!HasUnresolvedResult(frame, k)) continue;
+      if (const auto* call = RemoteCallOf(frame, k)) {
+        if (call->sent_ns.load(std::memory_order_acquire) != 0) {
+          roots->push_back(RemoteCallText(*call, now_ns_));
+        }
+        reported_.insert(call);
+        continue;
+      }
+      // A non-strict kernel (a call, control flow) still waiting for an
+      // input is explained by that input.
+      if (HasUnresolvedOperand(frame, k)) continue;
+      roots->push_back(absl::StrCat("async kernel ", KernelName(frame, k), in,
+                                    ", started ", Seconds(-state, now_ns_),
+                                    " ago, has not resolved its results"));
+    }
+  }
+
+  // Why the value in `reg` is not available, naming what produces it;
+  // sets `*frontier` when that producer is not itself waiting to run.
+  std::string Source(const FrameWatch& frame, uint32_t reg,
+                     bool* frontier) const {
+    const int64_t producer = Producer(frame, reg);
+    if (producer < 0) {
+      *frontier = true;
+      return absl::StrCat("argument ", -1 - producer, " of ",
+                          FunctionName(frame.function()),
+                          ", not available yet");
+    }
+    const uint32_t k = static_cast<uint32_t>(producer);
+    const std::string name = KernelName(frame, k);
+    const int64_t state = frame.kernel_state(k);
+    if (state == 0) return absl::StrCat(name, ", which has not run yet");
+    *frontier = true;
+    if (state > 0) {
+      return absl::StrCat(name, ", still running (for ",
+                          Seconds(state, now_ns_), ")");
+    }
+    if (const auto* call = RemoteCallOf(frame, k)) {
+      return absl::StrCat(name, ": ", RemoteCallText(*call, now_ns_));
+    }
+    if (const Function* callee = LiveCallee(frame, k)) {
+      return absl::StrCat(name, ": its call of ", FunctionName(*callee),
+                          " has not returned");
+    }
+    if (HasUnresolvedOperand(frame, k)) {
+      return absl::StrCat(name, ", which waits for an input of its own");
+    }
+    return absl::StrCat("async kernel ", name, ", still running (started ",
+                        Seconds(-state, now_ns_), " ago)");
+  }
+
+  void DescribePending(const FrameWatch& frame, std::string* out) const {
+    const ExecutableFunction& fn = frame.function();
+    std::string listed;
+    size_t num_listed = 0;
+    size_t downstream = 0;
+    for (uint32_t k = 0; k < fn.kernels.size(); ++k) {
+      if (frame.kernel_state(k) != 0) continue;
+      const LoadedKernel& kernel = fn.kernels[k];
+      const uint32_t* operands = Operands(frame, k);
+      std::string waits;
+      bool frontier = false;
+      for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+        if (!Unresolved(frame, operands[i])) continue;
+        absl::StrAppend(&waits, "      operand ", i, ": from ",
+                        Source(frame, operands[i], &frontier), "\n");
+      }
+      if (waits.empty()) {
+        // Every input is there: it is queued behind other work.
+        frontier = true;
+        waits = "      nothing: ready, waiting for a thread\n";
+      }
+      if (!frontier) {
+        ++downstream;
+        continue;
+      }
+      if (num_listed++ == kMaxListedKernels) continue;
+      absl::StrAppend(&listed, "    ", KernelName(frame, k), " waits for:\n",
+                      waits);
+    }
+    if (num_listed == 0 && downstream == 0) return;
+    absl::StrAppend(out, "  in ", FunctionName(fn), " (called ",
+                    Seconds(frame.created_ns(), now_ns_), " ago):\n", listed);
+    if (num_listed > kMaxListedKernels) {
+      absl::StrAppend(out, "    ... and ", num_listed - kMaxListedKernels,
+                      " more like these\n");
+    }
+    if (downstream > 0) {
+      absl::StrAppend(out, "    and ", downstream,
+                      " kernel(s) that wait only for kernels not run yet\n");
+    }
+  }
+
+  const int64_t now_ns_;
+  const std::vector<const ActivityRegistry::RemoteCall*>& calls_;
+  std::vector<const FrameWatch*> frames_;
+  std::set<std::pair<const RequestContext*, const Function*>> live_callees_;
+  std::map<std::pair<const ActivityRegistry::Frame*, uint32_t>,
+           const ActivityRegistry::RemoteCall*>
+      remote_by_kernel_;
+  mutable std::map<const ExecutableFunction*, std::vector<int64_t>> producers_;
+  std::set<const ActivityRegistry::RemoteCall*> reported_;
+};
+
+// The write end of the pipe the SIGUSR1 handler writes to; -1 when no
+// watcher is running.
+std::atomic<int> signal_pipe{-1};
+
+void OnSignal(int) {
+  const int fd = signal_pipe.load(std::memory_order_relaxed);
+  if (fd < 0) return;
+  const int saved_errno = errno;
+  const char byte = 1;
+  // A full pipe already holds a request: dropping this one loses nothing.
+  (void)!write(fd, &byte, 1);
+  errno = saved_errno;
+}
+
+}  // namespace
+
+std::string ExplainHang(const ActivityRegistry& activity) {
+  std::string explanation;
+  activity.Inspect(
+      [&](const std::vector<const ActivityRegistry::Frame*>& frames,
+          const std::vector<const ActivityRegistry::RemoteCall*>& calls) {
+        explanation = Explainer(frames, calls).Explain();
+      });
+  return explanation;
+}
+
+absl::StatusOr<std::unique_ptr<HangSignalWatcher>> HangSignalWatcher::Start(
+    const ActivityRegistry* activity, std::string header) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat(
+        "couldn't make the SIGUSR1 watcher's pipe: ", std::strerror(errno)));
+  }
+  fcntl(fds[1], F_SETFL, O_NONBLOCK);
+  int expected = -1;
+  if (!signal_pipe.compare_exchange_strong(expected, fds[1])) {
+    close(fds[0]);
+    close(fds[1]);
+    return absl::FailedPreconditionError(
+        "a SIGUSR1 hang watcher is already running in this process");
+  }
+  struct sigaction action;
+  std::memset(&action, 0, sizeof(action));
+  action.sa_handler = OnSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGUSR1, &action, nullptr);
+  return std::unique_ptr<HangSignalWatcher>(
+      new HangSignalWatcher(activity, std::move(header), fds[0], fds[1]));
+}
+
+HangSignalWatcher::HangSignalWatcher(const ActivityRegistry* activity,
+                                     std::string header, int read_fd,
+                                     int write_fd)
+    : activity_(activity),
+      header_(std::move(header)),
+      read_fd_(read_fd),
+      write_fd_(write_fd),
+      thread_([this] { Watch(); }) {}
+
+HangSignalWatcher::~HangSignalWatcher() {
+  signal(SIGUSR1, SIG_DFL);
+  signal_pipe.store(-1);
+  // Closing the write end ends the watcher thread's read.
+  close(write_fd_);
+  thread_.join();
+  close(read_fd_);
+}
+
+void HangSignalWatcher::Watch() {
+  char byte;
+  while (true) {
+    const ssize_t n = read(read_fd_, &byte, 1);
+    if (n == 0) return;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    const std::string text =
+        absl::StrCat(header_, "\n", ExplainHang(*activity_));
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
+  }
+}
+
+}  // namespace sluice
