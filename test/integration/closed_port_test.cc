@@ -26,7 +26,7 @@ class ClosedPortTest : public WorkerFixture {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(
         StartCluster(1, RpcOptions(), /*start_workers=*/true,
-                     {"--work_queue=mstd:2",
+                     {"--work_queue_type=mstd:2",
                       absl::StrCat("--shutdown_grace=",
                                    absl::ToDoubleSeconds(kShutdownGrace))}));
   }
