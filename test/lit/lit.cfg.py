@@ -31,6 +31,10 @@ config.substitutions.append(
     ("%sluice_run", "sluice_run -work_queue_type=" + queue))
 config.available_features.add("queue-" + queue.split(":")[0])
 
+# `%tools_dir`: where the tools (and the kernel plugins built for the
+# tests) are.
+config.substitutions.append(("%tools_dir", lit_config.params["tools_dir"]))
+
 # `%with_workers N [options] --`: runs the rest of the line against N
 # sluice_worker processes (dist/with_workers.py).
 config.substitutions.append(
