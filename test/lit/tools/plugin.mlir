@@ -52,12 +52,12 @@ func.func @clamped() -> i32 {
 // NO-SYMBOL-NOT: Running
 // A registration that fails: the same kernels twice.
 // RUN: not %sluice_run --kernel_plugin=%tools_dir/my_kernels_plugin.so --kernel_plugin=%tools_dir/my_kernels_plugin.so %s 2>&1 | FileCheck %s --check-prefix=TWICE
-// RUN: not my_run --kernel_plugin=%tools_dir/my_kernels_plugin.so %s 2>&1 | FileCheck %s --check-prefix=TWICE-MY-RUN
+// RUN: not my_run --kernel_plugin=%tools_dir/my_kernels_plugin.so %s 2>&1 | FileCheck %s --check-prefix=TWICE-OWN
 // TWICE: sluice_run: kernel plugin '{{.*}}my_kernels_plugin.so' failed to register its kernels: kernel 'my.fib.i64' is already registered; kernel 'my.clamp.i32' is already registered
 // TWICE-NOT: Running
-// TWICE-MY-RUN: my_run: kernel plugin '{{.*}}my_kernels_plugin.so' failed to register its kernels: kernel 'my.fib.i64' is already registered
+// TWICE-OWN: my_run: kernel plugin '{{.*}}my_kernels_plugin.so' failed to register its kernels: kernel 'my.fib.i64' is already registered
 
 // Under `bazel run`, paths are the caller's: the tool enters
 // BUILD_WORKING_DIRECTORY before it reads them.
-// RUN: rm -rf %t.elsewhere && mkdir -p %t.elsewhere && cd %t.elsewhere && env BUILD_WORKING_DIRECTORY=%S/../../.. sluice_run examples/programs/hello.mlir -functions=fib20 | FileCheck %s --check-prefix=BAZEL-RUN
-// BAZEL-RUN: 'fib20' returned 6765
+// RUN: rm -rf %t.elsewhere && mkdir -p %t.elsewhere && cd %t.elsewhere && env BUILD_WORKING_DIRECTORY=%S/../../.. sluice_run examples/programs/hello.mlir -functions=fib20 | FileCheck %s --check-prefix=CALLERS-DIRECTORY
+// CALLERS-DIRECTORY: 'fib20' returned 6765
