@@ -202,6 +202,11 @@ int SluiceRunMain(int argc, char** argv,
   }
   dist::RpcOptions rpc_options;
   rpc_options.deadline = absl::Milliseconds(options.rpc_deadline_ms.getValue());
+  // A dead task is not seconds of silence: the runner says what it waits
+  // for while it waits.
+  rpc_options.on_waiting = [tool_name](const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n", tool_name, message.c_str());
+  };
   // A cluster named on the command line is checked before anything runs.
   // One from SLUICE_CLUSTER is read by the first tfrt_dist op, so that
   // programs without any run whatever the environment holds.
@@ -277,6 +282,7 @@ int SluiceRunMain(int argc, char** argv,
     }
     auto& distributed = host.GetOrCreateSharedContext<DistributedContext>();
     distributed.SetDefaultDeadline(rpc_options.deadline);
+    distributed.SetOnWaiting(rpc_options.on_waiting);
     if (cluster_spec) {
       absl::Status configured =
           distributed.Configure(*std::move(cluster_spec), rpc_options);
