@@ -27,7 +27,7 @@ class ClosedPortTest : public WorkerFixture {
     ASSERT_NO_FATAL_FAILURE(
         StartCluster(1, RpcOptions(), /*start_workers=*/true,
                      {"--work_queue_type=mstd:2",
-                      absl::StrCat("--shutdown_grace=",
+                      absl::StrCat("--shutdown_grace_s=",
                                    absl::ToDoubleSeconds(kShutdownGrace))}));
   }
 };

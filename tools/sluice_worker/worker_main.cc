@@ -72,11 +72,15 @@ struct WorkerFlags {
       cl::desc("SBF bytes of all registered programs kept loaded; past it the "
                "least recently used ones are evicted (default 128 MiB)"),
       cl::init(dist::WorkerOptions().max_program_bytes), cl::cat(category)};
+  // Durations carry their unit, as on sluice_launch and sluice_monitor.
   cl::opt<double> shutdown_grace_seconds{
-      "shutdown_grace",
+      "shutdown_grace_s",
       cl::desc("seconds a running call may take to finish after SIGTERM "
                "before it is cancelled (default 5)"),
       cl::init(5), cl::cat(category)};
+  cl::alias shutdown_grace{
+      "shutdown_grace", cl::desc("deprecated spelling of --shutdown_grace_s"),
+      cl::aliasopt(shutdown_grace_seconds), cl::Hidden, cl::cat(category)};
   tools::KernelFlags kernels{category};
 };
 

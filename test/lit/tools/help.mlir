@@ -18,8 +18,12 @@
 // WORKER-DAG: {{^ *}}--work_queue_type=<string> {{.*}}- mstd (the default)
 // WORKER-DAG: {{^ *}}--kernel_plugin=<path.so>
 // WORKER-DAG: {{^ *}}--list_kernels
-// The old spelling still parses, but is not advertised.
+// WORKER-DAG: {{^ *}}--shutdown_grace_s=<number>
+// The old spellings still parse, but are not advertised.
 // WORKER-NOT: --work_queue=
+// WORKER-NOT: --shutdown_grace=
+// RUN: sluice_worker --work_queue=mstd:2 --shutdown_grace=1 --list_kernels | FileCheck %s --check-prefix=OLD-SPELLINGS
+// OLD-SPELLINGS: tfrt.add.i32: 2 operands -> 1 result
 
 // RUN: sluice_translate --help > %t.translate
 // RUN: test $(wc -l < %t.translate) -lt 80
