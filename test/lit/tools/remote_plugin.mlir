@@ -1,7 +1,7 @@
 // A plugin's kernels run on a worker that loaded the plugin, called from a
 // runner that loaded it too (the runner checks every op of the program
 // against its own kernels when it loads it).
-// RUN: env KERNEL_PLUGIN=%tools_dir/my_kernels_plugin.so %with_workers 1 --worker=%S/Inputs/worker_with_plugin.sh -- %sluice_run --kernel_plugin=%tools_dir/my_kernels_plugin.so %s | FileCheck %s
+// RUN: env KERNEL_PLUGIN=%tools_dir/my_kernels_plugin.so %with_workers 1 --worker=%S/Inputs/worker_with_plugin.sh --expect-exit=1 -- %sluice_run --kernel_plugin=%tools_dir/my_kernels_plugin.so %s | FileCheck %s
 // CHECK: --- Running 'fib_remotely':
 // CHECK-NEXT: 'fib_remotely' returned 6765,<<error: fib of 93: n must be in [0, 92]>>
 
