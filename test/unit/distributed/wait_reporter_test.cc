@@ -99,6 +99,20 @@ TEST(WaitReporterTest, ReportsTheTaskTheAddressAndWhyUntilTheWaitEnds) {
   EXPECT_EQ(lines.Get().size(), reported);
 }
 
+TEST(WaitReporterTest, TellsATaskThatIsUpButSilent) {
+  LocalPort listening(/*listen_on_it=*/true);
+  Lines lines;
+  WaitReporter reporter(lines.Collector());
+  const uint64_t id = reporter.Begin("/job:worker/task:2", listening.address(),
+                                     absl::Milliseconds(2500));
+  ASSERT_TRUE(lines.WaitFor(1));
+  reporter.End(id);
+  EXPECT_THAT(lines.Get()[0],
+              MatchesRegex("waiting for task /job:worker/task:2 at " +
+                           listening.address() +
+                           ": connected, no answer yet \\([0-9]+s of 2.5s\\)"));
+}
+
 TEST(WaitReporterTest, SaysNothingOfAWaitThatEndsWithinTheFirstSecond) {
   LocalPort closed(/*listen_on_it=*/false);
   Lines lines;
