@@ -8,6 +8,7 @@
 #include "dialects/tfrt_dht/tfrt_dht_dialect.h"
 #include "dialects/tfrt_dist/tfrt_dist_dialect.h"
 #include "dialects/tfrt_ft/tfrt_ft_dialect.h"
+#include "dialects/tfrt_gpu/tfrt_gpu_dialect.h"
 #include "dialects/tfrt_math/tfrt_math_dialect.h"
 #include "dialects/tfrt_test/tfrt_test_dialect.h"
 #include "dialects/ts/ts_dialect.h"
@@ -22,7 +23,7 @@ void RegisterSluiceDialects(mlir::DialectRegistry& registry) {
                   t::TDialect, ts::TsDialect, ht::HtDialect,
                   tfrt_dht::TfrtDhtDialect, tfrt_math::TfrtMathDialect,
                   tfrt_ft::TfrtFtDialect, tfrt_data::TfrtDataDialect,
-                  tfrt_ccl::TfrtCclDialect>();
+                  tfrt_ccl::TfrtCclDialect, tfrt_gpu::TfrtGpuDialect>();
   // tfrt.call is inlined into func.func bodies, whose dialect must agree.
   mlir::func::registerInlinerExtension(registry);
 }

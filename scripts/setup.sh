@@ -27,6 +27,16 @@ PACKAGES=(
   chromium          # the status page's browser test
 )
 
+# The CUDA toolkit with NCCL is no Debian package: the build takes its
+# runtime and NCCL from /usr/local/cuda (docs/gpu.md), GPU or not.
+for file in /usr/local/cuda/lib64/libcudart.so /usr/local/cuda/lib64/libnccl.so \
+    /usr/local/cuda/include/cuda_runtime_api.h /usr/local/cuda/include/nccl.h; do
+  if [ ! -e "$file" ]; then
+    echo "setup: $file is missing; install the CUDA toolkit and NCCL at /usr/local/cuda" >&2
+    exit 1
+  fi
+done
+
 missing=()
 for package in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

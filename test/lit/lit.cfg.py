@@ -35,6 +35,11 @@ config.available_features.add("queue-" + queue.split(":")[0])
 # tests) are.
 config.substitutions.append(("%tools_dir", lit_config.params["tools_dir"]))
 
+# `cuda-device`: the machine has an NVIDIA GPU, so tests of test/lit/gpu that
+# need one run and the one that checks the no-device error does not.
+if os.path.exists("/dev/nvidia0"):
+    config.available_features.add("cuda-device")
+
 # `%with_workers N [options] --`: runs the rest of the line against N
 # sluice_worker processes (dist/with_workers.py).
 config.substitutions.append(

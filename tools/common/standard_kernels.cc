@@ -7,6 +7,7 @@
 #include "kernels/data/data_kernels.h"
 #include "kernels/dist/dist_kernels.h"
 #include "kernels/ft/ft_kernels.h"
+#include "kernels/gpu/gpu_kernels.h"
 #include "kernels/math/math_kernels.h"
 #include "kernels/tensor/tensor_kernels.h"
 #include "kernels/test/test_kernels.h"
@@ -17,7 +18,7 @@ absl::Status RegisterStandardKernels(KernelRegistry* registry) {
   for (auto* group :
        {&RegisterBasicKernels, &RegisterTestKernels, &RegisterDistKernels,
         &RegisterTensorKernels, &RegisterMathKernels, &RegisterFtKernels,
-        &RegisterDataKernels, &RegisterCclKernels}) {
+        &RegisterDataKernels, &RegisterCclKernels, &RegisterGpuKernels}) {
     if (absl::Status status = group(registry); !status.ok()) return status;
   }
   return absl::OkStatus();
