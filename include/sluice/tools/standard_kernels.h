@@ -23,7 +23,7 @@ namespace sluice {
 using RegisterKernelsFn = std::function<absl::Status(KernelRegistry*)>;
 
 // Every kernel of //kernels/...: basic, test, dist, tensor, math, ft, data,
-// ccl. The first group that fails stops the registration; its error is
+// ccl, gpu. The first group that fails stops the registration; its error is
 // returned.
 absl::Status RegisterStandardKernels(KernelRegistry* registry);
 
