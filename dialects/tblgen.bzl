@@ -13,10 +13,23 @@ def mlir_tblgen(name, td_file, td_deps = [], outs = {}):
       td_file: the ODS file to run mlir-tblgen on.
       td_deps: the ODS files td_file includes from this workspace.
       outs: map from generated file name to mlir-tblgen's generator flags.
+
+    A dialect's ODS file (one whose outs declare the dialect with
+    `-gen-dialect-decls -dialect=NAME`) also gives its reference,
+    `NAME.md` from `-gen-dialect-doc`, in the rule `name + "_doc"`: the
+    op reference under docs/ops/ is checked against it.
     """
     tblgen = "@llvm//:bin/mlir-tblgen"
     generated = []
-    for out, flags in outs.items():
+    docs = {}
+    for flags in outs.values():
+        words = flags.split(" ")
+        if "-gen-dialect-decls" in words:
+            for word in words:
+                if word.startswith("-dialect="):
+                    dialect = word[len("-dialect="):]
+                    docs[dialect + ".md"] = "-gen-dialect-doc -dialect=" + dialect
+    for out, flags in list(outs.items()) + list(docs.items()):
         rule_name = name + "_" + out.replace(".", "_").replace("/", "_")
         native.genrule(
             name = rule_name,
@@ -32,7 +45,13 @@ def mlir_tblgen(name, td_file, td_deps = [], outs = {}):
                 "-o $@",
             ]),
         )
-        generated.append(out)
+        if out not in docs:
+            generated.append(out)
+    native.filegroup(
+        name = name + "_doc",
+        srcs = list(docs.keys()),
+        visibility = ["//docs/ops:__pkg__"],
+    )
     native.cc_library(
         name = name,
         textual_hdrs = generated,

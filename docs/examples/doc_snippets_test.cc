@@ -49,7 +49,10 @@ constexpr std::string_view kSources[] = {
     "docs/examples/tensor_math_example.cc",
     "docs/examples/tracing_example.cc",
     "docs/examples/variables_example.cc",
-    "examples/embed/main.cc"};
+    "examples/embed/main.cc",
+    "examples/kernel_plugin/my_kernels.cc",
+    "examples/kernel_plugin/my_run.cc",
+    "examples/kernel_plugin/plugin.cc"};
 
 constexpr std::string_view kSnippetOpen = "<!-- snippet: ";
 constexpr std::string_view kSnippetClose = " -->";

@@ -1,5 +1,7 @@
 // A first Sluice program: run it with
-//   bazel run //tools/sluice_run -- "$PWD/examples/programs/hello.mlir"
+//   bazel run //tools/sluice_run -- examples/programs/hello.mlir
+// and with @fib too:
+//   bazel run //tools/sluice_run -- examples/programs/hello.mlir --args=fib:25
 // Each function without arguments runs in file order; what it returns is
 // printed after it.
 

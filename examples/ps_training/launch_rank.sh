@@ -24,7 +24,7 @@ print(task["type"], task["index"], config["cluster"][task["type"]][task["index"]
 
 if [[ $job != chief ]]; then
   exec "$SLUICE_WORKER" --task_name="/job:$job/task:$index" \
-    --address="$address" --cluster="$SLUICE_CLUSTER" --work_queue=mstd:2
+    --address="$address" --cluster="$SLUICE_CLUSTER" --work_queue_type=mstd:2
 fi
 
 # Bounded: a task that never listens fails the chief, and the launcher

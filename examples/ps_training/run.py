@@ -105,7 +105,7 @@ class Job:
             process = subprocess.Popen(
                 [self.args.sluice_worker, "--task_name=" + name,
                  "--address=" + self.addresses[job][index],
-                 "--cluster=" + self.cluster, "--work_queue=mstd:2"],
+                 "--cluster=" + self.cluster, "--work_queue_type=mstd:2"],
                 stdout=log, stderr=subprocess.STDOUT,
                 # The tfrt_dist kernels find the ps tasks through it.
                 env=dict(os.environ, SLUICE_CLUSTER=self.cluster),

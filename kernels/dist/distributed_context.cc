@@ -57,6 +57,12 @@ void DistributedContext::SetDefaultDeadline(absl::Duration deadline) {
   default_deadline_ = deadline;
 }
 
+void DistributedContext::SetOnWaiting(
+    std::function<void(const std::string&)> on_waiting) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_waiting_ = std::move(on_waiting);
+}
+
 absl::StatusOr<dist::ClusterClient*> DistributedContext::GetClusterClient() {
   std::lock_guard<std::mutex> lock(mu_);
   if (client_ != nullptr) return client_.get();
@@ -76,6 +82,7 @@ absl::StatusOr<dist::ClusterClient*> DistributedContext::GetClusterClient() {
   dist::RpcOptions options;
   options.fail_fast = *policy;
   options.deadline = default_deadline_;
+  options.on_waiting = on_waiting_;
   client_ =
       std::make_unique<dist::ClusterClient>(*std::move(spec), options, host_);
   return client_.get();

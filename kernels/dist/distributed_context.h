@@ -10,9 +10,11 @@
 #define SLUICE_KERNELS_DIST_DISTRIBUTED_CONTEXT_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 #include "absl/status/status.h"
@@ -43,6 +45,10 @@ class DistributedContext {
   // The RPC deadline used when the cluster comes from the environment
   // (RpcOptions' default unless a tool sets it, as --rpc_deadline_ms does).
   void SetDefaultDeadline(absl::Duration deadline);
+
+  // RpcOptions::on_waiting when the cluster comes from the environment (a
+  // tool says what a session start waits for, as sluice_run does).
+  void SetOnWaiting(std::function<void(const std::string&)> on_waiting);
 
   // The cluster's client: the configured one, else one made on first use
   // from the environment. FailedPrecondition "no cluster configured: pass
@@ -77,6 +83,7 @@ class DistributedContext {
   HostContext* const host_;
   std::mutex mu_;
   absl::Duration default_deadline_ = dist::RpcOptions().deadline;
+  std::function<void(const std::string&)> on_waiting_;
   std::unique_ptr<dist::ClusterClient> client_;
   std::unique_ptr<dist::VariableClient> variables_;
   std::unique_ptr<dist::Coordinator> coordinator_;

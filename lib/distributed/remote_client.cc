@@ -1,5 +1,6 @@
 #include "sluice/distributed/remote_client.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "lib/distributed/remote_call_trace.h"
 #include "lib/distributed/rpc_channel.h"
 #include "lib/distributed/value_codec.h"
+#include "lib/distributed/wait_reporter.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
 #include "sluice/host_context/run_when_ready.h"
 #include "sluice/support/error_util.h"
@@ -115,7 +117,12 @@ TaskClient::TaskClient(std::string task_name, std::string address,
       options_(options),
       host_(host),
       channel_(std::make_unique<TaskChannel>(address_, options_)),
-      programs_(std::make_shared<internal::ProgramCache>()) {}
+      programs_(std::make_shared<internal::ProgramCache>()),
+      waiting_(
+          options_.on_waiting == nullptr
+              ? nullptr
+              : std::make_shared<internal::WaitReporter>(options_.on_waiting)) {
+}
 
 TaskClient::~TaskClient() { channel_.reset(); }
 
@@ -128,9 +135,14 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
   call->task_name = task_name_;
   call->timeout = deadline.value_or(options_.deadline);
   AsyncValueRef<TaskStatus> result = call->outputs.CopyRef();
+  const bool wait_for_ready =
+      WaitsForReady(options_.fail_fast, RpcKind::kSessionStart);
+  std::optional<uint64_t> wait;
+  if (wait_for_ready && waiting_ != nullptr) {
+    wait = waiting_->Begin(task_name_, address_, call->timeout);
+  }
   Launch(
-      channel_.get(), host_, call,
-      WaitsForReady(options_.fail_fast, RpcKind::kSessionStart),
+      channel_.get(), host_, call, wait_for_ready,
       [](auto* stub, auto&&... args) { stub->GetStatus(args...); },
       [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
@@ -152,6 +164,12 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
         task_status.resources = response.resources();
         programs->Saw(response.incarnation());
         call.outputs.emplace(std::move(task_status));
+      },
+      // Ends the wait as the answer arrives, before the host resolves it.
+      [waiting = waiting_, wait](const std::shared_ptr<Call>&,
+                                 const grpc::Status&) {
+        if (wait) waiting->End(*wait);
+        return false;
       });
   return result;
 }

@@ -27,7 +27,7 @@ class BadInputTest : public WorkerFixture {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(StartCluster(
         1, RpcOptions(), /*start_workers=*/true,
-        {"--work_queue=mstd:2",
+        {"--work_queue_type=mstd:2",
          absl::StrCat("--max_message_bytes=", kWorkerMaxMessageBytes)}));
     absl::StatusOr<RemoteProgram> program = RegisterNow(task(0), TestProgram());
     ASSERT_TRUE(program.ok()) << program.status();

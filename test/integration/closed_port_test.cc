@@ -26,8 +26,8 @@ class ClosedPortTest : public WorkerFixture {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(
         StartCluster(1, RpcOptions(), /*start_workers=*/true,
-                     {"--work_queue=mstd:2",
-                      absl::StrCat("--shutdown_grace=",
+                     {"--work_queue_type=mstd:2",
+                      absl::StrCat("--shutdown_grace_s=",
                                    absl::ToDoubleSeconds(kShutdownGrace))}));
   }
 };

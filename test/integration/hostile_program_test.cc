@@ -31,7 +31,7 @@ class HostileProgramTest : public WorkerFixture {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(StartCluster(1, RpcOptions(),
                                          /*start_workers=*/true,
-                                         {"--work_queue=mstd:2"}));
+                                         {"--work_queue_type=mstd:2"}));
     absl::StatusOr<RemoteFunction> add = RegisterTestFunction(task(0), "add");
     ASSERT_TRUE(add.ok()) << add.status();
     add_ = *add;

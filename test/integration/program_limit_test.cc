@@ -34,7 +34,7 @@ std::vector<uint8_t> ProgramReturning(int k) {
 class ProgramLimitTest : public WorkerFixture {
  protected:
   void StartWithFlags(std::vector<std::string> flags) {
-    flags.push_back("--work_queue=mstd:2");
+    flags.push_back("--work_queue_type=mstd:2");
     ASSERT_NO_FATAL_FAILURE(StartCluster(1, RpcOptions(), true, flags));
   }
 

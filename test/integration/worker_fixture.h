@@ -26,7 +26,7 @@ class WorkerFixture : public ::testing::Test {
   void StartCluster(int num_tasks, RpcOptions options = RpcOptions(),
                     bool start_workers = true,
                     std::vector<std::string> worker_flags = {
-                        "--work_queue=mstd:2"});
+                        "--work_queue_type=mstd:2"});
 
   // (Re)starts the worker of task `index` on its port; a worker already
   // there is replaced (killed first).

@@ -52,7 +52,7 @@ struct WorkerProcessOptions {
   std::string task_name = "/job:worker/task:0";
   int port = 0;  // required: a reserved port
   // Further flags, e.g. "--max_message_bytes=1048576".
-  std::vector<std::string> flags = {"--work_queue=mstd:2"};
+  std::vector<std::string> flags = {"--work_queue_type=mstd:2"};
   // Environment variables set for the worker on top of the test's own, as
   // "NAME=value", e.g. "SLUICE_FAULTS=worker.call.begin=kill@nth=2".
   std::vector<std::string> environment;

@@ -31,6 +31,10 @@ config.substitutions.append(
     ("%sluice_run", "sluice_run -work_queue_type=" + queue))
 config.available_features.add("queue-" + queue.split(":")[0])
 
+# `%tools_dir`: where the tools (and the kernel plugins built for the
+# tests) are.
+config.substitutions.append(("%tools_dir", lit_config.params["tools_dir"]))
+
 # `cuda-device`: the machine has an NVIDIA GPU, so tests of test/lit/gpu that
 # need one run and the one that checks the no-device error does not.
 if os.path.exists("/dev/nvidia0"):

@@ -12,95 +12,111 @@
 #include "absl/strings/str_cat.h"
 #include "lib/ft/launcher.h"
 #include "llvm/Support/CommandLine.h"
+#include "tools/common/command_line.h"
 
 namespace {
 
 namespace cl = llvm::cl;
 
+// The tool's options: --help lists these and nothing of the libraries it
+// links.
+cl::OptionCategory category("Options");
+
 cl::opt<int> nproc("nproc",
                    cl::desc("ranks to start (with --jobs: may be left out, "
                             "else must equal the sum of the counts)"),
-                   cl::init(0));
+                   cl::init(0), cl::cat(category));
 cl::opt<std::string> jobs(
     "jobs",
     cl::desc("JOB:COUNT,...: tasks of a coordinator job, ranks given in this "
              "order, each with TF_CONFIG and SLUICE_CLUSTER "
-             "(e.g. ps:2,worker:4,chief:1)"));
+             "(e.g. ps:2,worker:4,chief:1)"),
+    cl::cat(category));
 cl::opt<std::string> chief(
-    "chief", cl::desc("with --jobs: the job whose task 0 ends the job by "
-                      "exiting with 0; the other ranks are then stopped "
-                      "(default: the job ends when every rank exited 0)"));
+    "chief",
+    cl::desc("with --jobs: the job whose task 0 ends the job by "
+             "exiting with 0; the other ranks are then stopped "
+             "(default: the job ends when every rank exited 0)"),
+    cl::cat(category));
 cl::opt<std::string> finish(
     "finish",
     cl::desc("without --chief: when the job is done: 'all' (every rank "
              "exited with 0) or 'first' (the first rank that exits with 0; "
              "the others get --grace_period_s to exit, then are stopped)"),
-    cl::init("all"));
+    cl::init("all"), cl::cat(category));
 cl::opt<std::string> host(
     "host", cl::desc("address of the tasks in TF_CONFIG and of the monitor"),
-    cl::init("127.0.0.1"));
+    cl::init("127.0.0.1"), cl::cat(category));
 cl::opt<std::string> resume_epoch_flag(
     "resume_epoch_flag",
-    cl::desc("also pass the resume epoch to the command as --NAME=EPOCH"));
+    cl::desc("also pass the resume epoch to the command as --NAME=EPOCH"),
+    cl::cat(category));
 cl::opt<std::string> monitor(
-    "monitor", cl::desc("host:port of a running sluice_monitor, or 'none' for "
-                        "no monitor (default: start one as a child)"));
+    "monitor",
+    cl::desc("host:port of a running sluice_monitor, or 'none' for "
+             "no monitor (default: start one as a child)"),
+    cl::cat(category));
 cl::opt<std::string> monitor_binary(
     "monitor_binary",
     cl::desc("the sluice_monitor to start (default: the one built next to "
-             "sluice_launch, else sluice_monitor in $PATH)"));
+             "sluice_launch, else sluice_monitor in $PATH)"),
+    cl::cat(category));
 cl::opt<std::string> stuck_timeout(
     "stuck_timeout_s",
-    cl::desc("passed to the monitor: seconds a step may take"));
+    cl::desc("passed to the monitor: seconds a step may take"),
+    cl::cat(category));
 cl::opt<std::string> silent_timeout(
     "silent_timeout_s",
     cl::desc("passed to the monitor: seconds a training rank may stay "
-             "silent"));
+             "silent"),
+    cl::cat(category));
 cl::list<std::string> step_kinds(
     "step_kind",
     cl::desc("passed to the monitor, repeatable: NAME:SECONDS, the limit of "
-             "a declared kind of step (first, checkpoint)"));
+             "a declared kind of step (first, checkpoint)"),
+    cl::cat(category));
 cl::opt<int> nnodes(
     "nnodes",
     cl::desc("hosts of the job, one sluice_launch each with the same --nproc "
              "and --rendezvous"),
-    cl::init(1));
+    cl::init(1), cl::cat(category));
 cl::opt<int> node_rank(
     "node_rank",
     cl::desc("this host's node, 0..nnodes-1; node 0 runs the monitor, serves "
              "the rendezvous and decides restarts"),
-    cl::init(0));
+    cl::init(0), cl::cat(category));
 cl::opt<std::string> rendezvous(
     "rendezvous",
     cl::desc("with --nnodes > 1: host:port where node 0 serves the "
-             "rendezvous (node 0 listens there, the others connect)"));
+             "rendezvous (node 0 listens there, the others connect)"),
+    cl::cat(category));
 cl::opt<double> rendezvous_timeout(
     "rendezvous_timeout_s",
     cl::desc("with --nnodes > 1: seconds node 0 waits for every other "
              "node to join, and seconds another node goes without an answer "
              "from node 0 (to join, then while running) before it stops its "
              "ranks and exits with 1"),
-    cl::init(30));
+    cl::init(30), cl::cat(category));
 cl::opt<double> grace_period(
     "grace_period_s",
     cl::desc("seconds between SIGTERM and SIGKILL when stopping ranks"),
-    cl::init(5));
+    cl::init(5), cl::cat(category));
 cl::opt<std::string> restart_scope(
     "restart",
     cl::desc("what a failure restarts: 'job' (every rank, from the minimum "
              "finished epoch) or 'rank' (the failed rank alone, the others "
              "keep running; --max_restarts and the backoff count per rank)"),
-    cl::init("job"));
+    cl::init("job"), cl::cat(category));
 cl::opt<int> max_restarts("max_restarts", cl::desc("restarts before giving up"),
-                          cl::init(3));
+                          cl::init(3), cl::cat(category));
 cl::opt<int> restart_backoff(
     "restart_backoff_ms",
     cl::desc("wait before the first restart, doubled for each next one "
              "(at most 30 s)"),
-    cl::init(500));
+    cl::init(500), cl::cat(category));
 cl::opt<int> poll_interval("poll_interval_ms",
                            cl::desc("how often the monitor's state is read"),
-                           cl::init(150));
+                           cl::init(150), cl::cat(category));
 
 std::string DefaultMonitorBinary() {
   char self[PATH_MAX];
@@ -130,8 +146,8 @@ int main(int argc, char** argv) {
   while (split < argc && std::string(argv[split]) != "--") ++split;
   std::vector<std::string> command(argv + std::min(split + 1, argc),
                                    argv + argc);
-  cl::ParseCommandLineOptions(
-      split, argv,
+  sluice::tools::ParseToolCommandLine(
+      split, argv, "sluice_launch",
       "sluice_launch: starts the ranks of a job and restarts them when one "
       "fails\n\n"
       "  sluice_launch --nproc=N [flags] -- command args...\n"
@@ -141,7 +157,7 @@ int main(int argc, char** argv) {
       "--nproc=N [flags] -- command args...\n\n"
       "Each rank gets SLUICE_RANK, SLUICE_WORLD_SIZE, SLUICE_LOCAL_RANK, "
       "SLUICE_NODE_RANK,\nSLUICE_MONITOR, SLUICE_RESUME_EPOCH and "
-      "SLUICE_RESTART (with --jobs also TF_CONFIG\nand SLUICE_CLUSTER); its "
+      "SLUICE_RESTART (with --jobs also TF_CONFIG\nand SLUICE_CLUSTER), its "
       "output lines are prefixed with [rank]. When a rank\nexits non-zero or "
       "the monitor finds one stuck, silent or dead, every rank is\nstopped and "
       "started again from the minimum finished epoch. With --nnodes, one\n"
@@ -149,7 +165,8 @@ int main(int argc, char** argv) {
       "node 0\nruns the monitor, serves the rendezvous and decides every "
       "restart, the others\nfollow it. Exit code: 0 when the job finished, "
       "the failing rank's (or 1) when\nno restart was left, 128+N on signal "
-      "N, 1 on a node that lost node 0.\nSee docs/launcher.md.\n");
+      "N, 1 on a node that lost node 0.\nSee docs/launcher.md.\n",
+      category);
   if (command.empty()) {
     return Fail(
         "no command: give it after '--' (sluice_launch --nproc=2 -- "

@@ -15,10 +15,15 @@
 #include "lib/ft/lighthouse_status_page.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/ft/lighthouse.h"
+#include "tools/common/command_line.h"
 
 namespace {
 
 namespace cl = llvm::cl;
+
+// The tool's options: --help lists these and nothing of the libraries it
+// links.
+cl::OptionCategory category("Options");
 
 const sluice::ft::LighthouseOptions kDefaults;
 
@@ -26,51 +31,56 @@ cl::opt<std::string> bind_address(
     "bind",
     cl::desc("host:port to listen on; port 0 picks a free port "
              "(default 127.0.0.1:29510)"),
-    cl::init(kDefaults.bind));
+    cl::init(kDefaults.bind), cl::cat(category));
 cl::opt<std::string> advertise(
     "advertise",
     cl::desc("the address replicas dial (default: the bound address)"),
-    cl::init(""));
+    cl::init(""), cl::cat(category));
 cl::opt<int> min_replicas(
     "min_replicas",
     cl::desc("fewest replicas a quorum (and a commit) needs (default 1)"),
-    cl::init(kDefaults.min_replicas));
+    cl::init(kDefaults.min_replicas), cl::cat(category));
 cl::opt<int> join_timeout_ms(
     "join_timeout_ms",
     cl::desc("how long a quorum waits for healthy replicas that have not "
              "asked yet (default 60000)"),
-    cl::init(absl::ToInt64Milliseconds(kDefaults.join_timeout)));
+    cl::init(absl::ToInt64Milliseconds(kDefaults.join_timeout)),
+    cl::cat(category));
 cl::opt<int> quorum_tick_ms(
     "quorum_tick_ms",
     cl::desc("how often heartbeats and waiting quorums are checked "
              "(default 100)"),
-    cl::init(absl::ToInt64Milliseconds(kDefaults.quorum_tick)));
+    cl::init(absl::ToInt64Milliseconds(kDefaults.quorum_tick)),
+    cl::cat(category));
 cl::opt<int> heartbeat_timeout_ms(
     "heartbeat_timeout_ms",
     cl::desc("a replica not heard from for this long is unhealthy "
              "(default 5000)"),
-    cl::init(absl::ToInt64Milliseconds(kDefaults.heartbeat_timeout)));
+    cl::init(absl::ToInt64Milliseconds(kDefaults.heartbeat_timeout)),
+    cl::cat(category));
 cl::opt<int> http_port(
     "http_port",
     cl::desc("serve the status page on this port of --bind's host; 0 picks "
              "a free port (default: no status page)"),
-    cl::init(-1));
+    cl::init(-1), cl::cat(category));
 cl::opt<std::string> etcd(
     "etcd",
     cl::desc("etcd endpoints, e.g. http://127.0.0.1:2379,http://h2:2379: "
              "lighthouses sharing them elect one leader (default: alone)"),
-    cl::init(""));
+    cl::init(""), cl::cat(category));
 cl::opt<std::string> etcd_prefix(
     "etcd_prefix",
     cl::desc("prefix of this group of lighthouses' etcd keys "
              "(default /sluice/lighthouse/)"),
-    cl::init(sluice::ft::EtcdQuorumAuthorityOptions().prefix));
+    cl::init(sluice::ft::EtcdQuorumAuthorityOptions().prefix),
+    cl::cat(category));
 cl::opt<int> etcd_lease_ttl_ms(
     "etcd_lease_ttl_ms",
     cl::desc("how long a leader that stopped renewing its etcd lease keeps "
              "leading (whole seconds; default 2000)"),
     cl::init(absl::ToInt64Milliseconds(
-        sluice::ft::EtcdQuorumAuthorityOptions().lease_ttl)));
+        sluice::ft::EtcdQuorumAuthorityOptions().lease_ttl)),
+    cl::cat(category));
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "sluice_lighthouse: %s\n", message.c_str());
@@ -100,14 +110,13 @@ absl::StatusOr<std::unique_ptr<sluice::ft::QuorumAuthority>> NewAuthority(
 }  // namespace
 
 int main(int argc, char** argv) {
-  cl::SetVersionPrinter(
-      [](llvm::raw_ostream& os) { os << "sluice_lighthouse (Sluice)\n"; });
-  cl::ParseCommandLineOptions(
-      argc, argv,
+  sluice::tools::ParseToolCommandLine(
+      argc, argv, "sluice_lighthouse",
       "sluice_lighthouse: forms the quorums of data-parallel replica groups "
       "(their generations), takes their commit votes and tells them about "
       "lost members. Prints 'lighthouse listening on <host:port>' once it "
-      "serves; SIGTERM or SIGINT stops it (exit status 0).\n");
+      "serves; SIGTERM or SIGINT stops it (exit status 0).\n",
+      category);
 
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

@@ -14,31 +14,39 @@
 #include "absl/synchronization/notification.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/ft/monitor.h"
+#include "tools/common/command_line.h"
 
 namespace {
 
 namespace cl = llvm::cl;
 
+// The tool's options: --help lists these and nothing of the libraries it
+// links.
+cl::OptionCategory category("Options");
+
 const sluice::ft::MonitorOptions kDefaults;
 
 cl::opt<std::string> address(
     "address", cl::desc("host:port to listen on; port 0 picks a free port"),
-    cl::init("127.0.0.1:0"));
+    cl::init("127.0.0.1:0"), cl::cat(category));
 cl::opt<int> world_size("world_size", cl::desc("number of ranks (default 1)"),
-                        cl::init(kDefaults.world_size));
+                        cl::init(kDefaults.world_size), cl::cat(category));
 cl::opt<double> stuck_timeout_s(
     "stuck_timeout_s",
     cl::desc("seconds a step may stay begun and not ended (default 10)"),
-    cl::init(absl::ToDoubleSeconds(kDefaults.stuck_timeout)));
+    cl::init(absl::ToDoubleSeconds(kDefaults.stuck_timeout)),
+    cl::cat(category));
 cl::opt<double> silent_timeout_s(
     "silent_timeout_s",
     cl::desc("seconds a rank may send nothing, not even a heartbeat "
              "(default 30)"),
-    cl::init(absl::ToDoubleSeconds(kDefaults.silent_timeout)));
+    cl::init(absl::ToDoubleSeconds(kDefaults.silent_timeout)),
+    cl::cat(category));
 cl::list<std::string> step_kinds(
     "step_kind",
     cl::desc("KIND:SECONDS, the stuck limit of steps begun with that kind, "
-             "e.g. first:120 (repeatable)"));
+             "e.g. first:120 (repeatable)"),
+    cl::cat(category));
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "sluice_monitor: %s\n", message.c_str());
@@ -48,14 +56,13 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  cl::SetVersionPrinter(
-      [](llvm::raw_ostream& os) { os << "sluice_monitor (Sluice)\n"; });
-  cl::ParseCommandLineOptions(
-      argc, argv,
+  sluice::tools::ParseToolCommandLine(
+      argc, argv, "sluice_monitor",
       "sluice_monitor: watches the step signals of a job's ranks and says "
       "which are stuck, silent, dead or finished. Prints 'listening on "
       "<host:port>' once it accepts reports, then each verdict as it first "
-      "holds; SIGTERM or SIGINT stops it (exit status 0).\n");
+      "holds; SIGTERM or SIGINT stops it (exit status 0).\n",
+      category);
 
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "dialects/register.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -21,6 +22,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "sluice/compiler/source_nesting.h"
+#include "tools/common/command_line.h"
 
 namespace {
 
@@ -86,6 +88,12 @@ int Run(int argc, char** argv, mlir::DialectRegistry& registry) {
 
 int main(int argc, char** argv) {
   llvm::InitLLVM init(argc, argv);
+  // The tool has no options of its own: --help shows MLIR's, registered
+  // below and by MlirOptMain, and none of libLLVM's.
+  static llvm::cl::OptionCategory no_options("Options");
+  sluice::tools::HideLibraryOptions(no_options);
+  sluice::tools::SetVersionPrinter("sluice_opt");
+  sluice::tools::EnterCallersDirectory();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerInlinerPass();

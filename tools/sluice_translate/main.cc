@@ -21,14 +21,19 @@
 #include "sluice/compiler/sbf_decompiler.h"
 #include "sluice/compiler/sbf_emitter.h"
 #include "sluice/compiler/source_nesting.h"
+#include "tools/common/command_line.h"
 
 namespace {
+
+// The tool's own options; --help shows them, MLIR's (registered by
+// mlirTranslateMain) and none of libLLVM's.
+llvm::cl::OptionCategory category("Options");
 
 llvm::cl::opt<bool> disable_optional_sections(
     "disable-optional-sections",
     llvm::cl::desc("Leave out the sections only needed to decompile "
                    "(RegisterTypes)"),
-    llvm::cl::init(false));
+    llvm::cl::init(false), llvm::cl::cat(category));
 
 void RegisterDialects(mlir::DialectRegistry& registry) {
   sluice::RegisterSluiceDialects(registry);
@@ -99,6 +104,9 @@ mlir::LogicalResult SbfToMlir(
 }  // namespace
 
 int main(int argc, char** argv) {
+  sluice::tools::HideLibraryOptions(category);
+  sluice::tools::SetVersionPrinter("sluice_translate");
+  sluice::tools::EnterCallersDirectory();
   static mlir::TranslateRegistration to_sbf(
       "mlir-to-sbf", "Compile an MLIR host program to an SBF file", MlirToSbf);
   static mlir::TranslateRegistration from_sbf(

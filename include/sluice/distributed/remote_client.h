@@ -39,6 +39,7 @@ namespace internal {
 struct ExecuteCall;
 struct ProgramCache;
 class TaskChannel;
+class WaitReporter;
 }  // namespace internal
 
 // What the status RPC reports.
@@ -146,6 +147,9 @@ class TaskClient {
   // Registrations by program fingerprint, so each program is sent once per
   // worker process; shared with the RPCs that learn of a restart.
   std::shared_ptr<internal::ProgramCache> programs_;
+  // Says what a status RPC waits for (RpcOptions::on_waiting); null
+  // without one. Shared with the RPCs, which end their waits.
+  std::shared_ptr<internal::WaitReporter> waiting_;
 };
 
 class ClusterClient {

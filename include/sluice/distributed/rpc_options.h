@@ -10,6 +10,8 @@
 #ifndef SLUICE_DISTRIBUTED_RPC_OPTIONS_H_
 #define SLUICE_DISTRIBUTED_RPC_OPTIONS_H_
 
+#include <functional>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -44,6 +46,11 @@ struct RpcOptions {
   // (ResourceExhausted naming the size, the limit and the largest
   // argument); the worker is asked for no larger an answer.
   int max_message_bytes = 256 << 20;
+  // Told, about once a second after the first, while the status RPC that
+  // starts a session waits for a task that does not answer: "waiting for
+  // task /job:worker/task:1 at 127.0.0.1:7001: connection refused (2s of
+  // 30s)". Called from a thread of the client's; null says nothing.
+  std::function<void(const std::string& message)> on_waiting;
 };
 
 }  // namespace sluice::dist

@@ -1,0 +1,452 @@
+// sluice_run as a library (sluice/tools/run_main.h): runs the functions of
+// a compiled program and prints their results (in the format TFRT tests
+// expect).
+#include "sluice/tools/run_main.h"
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "dialects/register.h"
+#include "kernels/dist/distributed_context.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "sluice/bef/sbf_reader.h"
+#include "sluice/compiler/compile_source.h"
+#include "sluice/distributed/cluster_spec.h"
+#include "sluice/distributed/rpc_options.h"
+#include "sluice/executor/program.h"
+#include "sluice/executor/tool_observers.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/host_context/request_context.h"
+#include "sluice/support/error_util.h"
+#include "sluice/support/fault_point.h"
+#include "sluice/support/print.h"
+#include "tools/common/command_line.h"
+#include "tools/common/kernel_flags.h"
+#include "tools/sluice_run/diagnostic_verifier.h"
+#include "tools/sluice_run/function_arguments.h"
+#include "tools/sluice_run/load_diagnostics.h"
+#include "tools/sluice_run/value_printer.h"
+
+namespace sluice {
+namespace {
+
+namespace cl = llvm::cl;
+
+// The options, made when SluiceRunMain runs (a program may link the runner
+// library without running it), in one category so that --help shows them
+// and nothing of the libraries the runner links.
+struct RunOptions {
+  cl::OptionCategory category{"Options"};
+  cl::opt<std::string> input_file{
+      cl::Positional, cl::desc("<program.mlir | program.sbf | - for stdin>"),
+      cl::init("-"), cl::cat(category)};
+  cl::opt<std::string> work_queue_type{
+      "work_queue_type",
+      cl::desc("s (single-threaded, the default) | mstd | mstd:N | mstd:N,M"),
+      cl::init("s"), cl::cat(category)};
+  cl::list<std::string> functions{
+      "functions", cl::desc("run only these functions, in this order"),
+      cl::CommaSeparated, cl::cat(category)};
+  cl::opt<std::string> test_init_function{
+      "test_init_function", cl::desc("run this function first, then the rest"),
+      cl::init(""), cl::cat(category)};
+  cl::list<std::string> args{
+      "args",
+      cl::desc("run FUNCTION, which takes arguments, with these values "
+               "(repeatable; i1: true|false, i32, i64, f32, f64, "
+               "!tfrt.chain: chain)"),
+      cl::value_desc("FUNCTION:VALUE,VALUE,..."), cl::cat(category)};
+  cl::opt<bool> print_error_code{
+      "print_error_code", cl::desc("print error values with their status code"),
+      cl::init(false), cl::cat(category)};
+  cl::opt<std::string> host_allocator_type{
+      "host_allocator_type",
+      cl::desc("malloc | leak_check (the default: leaks fail the run) | "
+               "profiled | test_fixed_size_1k"),
+      cl::init("leak_check"), cl::cat(category)};
+  cl::opt<bool> verify_diagnostics{
+      "verify-diagnostics",
+      cl::desc("check runtime errors against expected-error annotations in "
+               "the source file"),
+      cl::init(false), cl::cat(category)};
+  cl::opt<double> timeout_seconds{
+      "timeout",
+      cl::desc("cancel each function after this many seconds, printing what "
+               "it still waited for"),
+      cl::init(0), cl::cat(category)};
+  cl::opt<std::string> trace_file{
+      "trace",
+      cl::desc("write a timeline of the run to this file (Chrome trace-event "
+               "JSON: open it in ui.perfetto.dev)"),
+      cl::init(""), cl::cat(category)};
+  cl::opt<bool> explain_hangs{
+      "explain_hangs",
+      cl::desc("on SIGUSR1, print what the running function still waits for"),
+      cl::init(false), cl::cat(category)};
+  cl::opt<std::string> cluster{
+      "cluster",
+      cl::desc("the tasks tfrt_dist ops talk to: JSON ({\"worker\": "
+               "[\"host:port\", ...]}) or @file (default: $SLUICE_CLUSTER)"),
+      cl::init(""), cl::cat(category)};
+  cl::opt<int> rpc_deadline_ms{
+      "rpc_deadline_ms",
+      cl::desc("deadline of each RPC of tfrt_dist ops, in milliseconds"),
+      cl::init(30000), cl::cat(category)};
+  tools::KernelFlags kernels{category};
+};
+
+// The test budget allocator counts only allocations above 32 bytes.
+class SmallAllocationsFree final : public HostAllocator {
+ public:
+  explicit SmallAllocationsFree(std::unique_ptr<HostAllocator> budget)
+      : budget_(std::move(budget)), small_(CreateMallocAllocator()) {}
+  void* AllocateBytes(size_t size, size_t alignment) override {
+    return (size <= 32 ? small_ : budget_)->AllocateBytes(size, alignment);
+  }
+  void DeallocateBytes(void* ptr, size_t size) override {
+    (size <= 32 ? small_ : budget_)->DeallocateBytes(ptr, size);
+  }
+
+ private:
+  std::unique_ptr<HostAllocator> budget_;
+  std::unique_ptr<HostAllocator> small_;
+};
+
+// Lends an allocator the runner owns to the HostContext, so that the leak
+// check can read its counts after the host (and all it freed) is gone.
+class BorrowedAllocator final : public HostAllocator {
+ public:
+  explicit BorrowedAllocator(HostAllocator* owner) : owner_(owner) {}
+  void* AllocateBytes(size_t size, size_t alignment) override {
+    return owner_->AllocateBytes(size, alignment);
+  }
+  void DeallocateBytes(void* ptr, size_t size) override {
+    owner_->DeallocateBytes(ptr, size);
+  }
+
+ private:
+  HostAllocator* owner_;
+};
+
+std::unique_ptr<HostAllocator> CreateAllocator(
+    const std::string& type, const char* tool_name,
+    LeakCheckAllocator** leak_check) {
+  *leak_check = nullptr;
+  if (type == "malloc") return CreateMallocAllocator();
+  if (type == "profiled") {
+    return std::make_unique<ProfilingAllocator>(CreateMallocAllocator(),
+                                                tool_name);
+  }
+  if (type == "test_fixed_size_1k") {
+    return std::make_unique<SmallAllocationsFree>(
+        std::make_unique<FixedBudgetAllocator>(1024));
+  }
+  if (type == "leak_check") {
+    auto allocator =
+        std::make_unique<LeakCheckAllocator>(CreateMallocAllocator());
+    *leak_check = allocator.get();
+    return allocator;
+  }
+  return nullptr;
+}
+
+int Fail(const char* tool_name, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\n", tool_name, message.c_str());
+  return 1;
+}
+
+// "file:line:col: error: MESSAGE" for a load error that names a location.
+std::string FormatLoadError(const char* tool_name, const absl::Status& status) {
+  ErrorContext context = GetErrorContext(status);
+  std::string prefix = context.location.empty() ? absl::StrCat(tool_name, ": ")
+                                                : context.location + ": ";
+  return absl::StrCat(prefix, "error: ", std::string(status.message()));
+}
+
+// The exit status under -verify-diagnostics: 0 when every annotation was
+// matched and no diagnostic was unexpected.
+int VerificationStatus(const DiagnosticVerifier& verifier) {
+  const std::string problems = verifier.Finish();
+  if (problems.empty()) return 0;
+  std::fprintf(stderr, "%s", problems.c_str());
+  return 1;
+}
+
+// A program that does not load runs nothing; its load errors take part in
+// verification like runtime ones.
+int VerifyLoadErrors(const absl::Status& status, DiagnosticVerifier& verifier) {
+  for (const LoadDiagnostic& load : LoadErrorDiagnostics(status)) {
+    if (!verifier.Match(load.diagnostic)) {
+      std::fprintf(stderr, "%s\n", load.text.c_str());
+    }
+  }
+  return VerificationStatus(verifier);
+}
+
+}  // namespace
+
+int SluiceRunMain(int argc, char** argv,
+                  const RegisterKernelsFn& register_kernels,
+                  const char* tool_name) {
+  static auto* const options_storage = new RunOptions;
+  RunOptions& options = *options_storage;
+  const std::string overview = absl::StrCat(
+      tool_name,
+      ": runs every function of a Sluice program (.mlir, compiled in memory, "
+      "or .sbf) that takes no arguments (or gets them from --args), in file "
+      "order, and prints what each returns\n");
+  tools::ParseToolCommandLine(argc, argv, tool_name, overview.c_str(),
+                              options.category);
+  auto fail = [tool_name](const std::string& message) {
+    return Fail(tool_name, message);
+  };
+
+  if (options.kernels.list_kernels()) {
+    KernelRegistry registry;
+    if (absl::Status registered =
+            options.kernels.RegisterKernels(register_kernels, &registry);
+        !registered.ok()) {
+      return fail(std::string(registered.message()));
+    }
+    tools::PrintKernels(registry);
+    return 0;
+  }
+
+  // A fault spec that does not parse stops the run before anything runs.
+  if (absl::Status faults = FaultInjector::InitFromEnvironment();
+      !faults.ok()) {
+    return fail(std::string(faults.message()));
+  }
+  if (options.rpc_deadline_ms <= 0) {
+    return fail(absl::StrCat("--rpc_deadline_ms must be positive, got ",
+                             options.rpc_deadline_ms.getValue()));
+  }
+  dist::RpcOptions rpc_options;
+  rpc_options.deadline = absl::Milliseconds(options.rpc_deadline_ms.getValue());
+  // A dead task is not seconds of silence: the runner says what it waits
+  // for while it waits.
+  rpc_options.on_waiting = [tool_name](const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n", tool_name, message.c_str());
+  };
+  // A cluster named on the command line is checked before anything runs.
+  // One from SLUICE_CLUSTER is read by the first tfrt_dist op, so that
+  // programs without any run whatever the environment holds.
+  std::optional<dist::ClusterSpec> cluster_spec;
+  if (!options.cluster.empty()) {
+    auto spec = dist::ClusterSpec::FromFlagOrEnvironment(options.cluster);
+    if (!spec.ok()) return fail(std::string(spec.status().message()));
+    auto policy = dist::FailFastPolicyFromEnvironment();
+    if (!policy.ok()) return fail(std::string(policy.status().message()));
+    cluster_spec = *std::move(spec);
+    rpc_options.fail_fast = *policy;
+  }
+
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(options.input_file);
+  if (!buffer) {
+    return fail(absl::StrCat("couldn't read '", options.input_file.getValue(),
+                             "': ", buffer.getError().message()));
+  }
+  // The input's kind comes from its content: compiled programs start with
+  // the SBF magic number; anything else is MLIR text, compiled here.
+  const auto* data =
+      reinterpret_cast<const uint8_t*>((*buffer)->getBufferStart());
+  absl::Span<const uint8_t> bytes(data, (*buffer)->getBufferSize());
+  std::vector<uint8_t> compiled;
+  const bool is_mlir = !bef::HasSbfMagic(bytes);
+  if (is_mlir) {
+    mlir::DialectRegistry dialects;
+    RegisterSluiceDialects(dialects);
+    absl::StatusOr<std::vector<uint8_t>> sbf = CompileMlirToSbf(
+        (*buffer)->getBuffer().str(),
+        options.input_file == "-" ? "<stdin>" : options.input_file.getValue(),
+        dialects);
+    // The compiler printed its diagnostics already.
+    if (!sbf.ok()) return 1;
+    compiled = *std::move(sbf);
+    bytes = compiled;
+  }
+
+  DiagnosticVerifier verifier;
+  if (options.verify_diagnostics && is_mlir && options.input_file != "-") {
+    verifier.AddSourceFile(options.input_file);
+  }
+  std::mutex diagnostics_mu;
+  bool runtime_error = false;
+  auto on_diagnostic = [&](const DecodedDiagnostic& diagnostic) {
+    std::lock_guard<std::mutex> lock(diagnostics_mu);
+    runtime_error = true;
+    if (options.verify_diagnostics && verifier.Match(diagnostic)) return;
+    std::fprintf(stderr, "%s\n", diagnostic.ToString().c_str());
+  };
+
+  LeakCheckAllocator* leak_check = nullptr;
+  std::unique_ptr<HostAllocator> allocator =
+      CreateAllocator(options.host_allocator_type, tool_name, &leak_check);
+  if (!allocator) {
+    return fail(absl::StrCat("unknown host allocator type '",
+                             options.host_allocator_type.getValue(), "'"));
+  }
+  auto work_queue = CreateWorkQueue(options.work_queue_type.getValue());
+  if (!work_queue.ok()) {
+    return fail(std::string(work_queue.status().message()));
+  }
+  auto observers = ToolObservers::Create(
+      {tool_name, options.trace_file, options.timeout_seconds > 0,
+       options.explain_hangs});
+  if (!observers.ok()) return fail(std::string(observers.status().message()));
+  bool failed = false;
+  {
+    HostContext host(on_diagnostic,
+                     std::make_unique<BorrowedAllocator>(allocator.get()),
+                     *std::move(work_queue));
+    KernelRegistry& registry = GetKernelRegistry(&host);
+    if (absl::Status registered =
+            options.kernels.RegisterKernels(register_kernels, &registry);
+        !registered.ok()) {
+      return fail(std::string(registered.message()));
+    }
+    auto& distributed = host.GetOrCreateSharedContext<DistributedContext>();
+    distributed.SetDefaultDeadline(rpc_options.deadline);
+    distributed.SetOnWaiting(rpc_options.on_waiting);
+    if (cluster_spec) {
+      absl::Status configured =
+          distributed.Configure(*std::move(cluster_spec), rpc_options);
+      if (!configured.ok()) return fail(std::string(configured.message()));
+    }
+
+    auto program = Program::Load(bytes, registry);
+    if (!program.ok() && options.verify_diagnostics) {
+      return VerifyLoadErrors(program.status(), verifier);
+    }
+    if (!program.ok()) {
+      std::fprintf(stderr, "%s\n",
+                   FormatLoadError(tool_name, program.status()).c_str());
+      return 1;
+    }
+
+    std::vector<const Function*> to_run;
+    if (!options.test_init_function.empty()) {
+      const Function* init =
+          (*program)->GetFunction(options.test_init_function);
+      if (init == nullptr) {
+        return fail(absl::StrCat("couldn't find function ",
+                                 options.test_init_function.getValue()));
+      }
+      to_run.push_back(init);
+    }
+    if (!options.functions.empty()) {
+      for (const std::string& name : options.functions) {
+        const Function* function = (*program)->GetFunction(name);
+        if (function == nullptr) {
+          return fail(absl::StrCat("couldn't find function ", name));
+        }
+        // The init function already runs first, and only then.
+        if (name != options.test_init_function) to_run.push_back(function);
+      }
+    } else {
+      for (const Function* function : (*program)->ListFunctions()) {
+        if (function->name() != options.test_init_function)
+          to_run.push_back(function);
+      }
+    }
+    // Every --args is checked before anything runs.
+    std::map<std::string, std::vector<RCReference<AsyncValue>>, std::less<>>
+        arguments_of;
+    for (const std::string& flag : options.args) {
+      absl::StatusOr<FunctionArguments> parsed = ParseFunctionArguments(flag);
+      if (!parsed.ok()) return fail(std::string(parsed.status().message()));
+      const Function* function = (*program)->GetFunction(parsed->function);
+      if (function == nullptr) {
+        return fail(
+            absl::StrCat("--args: couldn't find function ", parsed->function));
+      }
+      absl::StatusOr<std::vector<RCReference<AsyncValue>>> values =
+          MakeFunctionArguments(*parsed, (*program)->ArgumentTypes(*function));
+      if (!values.ok()) return fail(std::string(values.status().message()));
+      arguments_of[parsed->function] = *std::move(values);
+    }
+
+    for (const Function* function : to_run) {
+      auto given = arguments_of.find(function->name());
+      if (function->num_arguments() > 0 && given == arguments_of.end()) {
+        PrintLine(absl::StrCat("--- Not running '", function->name(),
+                               "' because it has arguments."));
+        continue;
+      }
+      std::vector<AsyncValue*> arguments;
+      if (given != arguments_of.end()) {
+        for (const RCReference<AsyncValue>& value : given->second) {
+          arguments.push_back(value.get());
+        }
+      }
+      PrintLine(absl::StrCat("--- Running '", function->name(), "':"));
+      std::optional<absl::Time> deadline;
+      if (options.timeout_seconds > 0) {
+        deadline =
+            absl::Now() + absl::Seconds(options.timeout_seconds.getValue());
+      }
+      RCReference<RequestContext> request =
+          RequestContext::Create(&host, deadline);
+      request->set_observers((*observers)->observers());
+      (*observers)
+          ->ExplainOnDeadline(
+              *request, absl::StrCat(tool_name, ": '", function->name(),
+                                     "' passed its --timeout of ",
+                                     options.timeout_seconds.getValue(),
+                                     " s; what is still unresolved:"));
+      ExecutionContext context(std::move(request));
+      std::vector<RCReference<AsyncValue>> results =
+          CallFunction(*function, context, arguments);
+      host.Await(results);
+      host.Quiesce();
+      // Remote calls whose results nobody waits for are still this
+      // function's work; this also leaves no RPC in flight when the host,
+      // and its work queue, go away.
+      distributed.AwaitIdle();
+      if (results.empty()) continue;
+      std::vector<std::string_view> types = (*program)->ResultTypes(*function);
+      std::string line = absl::StrCat("'", function->name(), "' returned ");
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (i > 0) line += ",";
+        if (results[i]->IsError()) failed = true;
+        line += FormatResult(*results[i], types[i], options.print_error_code);
+      }
+      PrintLine(line);
+    }
+  }
+
+  if (absl::Status written = (*observers)->WriteTrace(); !written.ok()) {
+    return fail(std::string(written.message()));
+  }
+  // Everything the run made is gone with the host and the program: a value
+  // still alive is a leak (a reference cycle, a lost reference).
+  if (AsyncValue::kCountsInstances && AsyncValue::NumLiveInstances() > 0) {
+    std::fprintf(stderr, "%s: %lld AsyncValue(s) leaked at exit\n", tool_name,
+                 static_cast<long long>(AsyncValue::NumLiveInstances()));
+    return 1;
+  }
+  if (leak_check != nullptr && leak_check->num_alive_allocations() > 0) {
+    PrintLine(absl::StrCat(
+        "Memory leak detected: ", leak_check->num_alive_allocations(),
+        " alive allocations, ", leak_check->num_alive_bytes(), " alive bytes"));
+    return 1;
+  }
+  // As in mlir-opt, the status under -verify-diagnostics is the
+  // verification's alone, so a test pipes the output to FileCheck.
+  if (options.verify_diagnostics) return VerificationStatus(verifier);
+  return (failed || runtime_error) ? 1 : 0;
+}
+
+}  // namespace sluice

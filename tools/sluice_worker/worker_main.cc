@@ -1,0 +1,246 @@
+// sluice_worker as a library (sluice/tools/worker_main.h): a task of a
+// Sluice cluster. It runs the programs remote callers register and the
+// functions they call (see docs/distributed.md), until SIGTERM or SIGINT
+// stops it.
+#include "sluice/tools/worker_main.h"
+
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/dist/distributed_context.h"
+#include "llvm/Support/CommandLine.h"
+#include "sluice/coordinator/variable_service.h"
+#include "sluice/distributed/cluster_spec.h"
+#include "sluice/distributed/worker_server.h"
+#include "sluice/executor/tool_observers.h"
+#include "sluice/host_context/concurrent_work_queue.h"
+#include "sluice/host_context/host_allocator.h"
+#include "sluice/host_context/host_context.h"
+#include "sluice/kernel/kernel_registry.h"
+#include "sluice/support/fault_point.h"
+#include "tools/common/command_line.h"
+#include "tools/common/kernel_flags.h"
+
+namespace sluice {
+namespace {
+
+namespace cl = llvm::cl;
+
+// The options, made when SluiceWorkerMain runs, in one category so that
+// --help shows them and nothing of the libraries the worker links.
+struct WorkerFlags {
+  cl::OptionCategory category{"Options"};
+  cl::opt<std::string> task_name{
+      "task_name",
+      cl::desc("this task's name, /job:<job>/task:<index> (required)"),
+      cl::cat(category)};
+  cl::opt<std::string> job{
+      "job",
+      cl::desc("this task's job; must match --task_name when both are given "
+               "(default: the job of --task_name)"),
+      cl::cat(category)};
+  cl::opt<std::string> address{
+      "address",
+      cl::desc("host:port to listen on; port 0 picks a free port (default: "
+               "this task's address in --cluster)"),
+      cl::cat(category)};
+  cl::opt<std::string> cluster{
+      "cluster",
+      cl::desc("cluster spec, JSON or @file (default: $SLUICE_CLUSTER); only "
+               "needed without --address, or for programs that call other "
+               "tasks"),
+      cl::cat(category)};
+  // sluice_run's spelling, which TFRT's tools use too.
+  cl::opt<std::string> work_queue_type{
+      "work_queue_type", cl::desc("mstd (the default) | mstd:N | mstd:N,M | s"),
+      cl::init("mstd"), cl::cat(category)};
+  cl::alias work_queue{
+      "work_queue", cl::desc("deprecated spelling of --work_queue_type"),
+      cl::aliasopt(work_queue_type), cl::Hidden, cl::cat(category)};
+  cl::opt<int> max_message_bytes{
+      "max_message_bytes",
+      cl::desc("largest request or answer, in bytes (default 256 MiB)"),
+      cl::init(dist::WorkerOptions().max_message_bytes), cl::cat(category)};
+  cl::opt<int> max_programs{
+      "max_programs",
+      cl::desc("registered programs kept loaded; past it the least recently "
+               "used ones are evicted (default 128)"),
+      cl::init(dist::WorkerOptions().max_programs), cl::cat(category)};
+  cl::opt<int64_t> max_program_bytes{
+      "max_program_bytes",
+      cl::desc("SBF bytes of all registered programs kept loaded; past it the "
+               "least recently used ones are evicted (default 128 MiB)"),
+      cl::init(dist::WorkerOptions().max_program_bytes), cl::cat(category)};
+  // Durations carry their unit, as on sluice_launch and sluice_monitor.
+  cl::opt<double> shutdown_grace_seconds{
+      "shutdown_grace_s",
+      cl::desc("seconds a running call may take to finish after SIGTERM "
+               "before it is cancelled (default 5)"),
+      cl::init(5), cl::cat(category)};
+  cl::alias shutdown_grace{
+      "shutdown_grace", cl::desc("deprecated spelling of --shutdown_grace_s"),
+      cl::aliasopt(shutdown_grace_seconds), cl::Hidden, cl::cat(category)};
+  cl::opt<std::string> trace_file{
+      "trace",
+      cl::desc("write a timeline of the calls this task runs to this file at "
+               "shutdown (Chrome trace-event JSON: open it in "
+               "ui.perfetto.dev, with the callers' traces)"),
+      cl::init(""), cl::cat(category)};
+  cl::opt<bool> explain_hangs{
+      "explain_hangs",
+      cl::desc("on SIGUSR1, print what the calls running here still wait for"),
+      cl::init(false), cl::cat(category)};
+  tools::KernelFlags kernels{category};
+};
+
+}  // namespace
+
+int SluiceWorkerMain(int argc, char** argv,
+                     const RegisterKernelsFn& register_kernels,
+                     const char* tool_name) {
+  static auto* const flags_storage = new WorkerFlags;
+  WorkerFlags& flags = *flags_storage;
+  const std::string overview = absl::StrCat(
+      tool_name,
+      ": serves one task of a Sluice cluster: remote callers register "
+      "programs on it and call their functions. Prints '<task> listening on "
+      "<host:port>' once it accepts calls; SIGTERM or SIGINT shuts it down "
+      "cleanly (exit status 0).\n");
+  tools::ParseToolCommandLine(argc, argv, tool_name, overview.c_str(),
+                              flags.category);
+  auto fail = [tool_name](const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n", tool_name, message.c_str());
+    return 1;
+  };
+
+  if (flags.kernels.list_kernels()) {
+    KernelRegistry registry;
+    if (absl::Status registered =
+            flags.kernels.RegisterKernels(register_kernels, &registry);
+        !registered.ok()) {
+      return fail(std::string(registered.message()));
+    }
+    tools::PrintKernels(registry);
+    return 0;
+  }
+
+  // Every thread started from here on inherits the blocked signals, so the
+  // main thread alone receives them, in sigwait.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  // A fault spec that does not parse stops the worker before it serves: a
+  // test that asked for faults must not run without them.
+  if (absl::Status faults = FaultInjector::InitFromEnvironment();
+      !faults.ok()) {
+    return fail(std::string(faults.message()));
+  }
+  if (flags.task_name.empty()) return fail("--task_name is required");
+  auto parsed = dist::ParseTaskName(flags.task_name);
+  if (!parsed.ok()) return fail(std::string(parsed.status().message()));
+  if (!flags.job.empty() && flags.job != parsed->first) {
+    return fail(absl::StrCat(
+        "--job=", flags.job.getValue(),
+        " does not match --task_name=", flags.task_name.getValue()));
+  }
+  std::string listen_address = flags.address;
+  if (!listen_address.empty()) {
+    absl::Status valid = dist::ValidateAddress(listen_address);
+    if (!valid.ok()) {
+      return fail(absl::StrCat("invalid --address '", listen_address,
+                               "': ", valid.message()));
+    }
+  } else {
+    auto spec = dist::ClusterSpec::FromFlagOrEnvironment(flags.cluster);
+    if (!spec.ok()) {
+      return fail(absl::StrCat("no --address, and ",
+                               std::string(spec.status().message())));
+    }
+    auto found = spec->AddressOf(flags.task_name);
+    if (!found.ok()) return fail(std::string(found.status().message()));
+    listen_address = *found;
+  }
+
+  auto work_queue = CreateWorkQueue(flags.work_queue_type.getValue());
+  if (!work_queue.ok()) return fail(std::string(work_queue.status().message()));
+  const std::string name = dist::TaskName(parsed->first, parsed->second);
+  auto observers = ToolObservers::Create({absl::StrCat(tool_name, " ", name),
+                                          flags.trace_file, false,
+                                          flags.explain_hangs});
+  if (!observers.ok()) return fail(std::string(observers.status().message()));
+  HostContext host(
+      [&name](const DecodedDiagnostic& diagnostic) {
+        std::fprintf(stderr, "%s: %s\n", name.c_str(),
+                     diagnostic.ToString().c_str());
+      },
+      CreateMallocAllocator(), *std::move(work_queue));
+  KernelRegistry& registry = GetKernelRegistry(&host);
+  if (absl::Status registered =
+          flags.kernels.RegisterKernels(register_kernels, &registry);
+      !registered.ok()) {
+    return fail(std::string(registered.message()));
+  }
+
+  // A cluster named on the command line is also the one the programs' own
+  // tfrt_dist ops (remote calls, variables) use; without it they read
+  // SLUICE_CLUSTER when they first need a cluster.
+  if (!flags.cluster.empty()) {
+    auto spec = dist::ClusterSpec::FromFlagOrEnvironment(flags.cluster);
+    if (!spec.ok()) return fail(std::string(spec.status().message()));
+    auto policy = dist::FailFastPolicyFromEnvironment();
+    if (!policy.ok()) return fail(std::string(policy.status().message()));
+    dist::RpcOptions rpc_options;
+    rpc_options.fail_fast = *policy;
+    absl::Status configured =
+        host.GetOrCreateSharedContext<DistributedContext>().Configure(
+            *std::move(spec), rpc_options);
+    if (!configured.ok()) return fail(std::string(configured.message()));
+  }
+
+  dist::WorkerOptions worker_options;
+  worker_options.task_name = name;
+  worker_options.address = listen_address;
+  worker_options.max_message_bytes = flags.max_message_bytes;
+  if (flags.max_programs < 1) {
+    return fail(absl::StrCat("--max_programs must be at least 1, not ",
+                             flags.max_programs.getValue()));
+  }
+  if (flags.max_program_bytes < 1) {
+    return fail(absl::StrCat("--max_program_bytes must be at least 1, not ",
+                             flags.max_program_bytes.getValue()));
+  }
+  worker_options.max_programs = flags.max_programs;
+  worker_options.max_program_bytes = flags.max_program_bytes;
+  // Every task can hold variables; the tasks of the `ps` job are where
+  // clients place them by default.
+  dist::VariableService variables(name, host.allocator());
+  worker_options.services.push_back(variables.service());
+  worker_options.observers = (*observers)->observers();
+  auto server = dist::WorkerServer::Start(&host, worker_options);
+  if (!server.ok()) return fail(std::string(server.status().message()));
+
+  const std::string host_part =
+      listen_address.substr(0, listen_address.rfind(':'));
+  std::printf("%s %s listening on %s:%d\n", tool_name, name.c_str(),
+              host_part.c_str(), (*server)->port());
+  std::fflush(stdout);
+
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  std::fprintf(stderr, "%s %s: %s, shutting down\n", tool_name, name.c_str(),
+               signal == SIGTERM ? "SIGTERM" : "SIGINT");
+  (*server)->Shutdown(absl::Seconds(flags.shutdown_grace_seconds.getValue()));
+  server->reset();
+  host.Quiesce();
+  if (absl::Status written = (*observers)->WriteTrace(); !written.ok()) {
+    return fail(std::string(written.message()));
+  }
+  return 0;
+}
+
+}  // namespace sluice
