@@ -83,7 +83,7 @@ const RunningKernel* SetRunningKernel(const RunningKernel* kernel) {
 }
 
 std::string DescribeKernelAt(std::string_view name,
-                             const DecodedLocation* location) {
+                             const KernelLocation* location) {
   std::string text = absl::StrCat("'", std::string(name), "'");
   if (location != nullptr) absl::StrAppend(&text, " at ", location->ToString());
   return text;

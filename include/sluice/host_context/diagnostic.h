@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 
@@ -17,6 +18,22 @@ struct DecodedLocation {
 
   // "file:line:col".
   std::string ToString() const;
+};
+
+// Where an op is in its program's source. The file name views the loaded
+// program's bytes, so a program keeps one copy of it however many ops it
+// has.
+struct KernelLocation {
+  std::string_view filename;
+  int line = 0;
+  int column = 0;
+
+  // An owned copy, for diagnostics and errors that outlive the program.
+  DecodedLocation Decode() const {
+    return DecodedLocation{std::string(filename), line, column};
+  }
+  // "file:line:col".
+  std::string ToString() const { return Decode().ToString(); }
 };
 
 struct DecodedDiagnostic {

@@ -95,7 +95,7 @@ struct RunningKernel {
   const ActivityRegistry::Frame* frame = nullptr;
   uint32_t kernel = 0;
   std::string_view name;
-  const DecodedLocation* location = nullptr;
+  const KernelLocation* location = nullptr;
 };
 
 // This thread's running kernel, or null outside observed kernels.
@@ -107,7 +107,7 @@ const RunningKernel* SetRunningKernel(const RunningKernel* kernel);
 
 // "'tfrt.add.i32' at f.mlir:3:8", or "'tfrt.add.i32'" without a location.
 std::string DescribeKernelAt(std::string_view name,
-                             const DecodedLocation* location);
+                             const KernelLocation* location);
 
 }  // namespace sluice
 

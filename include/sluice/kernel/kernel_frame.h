@@ -22,22 +22,6 @@
 
 namespace sluice {
 
-// Where an op is in its program's source. The file name views the loaded
-// program's bytes, so a program keeps one copy of it however many ops it
-// has.
-struct KernelLocation {
-  std::string_view filename;
-  int line = 0;
-  int column = 0;
-
-  // An owned copy, for diagnostics and errors that outlive the program.
-  DecodedLocation Decode() const {
-    return DecodedLocation{std::string(filename), line, column};
-  }
-  // "file:line:col".
-  std::string ToString() const { return Decode().ToString(); }
-};
-
 // Where a kernel sits in the program, for error messages and diagnostics.
 struct KernelDebugInfo {
   std::string_view name;  // "tfrt.add.i32"
