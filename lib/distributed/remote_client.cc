@@ -244,6 +244,9 @@ void SetAll(absl::Span<const RCReference<IndirectAsyncValue>> results,
 
 void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
   CallOutputs& outputs = call.outputs;
+  // The call is answered: it leaves the in-flight records before its
+  // results wake anyone who might list them.
+  outputs.trace.reset();
   if (!status.ok()) {
     if (status.error_code() == grpc::StatusCode::CANCELLED && outputs.request &&
         outputs.request->IsCancelled()) {
@@ -286,7 +289,6 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
   // back to the host's allocator while that still lives.
   outputs.results.clear();
   outputs.request.reset();
-  outputs.trace.reset();
 }
 
 void LaunchExecute(TaskChannel* channel, HostContext* host, bool wait_for_ready,
