@@ -273,7 +273,7 @@ class GlooGroup final : public CollectiveGroup {
                     absl::Duration timeout) override {
     std::string what =
         Describe("send", absl::StrCat("to rank ", peer, ", tag ", tag));
-    if (absl::Status bad = CheckPeer(peer, tag); !bad.ok()) {
+    if (absl::Status bad = CheckPeer(rank(), size(), peer, tag); !bad.ok()) {
       return Fail(what, bad);
     }
     OpHeader header = MakeOpHeader(0, OpKind::kSend, tag, &input);
@@ -301,7 +301,7 @@ class GlooGroup final : public CollectiveGroup {
                                        absl::Duration timeout) override {
     std::string what =
         Describe("recv", absl::StrCat("from rank ", peer, ", tag ", tag));
-    if (absl::Status bad = CheckPeer(peer, tag); !bad.ok()) {
+    if (absl::Status bad = CheckPeer(rank(), size(), peer, tag); !bad.ok()) {
       return Fail(what, bad);
     }
     absl::StatusOr<DenseHostTensor> output =
@@ -361,18 +361,6 @@ class GlooGroup final : public CollectiveGroup {
   int64_t NextSequence() {
     std::lock_guard<std::mutex> lock(mu_);
     return ++sequence_;
-  }
-
-  absl::Status CheckPeer(int peer, int64_t tag) const {
-    if (peer < 0 || peer >= size() || peer == rank()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("peer ", peer, " is not another rank of the group"));
-    }
-    if (tag < 0 || tag > std::numeric_limits<uint32_t>::max()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tag ", tag, " is not in [0, 2^32)"));
-    }
-    return absl::OkStatus();
   }
 
   // `op` (a collective every rank runs) after the header exchange.

@@ -1,5 +1,6 @@
 #include "lib/collective/group_error.h"
 
+#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -29,6 +30,18 @@ absl::Status RefusedError(const absl::Status& broken, std::string_view what) {
   return WithMessagePrefix(
       broken,
       absl::StrCat(std::string(what), " refused: the group is broken: "));
+}
+
+absl::Status CheckPeer(int rank, int size, int peer, int64_t tag) {
+  if (peer < 0 || peer >= size || peer == rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("peer ", peer, " is not another rank of the group"));
+  }
+  if (tag < 0 || tag > std::numeric_limits<uint32_t>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tag ", tag, " is not in [0, 2^32)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace sluice::ccl

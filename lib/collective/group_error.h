@@ -19,6 +19,10 @@ absl::Status GroupError(const absl::Status& cause, std::string_view prefix,
 // The error of a call refused because the group broke with `broken`.
 absl::Status RefusedError(const absl::Status& broken, std::string_view what);
 
+// INVALID_ARGUMENT unless `peer` is another rank of a group of `size` seen
+// from `rank`, and `tag` fits the 32 bits point-to-point calls carry.
+absl::Status CheckPeer(int rank, int size, int peer, int64_t tag);
+
 }  // namespace sluice::ccl
 
 #endif  // SLUICE_LIB_COLLECTIVE_GROUP_ERROR_H_

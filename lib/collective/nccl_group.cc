@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "lib/collective/group_error.h"
 #include "lib/collective/nccl_group_internal.h"
 #include "lib/collective/nccl_real_api.h"
 #include "lib/collective/nccl_unique_id_store.h"
@@ -238,7 +239,7 @@ class NcclGroupImpl final : public NcclGroup {
         Describe("send", absl::StrCat("to rank ", peer, ", tag ", tag), input);
     absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
     if (!type.ok()) return Invalid(what, type.status());
-    if (absl::Status bad = CheckPeer(peer, tag); !bad.ok()) {
+    if (absl::Status bad = CheckPeer(rank(), size(), peer, tag); !bad.ok()) {
       return Invalid(what, bad);
     }
     size_t count = static_cast<size_t>(input.num_elements());
@@ -262,7 +263,7 @@ class NcclGroupImpl final : public NcclGroup {
                      DTypeName(dtype), shape.ToString(), " on ", Where());
     absl::StatusOr<ncclDataType_t> type = NcclType(dtype, false);
     if (!type.ok()) return Invalid(what, type.status());
-    if (absl::Status bad = CheckPeer(peer, tag); !bad.ok()) {
+    if (absl::Status bad = CheckPeer(rank(), size(), peer, tag); !bad.ok()) {
       return Invalid(what, bad);
     }
     size_t count = static_cast<size_t>(shape.num_elements());
@@ -379,7 +380,7 @@ class NcclGroupImpl final : public NcclGroup {
     std::string what = Describe("send", absl::StrCat("to rank ", peer), input);
     absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
     if (!type.ok()) return InvalidValue<Chain>(what, type.status());
-    if (absl::Status bad = CheckPeer(peer, 0); !bad.ok()) {
+    if (absl::Status bad = CheckPeer(rank(), size(), peer, 0); !bad.ok()) {
       return InvalidValue<Chain>(what, bad);
     }
     auto result = std::make_shared<AsyncValueRef<Chain>>(
@@ -412,7 +413,7 @@ class NcclGroupImpl final : public NcclGroup {
                      shape.ToString(), " on ", Where());
     absl::StatusOr<ncclDataType_t> type = NcclType(dtype, false);
     if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
-    if (absl::Status bad = CheckPeer(peer, 0); !bad.ok()) {
+    if (absl::Status bad = CheckPeer(rank(), size(), peer, 0); !bad.ok()) {
       return InvalidValue<gpu::DeviceTensor>(what, bad);
     }
     absl::StatusOr<RCReference<gpu::GpuDevice>> device = Device();
@@ -475,18 +476,6 @@ class NcclGroupImpl final : public NcclGroup {
     }
     value.SetError(std::move(error));
     return value;
-  }
-
-  absl::Status CheckPeer(int peer, int64_t tag) const {
-    if (peer < 0 || peer >= size() || peer == rank()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("peer ", peer, " is not another rank of the group"));
-    }
-    if (tag < 0 || tag > std::numeric_limits<uint32_t>::max()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tag ", tag, " is not in [0, 2^32)"));
-    }
-    return absl::OkStatus();
   }
 
   absl::StatusOr<TensorShape> Stacked(const TensorShape& shape) const {
