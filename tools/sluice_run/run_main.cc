@@ -302,9 +302,9 @@ int SluiceRunMain(int argc, char** argv,
   if (!work_queue.ok()) {
     return fail(std::string(work_queue.status().message()));
   }
-  auto observers = ToolObservers::Create(
-      {tool_name, options.trace_file, options.timeout_seconds > 0,
-       options.explain_hangs});
+  auto observers = ToolObservers::Create({tool_name, options.trace_file,
+                                          options.timeout_seconds > 0,
+                                          options.explain_hangs});
   if (!observers.ok()) return fail(std::string(observers.status().message()));
   bool failed = false;
   {
@@ -401,11 +401,11 @@ int SluiceRunMain(int argc, char** argv,
           RequestContext::Create(&host, deadline);
       request->set_observers((*observers)->observers());
       (*observers)
-          ->ExplainOnDeadline(
-              *request, absl::StrCat(tool_name, ": '", function->name(),
-                                     "' passed its --timeout of ",
-                                     options.timeout_seconds.getValue(),
-                                     " s; what is still unresolved:"));
+          ->ExplainOnDeadline(*request,
+                              absl::StrCat(tool_name, ": '", function->name(),
+                                           "' passed its --timeout of ",
+                                           options.timeout_seconds.getValue(),
+                                           " s; what is still unresolved:"));
       ExecutionContext context(std::move(request));
       std::vector<RCReference<AsyncValue>> results =
           CallFunction(*function, context, arguments);

@@ -169,9 +169,9 @@ int SluiceWorkerMain(int argc, char** argv,
   auto work_queue = CreateWorkQueue(flags.work_queue_type.getValue());
   if (!work_queue.ok()) return fail(std::string(work_queue.status().message()));
   const std::string name = dist::TaskName(parsed->first, parsed->second);
-  auto observers = ToolObservers::Create({absl::StrCat(tool_name, " ", name),
-                                          flags.trace_file, false,
-                                          flags.explain_hangs});
+  auto observers =
+      ToolObservers::Create({absl::StrCat(tool_name, " ", name),
+                             flags.trace_file, false, flags.explain_hangs});
   if (!observers.ok()) return fail(std::string(observers.status().message()));
   HostContext host(
       [&name](const DecodedDiagnostic& diagnostic) {
