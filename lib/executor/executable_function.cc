@@ -129,12 +129,12 @@ class CallFrame {
   enum class Which { kAll, kStrict, kNonStrict };
 
   // Counts one input event for each user of a value (of those `which`
-  // selects). Returns whether any user was left out.
+  // selects). Returns whether any user was left out. `exclusive`: see
+  // IsExclusive().
   bool NotifyUsers(const UserRef* users_begin, const UserRef* users_end,
-                   Which which) {
+                   Which which, bool exclusive) {
     bool skipped = false;
     Worklist& ready = worklist;
-    const bool exclusive = IsExclusive();
     for (const UserRef* user = users_begin; user != users_end; ++user) {
       const uint32_t flags = user->kernel_and_flags;
       const bool strict = (flags & kStrictUser) != 0;
@@ -167,23 +167,37 @@ class CallFrame {
 
   // A value was stored in a register. Non-strict users (calls, control
   // flow) count it now, pending or not; strict users count it once it is
-  // available.
-  void NotifyWhenAvailable(AsyncValue* value, const UserRef* users_begin,
-                           const UserRef* users_end) {
+  // available. Clears `exclusive` once a waiter may share the frame.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void NotifyWhenAvailable(
+      AsyncValue* value, const UserRef* users_begin, const UserRef* users_end,
+      bool& exclusive) {
     if (users_begin == users_end) return;
-    if (value->IsAvailable()) {
-      NotifyUsers(users_begin, users_end, Which::kAll);
+    if (ABSL_PREDICT_TRUE(value->IsAvailable())) {
+      NotifyUsers(users_begin, users_end, Which::kAll, exclusive);
       return;
     }
-    if (!NotifyUsers(users_begin, users_end, Which::kNonStrict)) return;
+    if (WaitForValue(value, users_begin, users_end, exclusive)) {
+      exclusive = false;
+    }
+  }
+
+  // Returns whether it registered a waiter.
+  ABSL_ATTRIBUTE_NOINLINE bool WaitForValue(AsyncValue* value,
+                                            const UserRef* users_begin,
+                                            const UserRef* users_end,
+                                            bool exclusive) {
+    if (!NotifyUsers(users_begin, users_end, Which::kNonStrict, exclusive)) {
+      return false;
+    }
     KeepContext();
     AddRef();
     value->AndThen([this, users_begin, users_end] {
       const size_t base = worklist.size;
-      NotifyUsers(users_begin, users_end, Which::kStrict);
+      NotifyUsers(users_begin, users_end, Which::kStrict, IsExclusive());
       RunWorklist(base);
       DropRef();
     });
+    return true;
   }
 
   // The frame may outlive the call from here on: it needs a context of its
@@ -205,10 +219,12 @@ class CallFrame {
     for (uint32_t record : fn.initially_ready) {
       worklist.Push(WorkItem{this, record});
     }
+    bool exclusive = IsExclusive();
     for (size_t i = 0; i < arguments.size(); ++i) {
       NotifyWhenAvailable(
           arguments[i], fn.argument_users.data() + fn.argument_user_offsets[i],
-          fn.argument_users.data() + fn.argument_user_offsets[i + 1]);
+          fn.argument_users.data() + fn.argument_user_offsets[i + 1],
+          exclusive);
     }
   }
 
@@ -282,9 +298,10 @@ class CallFrame {
   // Stores a kernel's result. Returned registers are stored under the lock
   // that Return() reads them under, and resolve its placeholders, outside
   // the lock: their waiters may run kernels of this very frame.
-  void StoreResult(uint32_t result, RCReference<AsyncValue> value) {
+  void StoreResult(uint32_t result, RCReference<AsyncValue> value,
+                   bool exclusive) {
     if ((result & kReturnedRegister) == 0 ||
-        (IsExclusive() && (shared_ == nullptr || !shared_->returned))) {
+        (exclusive && (shared_ == nullptr || !shared_->returned))) {
       registers_[result & ~kReturnedRegister] = std::move(value);
       return;
     }
@@ -408,13 +425,15 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     }
   }
 
+  // Only this thread adds references to the frame (registering waiters,
+  // below): whether it holds the only one changes only there.
+  bool exclusive = IsExclusive();
   const uint32_t* drops = kernel.drops();
   for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
   if (kernel.num_countdowns != 0) {
     // Every reader read the register before it counted: the last one to
     // count may drop it.
     const uint32_t* countdowns = kernel.countdowns();
-    const bool exclusive = IsExclusive();
     for (uint32_t i = 0; i < kernel.num_countdowns; ++i) {
       if (CountDown(use_counts_[countdowns[2 * i + 1]], exclusive)) {
         registers_[countdowns[2 * i]].reset();
@@ -432,11 +451,11 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
           "' did not set result ", i)));
     }
     AsyncValue* value = results[i].get();
-    StoreResult(result_registers[i], std::move(results[i]));
+    StoreResult(result_registers[i], std::move(results[i]), exclusive);
     results[i].~RCReference<AsyncValue>();
     const uint32_t num_users = *users;
     const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
-    NotifyWhenAvailable(value, first_user, first_user + num_users);
+    NotifyWhenAvailable(value, first_user, first_user + num_users, exclusive);
     users += 1 + 2 * num_users;
   }
 }
