@@ -21,11 +21,9 @@
 #include <atomic>
 #include <cassert>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -303,18 +301,15 @@ class CallFrame {
     for (uint32_t i = 0; i < function->num_registers; ++i) {
       new (&registers_[i]) RCReference<AsyncValue>();
     }
-    static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) &&
-                      std::is_trivially_destructible_v<std::atomic<int32_t>>,
-                  "counts start as a copy of their initial values");
-    CopyCounts(function->initial_ready_counts, ready_counts_);
-    CopyCounts(function->shared_register_uses, use_counts_);
+    InitCounts(function->initial_ready_counts, ready_counts_);
+    InitCounts(function->shared_register_uses, use_counts_);
   }
 
-  static void CopyCounts(const std::vector<int32_t>& from,
+  static void InitCounts(const std::vector<int32_t>& from,
                          std::atomic<int32_t>* to) {
-    if (from.empty()) return;  // memcpy takes no null pointer, even for 0
-    std::memcpy(static_cast<void*>(to), from.data(),
-                from.size() * sizeof(int32_t));
+    for (size_t i = 0; i < from.size(); ++i) {
+      new (&to[i]) std::atomic<int32_t>(from[i]);
+    }
   }
 
   ~CallFrame() {

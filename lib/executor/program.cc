@@ -189,22 +189,23 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
 
   // How many times each register is read: a register with one reader is
   // dropped by it, and the others by whichever reader runs last, which
-  // counts down a per-call use count (a slot) to find out. Values of
-  // kernels without operands (constants, mostly) stay until the call ends
-  // instead: they are few, and often read by very many kernels, each of
-  // which would count.
+  // counts down a per-call use count (a slot) to find out. The call's
+  // arguments (which the caller holds anyway) and the values of kernels
+  // without operands (constants, mostly) stay until the call ends instead:
+  // they are few, and often read by many kernels, each of which would count.
   std::vector<uint32_t> uses(source.num_registers, 0);
-  std::vector<bool> from_nothing(source.num_registers, false);
+  std::vector<bool> kept(source.num_registers, false);
+  for (uint32_t r : source.argument_registers) kept[r] = true;
   for (const bef::SbfKernel& kernel : source.kernels) {
     for (uint32_t r : kernel.operands) ++uses[r];
     if (!kernel.operands.empty()) continue;
-    for (uint32_t r : kernel.results) from_nothing[r] = true;
+    for (uint32_t r : kernel.results) kept[r] = true;
   }
   auto dropped_by_reader = [&](uint32_t r) {
     return uses[r] == 1 && !returned[r];
   };
   auto counted_down = [&](uint32_t r) {
-    return uses[r] > 1 && !returned[r] && !from_nothing[r];
+    return uses[r] > 1 && !returned[r] && !kept[r];
   };
   constexpr uint32_t kNoSlot = ~0u;
   std::vector<uint32_t> use_slot(source.num_registers, kNoSlot);
