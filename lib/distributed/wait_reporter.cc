@@ -141,23 +141,34 @@ void WaitReporter::End(uint64_t id, bool answered, std::string_view why) {
 
 void WaitReporter::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
+  uint64_t seen_begins = 0;
   while (true) {
     for (const std::string& line : ended_) report_(line);
     ended_.clear();
     if (stopping_) return;
-    absl::Time next = absl::InfiniteFuture();
+    absl::Time due = absl::InfiniteFuture();
     for (const auto& [id, waiting] : waiting_) {
-      next = std::min(next, waiting.next_report);
+      due = std::min(due, waiting.next_report);
     }
-    if (absl::Now() < next) {
-      wake_at_ = next;
-      if (next == absl::InfiniteFuture()) {
+    const absl::Time now = absl::Now();
+    absl::Time wake = due;
+    if (due == absl::InfiniteFuture() && next_id_ != seen_begins) {
+      // RPCs come and go: the thread looks again in a while rather than be
+      // woken by each Begin. It sleeps for good once a while passes
+      // without any.
+      seen_begins = next_id_;
+      wake = now + kReportEvery;
+    }
+    if (now < wake) {
+      wake_at_ = wake;
+      if (wake == absl::InfiniteFuture()) {
         changed_.wait(lock);
       } else {
-        changed_.wait_until(lock, absl::ToChronoTime(next));
+        changed_.wait_until(lock, absl::ToChronoTime(wake));
       }
       continue;
     }
+    if (due > now) continue;
     for (const auto& [id, line] : DueLines(lock)) {
       // One that ended meanwhile is not reported.
       auto it = waiting_.find(id);

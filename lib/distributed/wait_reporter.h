@@ -91,7 +91,8 @@ class WaitReporter {
   std::vector<std::string> ended_;
   uint64_t next_id_ = 0;
   // When the thread wakes up next: a Begin wakes it only when its first
-  // report is due sooner, so that prompt RPCs never do.
+  // report is due sooner, so that a stream of prompt RPCs wakes it about
+  // once a second, not once each.
   absl::Time wake_at_ = absl::InfiniteFuture();
   bool stopping_ = false;
   std::thread thread_;  // started by the first Begin
