@@ -99,15 +99,21 @@ TEST_F(WaitingReportTest, ARegistrationReportsAnAbsentWorkerUntilItComesUp) {
               MatchesRegex("task .* answered registering a program after "
                            "[0-9.]+s"));
 
-  // A call answered at once says nothing.
+  // A call answered within the first second says nothing. (Sanitizer
+  // builds on a busy machine may take longer over it; it is then reported.)
   absl::StatusOr<RemoteFunction> add = registered->GetFunction("add");
   ASSERT_TRUE(add.ok()) << add.status();
   const size_t before = reports_->Get().size();
+  const absl::Time started = absl::Now();
   auto sum = CallNow(task(0), *add, Args(I32(20), I32(22)));
+  const absl::Duration took = absl::Now() - started;
   ASSERT_FALSE(sum[0]->IsError()) << sum[0]->GetError();
   EXPECT_EQ(sum[0]->get<int32_t>(), 42);
   absl::SleepFor(absl::Milliseconds(1500));
-  EXPECT_EQ(reports_->Get().size(), before);
+  if (took < absl::Milliseconds(900)) {
+    EXPECT_EQ(reports_->Get().size(), before)
+        << ::testing::PrintToString(reports_->Get());
+  }
 }
 
 TEST_F(WaitingReportTest, ACallReportsAStoppedWorkerUntilItIsContinued) {
