@@ -217,6 +217,8 @@ void EndWait(Call& rpc, const grpc::Status& status) {
   if (!rpc.wait) return;
   if (status.ok() || PeerError(status)) {
     rpc.waits->Answered(*rpc.wait);
+  } else if (rpc.CancelledHere()) {
+    rpc.waits->GaveUp(*rpc.wait, "cancelled by the caller");
   } else {
     rpc.waits->GaveUp(*rpc.wait, TransportReason(status, rpc.timeout));
   }

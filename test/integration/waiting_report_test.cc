@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/distributed/rpc_options.h"
+#include "sluice/host_context/request_context.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -141,13 +142,30 @@ TEST_F(WaitingReportTest, ACallReportsAStoppedWorkerUntilItIsContinued) {
               MatchesRegex(gave_up + "[0-9.]+s: no answer within 2.5s "
                                      "\\(deadline exceeded\\)"));
 
+  // One cancelled while it waits says so.
+  RCReference<RequestContext> request = RequestContext::Create(host_.get());
+  auto cancelled_arguments = Args(I32(3), I32(4));
+  std::vector<AsyncValue*> cancelled_pointers = {cancelled_arguments[0].get(),
+                                                 cancelled_arguments[1].get()};
+  std::vector<RCReference<AsyncValue>> cancelled =
+      task(0)->Call(*add, cancelled_pointers, request.get());
+  const std::string waiting =
+      absl::StrCat("waiting for ", TaskAt(), " for remote call of 'add'");
+  const int before_cancel = reports_->Count(waiting);
+  ASSERT_TRUE(reports_->WaitFor(waiting, before_cancel + 1));
+  request->Cancel();
+  ASSERT_TRUE(AwaitFor(cancelled));
+  ASSERT_TRUE(cancelled[0]->IsError());
+  EXPECT_EQ(cancelled[0]->GetError().code(), absl::StatusCode::kCancelled);
+  ASSERT_TRUE(reports_->WaitFor(gave_up, 2));
+  EXPECT_THAT(reports_->Get().back(),
+              MatchesRegex(gave_up + "[0-9.]+s: cancelled by the caller"));
+
   // One that waits long enough gets its answer once the worker goes on.
   auto arguments = Args(I32(20), I32(22));
   std::vector<AsyncValue*> pointers = {arguments[0].get(), arguments[1].get()};
   std::vector<RCReference<AsyncValue>> sum =
       task(0)->Call(*add, pointers, nullptr);
-  const std::string waiting =
-      absl::StrCat("waiting for ", TaskAt(), " for remote call of 'add'");
   const int earlier = reports_->Count(waiting);
   ASSERT_TRUE(reports_->WaitFor(waiting, earlier + 2));
   EXPECT_TRUE(sum[0]->IsUnavailable());
