@@ -27,6 +27,7 @@
 #include <new>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
@@ -34,6 +35,8 @@
 #include "lib/executor/frame_watch.h"
 #include "sluice/host_context/async_value_pool.h"
 #include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/concurrent_work_queue.h"
+#include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 
 namespace sluice {
@@ -54,6 +57,8 @@ struct Worklist {
   WorkItem* items;
   size_t size;
   size_t capacity;
+  // Kernels to run before the next look for an idle worker to share with.
+  int until_share_check;
 
   void Push(WorkItem item) {
     if (ABSL_PREDICT_FALSE(size == capacity)) Grow();
@@ -83,6 +88,14 @@ void Worklist::Grow() {
 
 // Runs the items pushed on this thread from `base` on, until none is left.
 void RunWorklist(size_t base);
+
+// A wide program readies more kernels than one thread runs: every this many
+// kernels, a thread with at least 2 * kMinSharedKernels waiting hands the
+// newer half to an idle worker of the queue. Kernels of one frame then run
+// on several threads at once (the frame's shared mode, as when a waiter
+// runs them).
+constexpr int kShareCheckInterval = 64;
+constexpr size_t kMinSharedKernels = 16;
 
 // Kernels with more operands or results than this use heap storage.
 constexpr size_t kInlineValues = 16;
@@ -126,15 +139,27 @@ class CallFrame {
 
   RCReference<AsyncValue>& reg(uint32_t index) { return registers_[index]; }
 
+  ConcurrentWorkQueue& work_queue() const {
+    return context_->host()->work_queue();
+  }
+
+  // Another thread is about to run a kernel of this frame, holding the
+  // reference taken here. Called on a thread that runs this frame's kernels
+  // (see KeepContext()).
+  void Share() {
+    KeepContext();
+    AddRef();
+  }
+
   enum class Which { kAll, kStrict, kNonStrict };
 
   // Counts one input event for each user of a value (of those `which`
-  // selects). Returns whether any user was left out.
+  // selects). Returns whether any user was left out. `exclusive`: see
+  // IsExclusive().
   bool NotifyUsers(const UserRef* users_begin, const UserRef* users_end,
-                   Which which) {
+                   Which which, bool exclusive) {
     bool skipped = false;
     Worklist& ready = worklist;
-    const bool exclusive = IsExclusive();
     for (const UserRef* user = users_begin; user != users_end; ++user) {
       const uint32_t flags = user->kernel_and_flags;
       const bool strict = (flags & kStrictUser) != 0;
@@ -167,29 +192,43 @@ class CallFrame {
 
   // A value was stored in a register. Non-strict users (calls, control
   // flow) count it now, pending or not; strict users count it once it is
-  // available.
-  void NotifyWhenAvailable(AsyncValue* value, const UserRef* users_begin,
-                           const UserRef* users_end) {
+  // available. Clears `exclusive` once a waiter may share the frame.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void NotifyWhenAvailable(
+      AsyncValue* value, const UserRef* users_begin, const UserRef* users_end,
+      bool& exclusive) {
     if (users_begin == users_end) return;
-    if (value->IsAvailable()) {
-      NotifyUsers(users_begin, users_end, Which::kAll);
+    if (ABSL_PREDICT_TRUE(value->IsAvailable())) {
+      NotifyUsers(users_begin, users_end, Which::kAll, exclusive);
       return;
     }
-    if (!NotifyUsers(users_begin, users_end, Which::kNonStrict)) return;
+    if (WaitForValue(value, users_begin, users_end, exclusive)) {
+      exclusive = false;
+    }
+  }
+
+  // Returns whether it registered a waiter.
+  ABSL_ATTRIBUTE_NOINLINE bool WaitForValue(AsyncValue* value,
+                                            const UserRef* users_begin,
+                                            const UserRef* users_end,
+                                            bool exclusive) {
+    if (!NotifyUsers(users_begin, users_end, Which::kNonStrict, exclusive)) {
+      return false;
+    }
     KeepContext();
     AddRef();
     value->AndThen([this, users_begin, users_end] {
       const size_t base = worklist.size;
-      NotifyUsers(users_begin, users_end, Which::kStrict);
+      NotifyUsers(users_begin, users_end, Which::kStrict, IsExclusive());
       RunWorklist(base);
       DropRef();
     });
+    return true;
   }
 
   // The frame may outlive the call from here on: it needs a context of its
   // own instead of the caller's. Only the thread running Execute() gets here
-  // first (a waiter runs only after one was registered), so the switch is
-  // made once, before any other thread can read `context_`.
+  // first (a waiter or a shared kernel runs only after this ran), so the
+  // switch is made once, before any other thread can read `context_`.
   void KeepContext() {
     if (shared_) return;
     shared_ = std::make_unique<SharedState>(*context_);
@@ -205,10 +244,12 @@ class CallFrame {
     for (uint32_t record : fn.initially_ready) {
       worklist.Push(WorkItem{this, record});
     }
+    bool exclusive = IsExclusive();
     for (size_t i = 0; i < arguments.size(); ++i) {
       NotifyWhenAvailable(
           arguments[i], fn.argument_users.data() + fn.argument_user_offsets[i],
-          fn.argument_users.data() + fn.argument_user_offsets[i + 1]);
+          fn.argument_users.data() + fn.argument_user_offsets[i + 1],
+          exclusive);
     }
   }
 
@@ -265,12 +306,15 @@ class CallFrame {
     static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) &&
                       std::is_trivially_destructible_v<std::atomic<int32_t>>,
                   "counts start as a copy of their initial values");
-    const std::vector<int32_t>& inputs = function->initial_ready_counts;
-    std::memcpy(static_cast<void*>(ready_counts_), inputs.data(),
-                inputs.size() * sizeof(int32_t));
-    const std::vector<int32_t>& uses = function->shared_register_uses;
-    std::memcpy(static_cast<void*>(use_counts_), uses.data(),
-                uses.size() * sizeof(int32_t));
+    CopyCounts(function->initial_ready_counts, ready_counts_);
+    CopyCounts(function->shared_register_uses, use_counts_);
+  }
+
+  static void CopyCounts(const std::vector<int32_t>& from,
+                         std::atomic<int32_t>* to) {
+    if (from.empty()) return;  // memcpy takes no null pointer, even for 0
+    std::memcpy(static_cast<void*>(to), from.data(),
+                from.size() * sizeof(int32_t));
   }
 
   ~CallFrame() {
@@ -282,9 +326,10 @@ class CallFrame {
   // Stores a kernel's result. Returned registers are stored under the lock
   // that Return() reads them under, and resolve its placeholders, outside
   // the lock: their waiters may run kernels of this very frame.
-  void StoreResult(uint32_t result, RCReference<AsyncValue> value) {
+  void StoreResult(uint32_t result, RCReference<AsyncValue> value,
+                   bool exclusive) {
     if ((result & kReturnedRegister) == 0 ||
-        (IsExclusive() && (shared_ == nullptr || !shared_->returned))) {
+        (exclusive && (shared_ == nullptr || !shared_->returned))) {
       registers_[result & ~kReturnedRegister] = std::move(value);
       return;
     }
@@ -408,13 +453,15 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     }
   }
 
+  // Only this thread adds references to the frame (registering waiters,
+  // below): whether it holds the only one changes only there.
+  bool exclusive = IsExclusive();
   const uint32_t* drops = kernel.drops();
   for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
   if (kernel.num_countdowns != 0) {
     // Every reader read the register before it counted: the last one to
     // count may drop it.
     const uint32_t* countdowns = kernel.countdowns();
-    const bool exclusive = IsExclusive();
     for (uint32_t i = 0; i < kernel.num_countdowns; ++i) {
       if (CountDown(use_counts_[countdowns[2 * i + 1]], exclusive)) {
         registers_[countdowns[2 * i]].reset();
@@ -432,19 +479,51 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
           "' did not set result ", i)));
     }
     AsyncValue* value = results[i].get();
-    StoreResult(result_registers[i], std::move(results[i]));
+    StoreResult(result_registers[i], std::move(results[i]), exclusive);
     results[i].~RCReference<AsyncValue>();
     const uint32_t num_users = *users;
     const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
-    NotifyWhenAvailable(value, first_user, first_user + num_users);
+    NotifyWhenAvailable(value, first_user, first_user + num_users, exclusive);
     users += 1 + 2 * num_users;
   }
+}
+
+// Runs `batch`, kernels another thread shared, then lets go of their frames.
+void RunSharedKernels(const std::vector<WorkItem>& batch) {
+  Worklist& ready = worklist;
+  const size_t base = ready.size;
+  for (const WorkItem& item : batch) ready.Push(item);
+  RunWorklist(base);
+  for (const WorkItem& item : batch) item.frame->DropRef();
+}
+
+// Hands the newer half of this thread's waiting kernels (from `next` on) to
+// an idle worker, if there are enough and one is idle.
+ABSL_ATTRIBUTE_NOINLINE void MaybeShareKernels(size_t next) {
+  Worklist& ready = worklist;
+  const size_t waiting = ready.size - next;
+  if (waiting < 2 * kMinSharedKernels) return;
+  ConcurrentWorkQueue& queue = ready.items[next].frame->work_queue();
+  if (!queue.HasIdleWorker()) return;
+  const size_t middle = next + waiting / 2;
+  for (size_t i = middle; i < ready.size; ++i) {
+    // Kernels of another host's frames stay here.
+    if (&ready.items[i].frame->work_queue() != &queue) return;
+  }
+  std::vector<WorkItem> batch(ready.items + middle, ready.items + ready.size);
+  for (const WorkItem& item : batch) item.frame->Share();
+  ready.size = middle;
+  queue.AddTask([batch = std::move(batch)] { RunSharedKernels(batch); });
 }
 
 void RunWorklist(size_t base) {
   Worklist& ready = worklist;
   size_t next = base;
   while (next < ready.size) {
+    if (ABSL_PREDICT_FALSE(--ready.until_share_check <= 0)) {
+      ready.until_share_check = kShareCheckInterval;
+      MaybeShareKernels(next);
+    }
     const WorkItem item = ready.items[next++];
     item.frame->RunKernel(item.record);
     // Everything pushed so far has run: reuse the space.
