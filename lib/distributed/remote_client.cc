@@ -82,7 +82,6 @@ struct CallOutputs {
   std::shared_ptr<ProgramCache> programs;
   // Tells a cancelled call from a failed one when the answer comes.
   RCReference<RequestContext> request;
-  std::string what;  // "remote call of 'f'"
   // Set when the request is observed; reset once the call is answered.
   std::unique_ptr<RemoteCallTrace> trace;
 };
@@ -121,10 +120,15 @@ TaskClient::TaskClient(std::string task_name, std::string address,
       waiting_(
           options_.on_waiting == nullptr
               ? nullptr
-              : std::make_shared<internal::WaitReporter>(options_.on_waiting)) {
-}
+              : std::make_shared<internal::WaitReporter>(
+                    task_name_, address_, options_.on_waiting,
+                    [channel = channel_.get()] { return channel->State(); })) {}
 
-TaskClient::~TaskClient() { channel_.reset(); }
+TaskClient::~TaskClient() {
+  // The reporter may outlive the channel, in the RPCs' last references.
+  if (waiting_ != nullptr) waiting_->ForgetChannel();
+  channel_.reset();
+}
 
 AsyncValueRef<TaskStatus> TaskClient::GetStatus(
     std::optional<absl::Duration> deadline) {
@@ -133,22 +137,19 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
   auto call = std::make_shared<Call>();
   call->outputs = MakeUnconstructedAsyncValueRef<TaskStatus>();
   call->task_name = task_name_;
+  call->what = "status request";
+  call->waits = waiting_;
   call->timeout = deadline.value_or(options_.deadline);
   AsyncValueRef<TaskStatus> result = call->outputs.CopyRef();
-  const bool wait_for_ready =
-      WaitsForReady(options_.fail_fast, RpcKind::kSessionStart);
-  std::optional<uint64_t> wait;
-  if (wait_for_ready && waiting_ != nullptr) {
-    wait = waiting_->Begin(task_name_, address_, call->timeout);
-  }
   Launch(
-      channel_.get(), host_, call, wait_for_ready,
+      channel_.get(), host_, call,
+      WaitsForReady(options_.fail_fast, RpcKind::kSessionStart),
       [](auto* stub, auto&&... args) { stub->GetStatus(args...); },
       [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
-          call.outputs.SetError(RpcFailure(
-              status, call.CancelledHere(), call.task_name,
-              programs->Incarnation(), "status request", call.timeout));
+          call.outputs.SetError(
+              RpcFailure(status, call.CancelledHere(), call.task_name,
+                         programs->Incarnation(), call.what, call.timeout));
           return;
         }
         const proto::GetStatusResponse& response = call.response;
@@ -164,12 +165,6 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
         task_status.resources = response.resources();
         programs->Saw(response.incarnation());
         call.outputs.emplace(std::move(task_status));
-      },
-      // Ends the wait as the answer arrives, before the host resolves it.
-      [waiting = waiting_, wait](const std::shared_ptr<Call>&,
-                                 const grpc::Status&) {
-        if (wait) waiting->End(*wait);
-        return false;
       });
   return result;
 }
@@ -200,6 +195,8 @@ AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
   auto call = std::make_shared<Call>();
   call->outputs = result.CopyRef();
   call->task_name = task_name_;
+  call->what = "registering a program";
+  call->waits = waiting_;
   call->request.set_program(program.data(), program.size());
   call->timeout = options_.deadline;
   Launch(
@@ -208,9 +205,9 @@ AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
       [](auto* stub, auto&&... args) { stub->RegisterProgram(args...); },
       [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
-          call.outputs.SetError(RpcFailure(
-              status, call.CancelledHere(), call.task_name,
-              programs->Incarnation(), "registering a program", call.timeout));
+          call.outputs.SetError(
+              RpcFailure(status, call.CancelledHere(), call.task_name,
+                         programs->Incarnation(), call.what, call.timeout));
           return;
         }
         RemoteProgram registered;
@@ -256,16 +253,16 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
       if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
         outputs.programs->Forget(call.request.program_id());
       }
-      SetAll(outputs.results,
-             RpcFailure(status, call.CancelledHere(), call.task_name,
-                        outputs.programs->Incarnation(), outputs.what,
-                        call.timeout));
+      SetAll(
+          outputs.results,
+          RpcFailure(status, call.CancelledHere(), call.task_name,
+                     outputs.programs->Incarnation(), call.what, call.timeout));
     }
   } else if (static_cast<size_t>(call.response.results_size()) !=
              outputs.results.size()) {
     SetAll(outputs.results,
            absl::InternalError(absl::StrCat(
-               outputs.what, " on task ", call.task_name, " returned ",
+               call.what, " on task ", call.task_name, " returned ",
                call.response.results_size(), " result(s), ",
                outputs.results.size(), " expected")));
   } else {
@@ -278,7 +275,7 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
         value = MakeErrorAsyncValueRef(TaskFailure(
             WithMessagePrefix(value->GetError(),
                               absl::StrCat("result ", i, ": ")),
-            call.task_name, outputs.programs->Incarnation(), outputs.what));
+            call.task_name, outputs.programs->Incarnation(), call.what));
       }
       outputs.results[i]->ForwardTo(std::move(value));
     }
@@ -324,6 +321,8 @@ bool RegisterAgainAndRepeat(TaskChannel* channel, HostContext* host,
   repeat->request.Swap(&call->request);
   repeat->outputs = std::move(call->outputs);
   repeat->task_name = call->task_name;
+  repeat->what = call->what;
+  repeat->waits = call->waits;
   repeat->timeout = call->timeout;
   repeat->deadline = call->deadline;
   repeat->registrations_left = call->registrations_left - 1;
@@ -331,6 +330,8 @@ bool RegisterAgainAndRepeat(TaskChannel* channel, HostContext* host,
   auto registration = std::make_shared<RegistrationAgain>();
   registration->request.set_program(*bytes);
   registration->task_name = call->task_name;
+  registration->what = "registering a program";
+  registration->waits = call->waits;
   registration->timeout = call->timeout;
   registration->deadline = call->deadline;
   Launch(
@@ -393,8 +394,9 @@ std::vector<RCReference<AsyncValue>> TaskClient::Call(
   if (request != nullptr) call->outputs.request = FormRef(request);
   call->outputs.allocator = host_->allocator();
   call->outputs.programs = programs_;
-  call->outputs.what = absl::StrCat("remote call of '", function.name, "'");
   call->task_name = task_name_;
+  call->what = absl::StrCat("remote call of '", function.name, "'");
+  call->waits = waiting_;
   call->timeout = options.deadline.value_or(options_.deadline);
   call->request.set_program_id(function.program_id);
   call->request.set_function(function.name);
@@ -431,7 +433,7 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
         EncodeValue(*arguments[i], call->request.add_arguments());
     if (!encoded.ok()) {
       SetAll(outputs.results, absl::InvalidArgumentError(absl::StrCat(
-                                  outputs.what, " on task ", task_name_,
+                                  call->what, " on task ", task_name_,
                                   ": argument ", i, ": ", encoded.message())));
       return;
     }
@@ -444,15 +446,14 @@ void TaskClient::Send(const std::shared_ptr<ExecuteCall>& call,
   if (!fits.ok()) {
     SetAll(outputs.results,
            absl::Status(fits.code(),
-                        absl::StrCat(outputs.what, " on task ", task_name_,
-                                     ": ", fits.message())));
+                        absl::StrCat(call->what, " on task ", task_name_, ": ",
+                                     fits.message())));
     return;
   }
   if (absl::Status fault = SLUICE_FAULT_POINT("client.call.send");
       !fault.ok()) {
-    SetAll(
-        outputs.results,
-        TaskFailure(fault, task_name_, programs_->Incarnation(), outputs.what));
+    SetAll(outputs.results, TaskFailure(fault, task_name_,
+                                        programs_->Incarnation(), call->what));
     return;
   }
   if (outputs.trace) outputs.trace->Sent();
@@ -467,6 +468,8 @@ AsyncValueRef<Chain> TaskClient::ReleaseResources(std::vector<uint64_t> ids) {
   auto call = std::make_shared<Call>();
   call->outputs = MakeUnconstructedAsyncValueRef<Chain>();
   call->task_name = task_name_;
+  call->what = "releasing resources";
+  call->waits = waiting_;
   call->timeout = options_.deadline;
   for (uint64_t id : ids) call->request.add_ids(id);
   AsyncValueRef<Chain> result = call->outputs.CopyRef();
@@ -476,9 +479,9 @@ AsyncValueRef<Chain> TaskClient::ReleaseResources(std::vector<uint64_t> ids) {
       [](auto* stub, auto&&... args) { stub->ReleaseResources(args...); },
       [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
-          call.outputs.SetError(RpcFailure(
-              status, call.CancelledHere(), call.task_name,
-              programs->Incarnation(), "releasing resources", call.timeout));
+          call.outputs.SetError(
+              RpcFailure(status, call.CancelledHere(), call.task_name,
+                         programs->Incarnation(), call.what, call.timeout));
           return;
         }
         call.outputs.emplace();

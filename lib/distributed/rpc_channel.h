@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "lib/distributed/grpc_status.h"
+#include "lib/distributed/wait_reporter.h"
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/support/error_util.h"
@@ -56,6 +57,16 @@ inline FailureClass TransportFailureClass(absl::StatusCode code,
   return ClassOfCode(code, /*from_peer=*/true, /*has_generation=*/false);
 }
 
+// Why the transport ended an RPC that gave up `timeout` after it began.
+inline std::string TransportReason(const grpc::Status& status,
+                                   absl::Duration timeout) {
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return absl::StrCat("no answer within ", absl::FormatDuration(timeout),
+                        " (deadline exceeded)");
+  }
+  return status.error_message();
+}
+
 // The error of a failed RPC. One the task answered with keeps the context
 // and class it sent; one the transport made (the task is down, stopped, or
 // slower than the deadline) is classified by TransportFailureClass.
@@ -65,13 +76,9 @@ inline absl::Status RpcFailure(const grpc::Status& status, bool cancelled_here,
   std::optional<absl::Status> answered = PeerError(status);
   if (answered) return TaskFailure(*answered, task, incarnation, what);
   const auto code = static_cast<absl::StatusCode>(status.error_code());
-  std::string reason = status.error_message();
-  if (code == absl::StatusCode::kDeadlineExceeded) {
-    reason = absl::StrCat("no answer within ", absl::FormatDuration(deadline),
-                          " (deadline exceeded)");
-  }
-  absl::Status made = MarkFailureClass(
-      absl::Status(code, reason), TransportFailureClass(code, cancelled_here));
+  absl::Status made =
+      MarkFailureClass(absl::Status(code, TransportReason(status, deadline)),
+                       TransportFailureClass(code, cancelled_here));
   return TaskFailure(made, task, incarnation, what);
 }
 
@@ -90,6 +97,14 @@ struct RpcContext {
 
   // Whether this side cancelled the RPC; guarded by mu.
   bool cancelled_here = false;
+
+  // What the RPC is, in its errors and wait reports ("remote call of 'f'").
+  std::string what;
+  // Set before the launch to have the RPC, if it waits for its task
+  // (wait_for_ready), reported while it waits; null says nothing.
+  std::shared_ptr<WaitReporter> waits;
+  // The reporter's id for the wait, from the launch to the answer.
+  std::optional<uint64_t> wait;
 
   void TryCancel() {
     std::lock_guard<std::mutex> lock(mu);
@@ -149,6 +164,24 @@ class RpcChannel {
 
   typename Service::Stub::async_interface* async() { return stub_->async(); }
 
+  // The channel's state in a few words, empty when it is connected (see
+  // WaitReporter::ChannelState). Does not start a connection.
+  std::string State() {
+    switch (channel_->GetState(/*try_to_connect=*/false)) {
+      case GRPC_CHANNEL_READY:
+        return "";
+      case GRPC_CHANNEL_IDLE:
+        return "idle";
+      case GRPC_CHANNEL_CONNECTING:
+        return "connecting";
+      case GRPC_CHANNEL_TRANSIENT_FAILURE:
+        return "failing to connect";
+      case GRPC_CHANNEL_SHUTDOWN:
+        return "shut down";
+    }
+    return "in an unknown state";
+  }
+
   // Brackets one RPC; Begin returns false once the client is closing.
   bool Begin(RpcContext* rpc) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -176,11 +209,28 @@ class RpcChannel {
   bool closing_ = false;
 };
 
+// Ends the wait of `rpc`, if it was reported as waiting: the task
+// answered (with a result or with an error of its own), or the transport
+// ended the RPC.
+template <typename Call>
+void EndWait(Call& rpc, const grpc::Status& status) {
+  if (!rpc.wait) return;
+  if (status.ok() || PeerError(status)) {
+    rpc.waits->Answered(*rpc.wait);
+  } else if (rpc.CancelledHere()) {
+    rpc.waits->GaveUp(*rpc.wait, "cancelled by the caller");
+  } else {
+    rpc.waits->GaveUp(*rpc.wait, TransportReason(status, rpc.timeout));
+  }
+  rpc.wait.reset();
+}
+
 // Starts `call` with `start(stub, context, request, response, callback)`
 // and has `resolve(call, status)` run on `host` when it completes, unless
 // `take_over(call, status)`, which runs first on gRPC's thread while the
 // call's context is still there, returns true: it has then seen to the
-// outputs.
+// outputs. A call that waits for its task and has `waits` set is reported
+// while it waits.
 template <typename Channel, typename Call, typename Start, typename Resolve,
           typename TakeOver>
 void Launch(Channel* channel, HostContext* host,
@@ -197,8 +247,12 @@ void Launch(Channel* channel, HostContext* host,
                                 "the client is shutting down"));
     return;
   }
+  if (wait_for_ready && call->waits != nullptr) {
+    call->wait = call->waits->Begin(call->what, call->timeout);
+  }
   start(channel->async(), call->context.get(), &call->request, &call->response,
         [channel, host, call, resolve, take_over](grpc::Status status) {
+          EndWait(*call, status);
           // Resolved on the host's queue, so that the kernels waiting for
           // the answer run there and not on gRPC's threads. The queue
           // outlives the client: a client is destroyed before its host,

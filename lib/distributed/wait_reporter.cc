@@ -81,7 +81,12 @@ std::string ProbeAddress(const std::string& address, absl::Duration timeout) {
   return error == 0 ? "" : ErrnoReason(error);
 }
 
-WaitReporter::WaitReporter(Report report) : report_(std::move(report)) {}
+WaitReporter::WaitReporter(std::string task, std::string address, Report report,
+                           ChannelState channel_state)
+    : task_(std::move(task)),
+      address_(std::move(address)),
+      report_(std::move(report)),
+      channel_state_(std::move(channel_state)) {}
 
 WaitReporter::~WaitReporter() {
   {
@@ -92,67 +97,125 @@ WaitReporter::~WaitReporter() {
   if (thread_.joinable()) thread_.join();
 }
 
-uint64_t WaitReporter::Begin(const std::string& task,
-                             const std::string& address,
-                             absl::Duration timeout) {
+uint64_t WaitReporter::Begin(std::string_view what, absl::Duration timeout) {
   std::lock_guard<std::mutex> lock(mu_);
   const absl::Time now = absl::Now();
   const uint64_t id = next_id_++;
-  waiting_.emplace(id,
-                   Waiting{task, address, now, timeout, now + kReportEvery});
+  waiting_.emplace(id, Waiting{what, now, timeout, now + kReportEvery});
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
-  changed_.notify_all();
+  if (now + kReportEvery < wake_at_) changed_.notify_all();
   return id;
 }
 
-void WaitReporter::End(uint64_t id) {
+void WaitReporter::Answered(uint64_t id) { End(id, /*answered=*/true, ""); }
+
+void WaitReporter::GaveUp(uint64_t id, std::string_view why) {
+  End(id, /*answered=*/false, why);
+}
+
+void WaitReporter::ForgetChannel() {
   std::lock_guard<std::mutex> lock(mu_);
-  waiting_.erase(id);
+  channel_state_ = nullptr;
+}
+
+void WaitReporter::End(uint64_t id, bool answered, std::string_view why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = waiting_.find(id);
+  if (it == waiting_.end()) return;
+  const Waiting& waiting = it->second;
+  // A wait nobody was told of ends as quietly as it began.
+  if (waiting.reported) {
+    const std::string after = absl::FormatDuration(
+        absl::Trunc(absl::Now() - waiting.start, absl::Milliseconds(100)));
+    const std::string what(waiting.what);
+    ended_.push_back(
+        answered ? absl::StrCat("task ", task_, " at ", address_, " answered ",
+                                what, " after ", after)
+                 : absl::StrCat("gave up waiting for task ", task_, " at ",
+                                address_, " for ", what, " after ", after, ": ",
+                                std::string(why)));
+    changed_.notify_all();
+  }
+  waiting_.erase(it);
 }
 
 void WaitReporter::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
-    absl::Time next = absl::InfiniteFuture();
+  uint64_t seen_begins = 0;
+  while (true) {
+    for (const std::string& line : ended_) report_(line);
+    ended_.clear();
+    if (stopping_) return;
+    absl::Time due = absl::InfiniteFuture();
     for (const auto& [id, waiting] : waiting_) {
-      next = std::min(next, waiting.next_report);
+      due = std::min(due, waiting.next_report);
     }
-    if (absl::Now() < next) {
-      if (next == absl::InfiniteFuture()) {
+    const absl::Time now = absl::Now();
+    absl::Time wake = due;
+    if (due == absl::InfiniteFuture() && next_id_ != seen_begins) {
+      // RPCs come and go: the thread looks again in a while rather than be
+      // woken by each Begin. It sleeps for good once a while passes
+      // without any.
+      seen_begins = next_id_;
+      wake = now + kReportEvery;
+    }
+    if (now < wake) {
+      wake_at_ = wake;
+      if (wake == absl::InfiniteFuture()) {
         changed_.wait(lock);
       } else {
-        changed_.wait_until(lock, absl::ToChronoTime(next));
+        changed_.wait_until(lock, absl::ToChronoTime(wake));
       }
       continue;
     }
-    // Due ones are probed without the lock, so that RPCs begin and end
-    // meanwhile; one that ended by then is not reported.
-    std::vector<std::pair<uint64_t, Waiting>> due;
-    const absl::Time now = absl::Now();
-    for (auto& [id, waiting] : waiting_) {
-      if (waiting.next_report > now) continue;
-      waiting.next_report = now + kReportEvery;
-      due.emplace_back(id, waiting);
-    }
-    lock.unlock();
-    std::vector<std::pair<uint64_t, std::string>> lines;
-    for (const auto& [id, waiting] : due) {
-      const std::string why =
-          ProbeAddress(waiting.address, absl::Milliseconds(500));
-      const absl::Time probed = absl::Now();
-      lines.emplace_back(
-          id, absl::StrCat(
-                  "waiting for task ", waiting.task, " at ", waiting.address,
-                  ": ", why.empty() ? "connected, no answer yet" : why, " (",
-                  absl::ToInt64Seconds(probed - waiting.start), "s of ",
-                  absl::FormatDuration(waiting.timeout), ")"));
-    }
-    lock.lock();
-    for (const auto& [id, line] : lines) {
-      if (stopping_ || waiting_.count(id) == 0) continue;
+    if (due > now) continue;
+    for (const auto& [id, line] : DueLines(lock)) {
+      // One that ended meanwhile is not reported.
+      auto it = waiting_.find(id);
+      if (stopping_ || it == waiting_.end()) continue;
       report_(line);
+      it->second.reported = true;
     }
   }
+}
+
+std::vector<std::pair<uint64_t, std::string>> WaitReporter::DueLines(
+    std::unique_lock<std::mutex>& lock) {
+  struct Due {
+    uint64_t id;
+    std::string what;
+    absl::Time start;
+    absl::Duration timeout;
+  };
+  std::vector<Due> due;
+  const absl::Time now = absl::Now();
+  for (auto& [id, waiting] : waiting_) {
+    if (waiting.next_report > now) continue;
+    waiting.next_report = now + kReportEvery;
+    due.push_back(
+        {id, std::string(waiting.what), waiting.start, waiting.timeout});
+  }
+  const std::string channel = channel_state_ ? channel_state_() : "";
+  // Every wait is for the same task: one probe tells why for all of them.
+  // It runs without the lock, so that RPCs begin and end meanwhile.
+  lock.unlock();
+  std::string why = ProbeAddress(address_, absl::Milliseconds(500));
+  if (why.empty()) {
+    why = channel.empty() ? "connected, no answer yet"
+                          : absl::StrCat("port open, channel ", channel);
+  }
+  const absl::Time probed = absl::Now();
+  std::vector<std::pair<uint64_t, std::string>> lines;
+  for (const Due& waiting : due) {
+    lines.emplace_back(
+        waiting.id,
+        absl::StrCat("waiting for task ", task_, " at ", address_, " for ",
+                     waiting.what, ": ", why, " (",
+                     absl::ToInt64Seconds(probed - waiting.start), "s of ",
+                     absl::FormatDuration(waiting.timeout), ")"));
+  }
+  lock.lock();
+  return lines;
 }
 
 }  // namespace sluice::dist::internal

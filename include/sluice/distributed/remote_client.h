@@ -147,8 +147,9 @@ class TaskClient {
   // Registrations by program fingerprint, so each program is sent once per
   // worker process; shared with the RPCs that learn of a restart.
   std::shared_ptr<internal::ProgramCache> programs_;
-  // Says what a status RPC waits for (RpcOptions::on_waiting); null
-  // without one. Shared with the RPCs, which end their waits.
+  // Says what the RPCs that wait for the task wait for
+  // (RpcOptions::on_waiting); null without one. Shared with the RPCs,
+  // which end their waits.
   std::shared_ptr<internal::WaitReporter> waiting_;
 };
 

@@ -46,10 +46,15 @@ struct RpcOptions {
   // (ResourceExhausted naming the size, the limit and the largest
   // argument); the worker is asked for no larger an answer.
   int max_message_bytes = 256 << 20;
-  // Told, about once a second after the first, while the status RPC that
-  // starts a session waits for a task that does not answer: "waiting for
-  // task /job:worker/task:1 at 127.0.0.1:7001: connection refused (2s of
-  // 30s)". Called from a thread of the client's; null says nothing.
+  // Told, about once a second after the first, while an RPC that waits
+  // for its task (see the policy above) has no answer: "waiting for task
+  // /job:worker/task:1 at 127.0.0.1:7001 for remote call of 'scale':
+  // connection refused (2s of 30s)"; then once more when it gets through
+  // ("task ... answered remote call of 'scale' after 3.4s") or gives up
+  // ("gave up waiting for task ... after 30s: no answer within 30s
+  // (deadline exceeded)"). An RPC answered within the first second, or
+  // one that fails fast, says nothing. Called from a thread of the
+  // client's; null says nothing.
   std::function<void(const std::string& message)> on_waiting;
 };
 

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -33,7 +34,9 @@ class LocalPort {
     socklen_t length = sizeof(address);
     getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
     port_ = ntohs(address.sin_port);
-    if (listen_on_it) EXPECT_EQ(listen(fd_, 4), 0);
+    if (listen_on_it) {
+      EXPECT_EQ(listen(fd_, 4), 0);
+    }
   }
   ~LocalPort() { close(fd_); }
   std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
@@ -79,47 +82,141 @@ struct Lines {
   }
 };
 
-TEST(WaitReporterTest, ReportsTheTaskTheAddressAndWhyUntilTheWaitEnds) {
+constexpr char kTask[] = "/job:worker/task:1";
+
+TEST(WaitReporterTest, ReportsTheTaskTheAddressTheRpcAndWhyUntilItGivesUp) {
   LocalPort closed(/*listen_on_it=*/false);
   Lines lines;
-  WaitReporter reporter(lines.Collector());
-  const uint64_t id =
-      reporter.Begin("/job:worker/task:1", closed.address(), absl::Seconds(30));
+  WaitReporter reporter(kTask, closed.address(), lines.Collector());
+  const uint64_t id = reporter.Begin("remote call of 'add'", absl::Seconds(30));
   ASSERT_TRUE(lines.WaitFor(2));
-  reporter.End(id);
-  const size_t reported = lines.Get().size();
-  for (const std::string& line : lines.Get()) {
-    EXPECT_THAT(line,
-                MatchesRegex("waiting for task /job:worker/task:1 at " +
-                             closed.address() +
-                             ": connection refused \\([0-9]+s of 30s\\)"));
+  reporter.GaveUp(id, "no answer within 30s (deadline exceeded)");
+  ASSERT_TRUE(lines.WaitFor(3));
+  std::vector<std::string> got = lines.Get();
+  const std::string prefix = absl::StrCat("/job:worker/task:1 at ",
+                                          closed.address(), " for remote call");
+  for (size_t i = 0; i + 1 < got.size(); ++i) {
+    EXPECT_THAT(got[i], MatchesRegex("waiting for task " + prefix +
+                                     " of 'add': connection refused "
+                                     "\\([0-9]+s of 30s\\)"));
   }
-  // Nothing after End, even once a report would be due again.
+  EXPECT_THAT(got.back(),
+              MatchesRegex("gave up waiting for task " + prefix +
+                           " of 'add' after [0-9.]+s: no answer within 30s "
+                           "\\(deadline exceeded\\)"));
+  // Nothing after the end, even once a report would be due again.
   absl::SleepFor(absl::Milliseconds(1500));
-  EXPECT_EQ(lines.Get().size(), reported);
+  EXPECT_EQ(lines.Get().size(), got.size());
 }
 
-TEST(WaitReporterTest, TellsATaskThatIsUpButSilent) {
+TEST(WaitReporterTest, TellsATaskThatIsUpButSilentAndWhenItAnswers) {
   LocalPort listening(/*listen_on_it=*/true);
   Lines lines;
-  WaitReporter reporter(lines.Collector());
-  const uint64_t id = reporter.Begin("/job:worker/task:2", listening.address(),
-                                     absl::Milliseconds(2500));
+  WaitReporter reporter(kTask, listening.address(), lines.Collector());
+  const uint64_t id =
+      reporter.Begin("status request", absl::Milliseconds(2500));
   ASSERT_TRUE(lines.WaitFor(1));
-  reporter.End(id);
+  reporter.Answered(id);
+  ASSERT_TRUE(lines.WaitFor(2));
+  const std::string task_at =
+      absl::StrCat("/job:worker/task:1 at ", listening.address());
   EXPECT_THAT(lines.Get()[0],
-              MatchesRegex("waiting for task /job:worker/task:2 at " +
-                           listening.address() +
-                           ": connected, no answer yet \\([0-9]+s of 2.5s\\)"));
+              MatchesRegex("waiting for task " + task_at +
+                           " for status request: connected, no answer yet "
+                           "\\([0-9]+s of 2.5s\\)"));
+  EXPECT_THAT(lines.Get()[1],
+              MatchesRegex("task " + task_at +
+                           " answered status request after [0-9.]+s"));
+}
+
+// The channel's state tells a port that accepts connections but no gRPC
+// session (a wrong port, a handshake that fails) from a silent task; it
+// adds nothing to a refused connection.
+TEST(WaitReporterTest, SaysWhenThePortIsOpenButTheChannelIsNotUp) {
+  LocalPort listening(/*listen_on_it=*/true);
+  LocalPort closed(/*listen_on_it=*/false);
+  Lines open_lines;
+  Lines closed_lines;
+  auto failing = [] { return std::string("failing to connect"); };
+  WaitReporter open_reporter(kTask, listening.address(), open_lines.Collector(),
+                             failing);
+  WaitReporter closed_reporter(kTask, closed.address(),
+                               closed_lines.Collector(), failing);
+  const uint64_t open_id =
+      open_reporter.Begin("registering a program", absl::Seconds(30));
+  const uint64_t closed_id =
+      closed_reporter.Begin("registering a program", absl::Seconds(30));
+  ASSERT_TRUE(open_lines.WaitFor(1));
+  ASSERT_TRUE(closed_lines.WaitFor(1));
+  open_reporter.Answered(open_id);
+  closed_reporter.Answered(closed_id);
+  EXPECT_THAT(open_lines.Get()[0],
+              MatchesRegex(".* for registering a program: port open, channel "
+                           "failing to connect \\([0-9]+s of 30s\\)"));
+  EXPECT_THAT(closed_lines.Get()[0],
+              MatchesRegex(".* for registering a program: connection refused "
+                           "\\([0-9]+s of 30s\\)"));
+}
+
+TEST(WaitReporterTest, AsksAForgottenChannelNothing) {
+  LocalPort listening(/*listen_on_it=*/true);
+  Lines lines;
+  std::atomic<int> asked{0};
+  WaitReporter reporter(kTask, listening.address(), lines.Collector(),
+                        [&asked] {
+                          ++asked;
+                          return std::string("connecting");
+                        });
+  reporter.ForgetChannel();
+  const uint64_t id = reporter.Begin("status request", absl::Seconds(30));
+  ASSERT_TRUE(lines.WaitFor(1));
+  reporter.Answered(id);
+  EXPECT_EQ(asked.load(), 0);
+  EXPECT_THAT(lines.Get()[0], ::testing::HasSubstr("connected, no answer yet"));
+}
+
+// Each RPC has its own lines: one that ends says so once, and the others
+// go on being reported.
+TEST(WaitReporterTest, ReportsEachWaitingRpcOnItsOwn) {
+  LocalPort closed(/*listen_on_it=*/false);
+  Lines lines;
+  WaitReporter reporter(kTask, closed.address(), lines.Collector());
+  const uint64_t first =
+      reporter.Begin("remote call of 'a'", absl::Seconds(30));
+  const uint64_t second =
+      reporter.Begin("remote call of 'b'", absl::Seconds(30));
+  ASSERT_TRUE(lines.WaitFor(2));
+  reporter.GaveUp(first, "cancelled");
+  const auto count = [&lines](const std::string& text) {
+    int found = 0;
+    for (const std::string& line : lines.Get()) {
+      if (line.find(text) != std::string::npos) ++found;
+    }
+    return found;
+  };
+  ASSERT_TRUE(lines.WaitFor(3));
+  const int first_waits = count("for remote call of 'a':");
+  const int second_waits = count("for remote call of 'b':");
+  // The second is reported again; the first is not.
+  ASSERT_TRUE(lines.WaitFor(lines.Get().size() + 1));
+  reporter.Answered(second);
+  EXPECT_EQ(count("for remote call of 'a':"), first_waits);
+  EXPECT_GT(count("for remote call of 'b':"), second_waits);
+  EXPECT_EQ(count("for remote call of 'a' after"), 1);
+  EXPECT_THAT(lines.Get(), ::testing::Contains(MatchesRegex(
+                               ".* for remote call of 'a' after [0-9.]+s: "
+                               "cancelled")));
 }
 
 TEST(WaitReporterTest, SaysNothingOfAWaitThatEndsWithinTheFirstSecond) {
   LocalPort closed(/*listen_on_it=*/false);
   Lines lines;
   {
-    WaitReporter reporter(lines.Collector());
-    reporter.End(reporter.Begin("/job:worker/task:0", closed.address(),
-                                absl::Seconds(30)));
+    WaitReporter reporter(kTask, closed.address(), lines.Collector());
+    reporter.Answered(
+        reporter.Begin("remote call of 'add'", absl::Seconds(30)));
+    reporter.GaveUp(reporter.Begin("remote call of 'add'", absl::Seconds(30)),
+                    "cancelled");
     absl::SleepFor(absl::Milliseconds(1500));
   }
   EXPECT_TRUE(lines.Get().empty());
