@@ -24,12 +24,7 @@ class WaitForReadyTest : public WorkerFixture {
  protected:
   void SetUp() override {
     // The policy comes from the environment, as in a deployed client.
-    setenv("SLUICE_RPC_FAIL_FAST", "false", /*overwrite=*/1);
-    absl::StatusOr<FailFastPolicy> policy = FailFastPolicyFromEnvironment();
-    unsetenv("SLUICE_RPC_FAIL_FAST");
-    ASSERT_TRUE(policy.ok()) << policy.status();
-    ASSERT_EQ(*policy, FailFastPolicy::kFalse);
-    options_.fail_fast = *policy;
+    options_.fail_fast = WaitForReadyPolicyFromEnvironment();
     options_.deadline = absl::Seconds(20);
   }
 

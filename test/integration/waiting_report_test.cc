@@ -51,11 +51,7 @@ class WaitingReportTest : public WorkerFixture {
  protected:
   void SetUp() override {
     // The policy comes from the environment, as in sluice_run.
-    setenv("SLUICE_RPC_FAIL_FAST", "false", /*overwrite=*/1);
-    absl::StatusOr<FailFastPolicy> policy = FailFastPolicyFromEnvironment();
-    unsetenv("SLUICE_RPC_FAIL_FAST");
-    ASSERT_TRUE(policy.ok()) << policy.status();
-    options_.fail_fast = *policy;
+    options_.fail_fast = WaitForReadyPolicyFromEnvironment();
     options_.deadline = absl::Seconds(30);
     options_.on_waiting = [reports = reports_](const std::string& line) {
       std::lock_guard<std::mutex> lock(reports->mu);

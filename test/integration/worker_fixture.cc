@@ -1,5 +1,6 @@
 #include "test/integration/worker_fixture.h"
 
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -60,6 +61,15 @@ void WorkerFixture::TearDown() {
   client_.reset();
   host_.reset();
   workers_.clear();
+}
+
+FailFastPolicy WaitForReadyPolicyFromEnvironment() {
+  setenv("SLUICE_RPC_FAIL_FAST", "false", /*overwrite=*/1);
+  absl::StatusOr<FailFastPolicy> policy = FailFastPolicyFromEnvironment();
+  unsetenv("SLUICE_RPC_FAIL_FAST");
+  EXPECT_TRUE(policy.ok()) << policy.status();
+  EXPECT_EQ(policy.value_or(FailFastPolicy::kTrue), FailFastPolicy::kFalse);
+  return policy.value_or(FailFastPolicy::kTrue);
 }
 
 void ExpectTaskError(const RCReference<AsyncValue>& result,

@@ -48,6 +48,10 @@ class WorkerFixture : public ::testing::Test {
   std::vector<TaskClient*> tasks_;
 };
 
+// The policy a deployed client reads from SLUICE_RPC_FAIL_FAST=false (set
+// only while it is read): waiting for a worker instead of failing fast.
+FailFastPolicy WaitForReadyPolicyFromEnvironment();
+
 // Checks that `result` failed with `code` and `failure_class`, that its
 // message contains `what` ("remote call of 'add'") and names `task`, and
 // that its ErrorContext records `task`.
