@@ -386,7 +386,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
       watch_->Skipped(&kernel - fn.kernels.data(), results);
     }
   } else {
-    KernelFrame frame(context_, kernel.debug_info);
+    KernelFrame frame(context_, &fn.debug_infos,
+                      static_cast<uint32_t>(&kernel - fn.kernels.data()));
     frame.SetAttributeSection(fn.attribute_section);
     frame.Reset(absl::MakeConstSpan(arguments, num_operands), kernel.attributes,
                 absl::MakeSpan(results, num_results), kernel.functions);
@@ -406,9 +407,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
   for (uint32_t i = 0; i < num_results; ++i) {
     if (ABSL_PREDICT_FALSE(!results[i])) {
       // A kernel bug: say so rather than leave users waiting forever.
-      results[i] = MakeErrorAsyncValueRef(absl::InternalError(
-          absl::StrCat("kernel '", std::string(kernel.debug_info->name),
-                       "' did not set result ", i)));
+      const KernelDebugInfo& info = fn.debug_infos.Get(
+          static_cast<uint32_t>(&kernel - fn.kernels.data()));
+      results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
+          "kernel '", std::string(info.name), "' did not set result ", i)));
     }
     AsyncValue* value = results[i].get();
     StoreResult(result_registers[i], std::move(results[i]));

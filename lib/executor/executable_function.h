@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "lib/executor/kernel_debug_infos.h"
 #include "sluice/kernel/function.h"
 #include "sluice/kernel/kernel_frame.h"
 #include "sluice/kernel/kernel_registry.h"
@@ -31,8 +32,6 @@ struct LoadedKernel {
   uint32_t num_drops = 0;
   absl::Span<const void* const> attributes;
   absl::Span<const Function* const> functions;
-  // Cold: read only when the kernel reports an error.
-  const KernelDebugInfo* debug_info = nullptr;
 };
 
 // What a value's users need to know to count an input: the operand count,
@@ -64,8 +63,9 @@ class ExecutableFunction final : public Function {
   // users[argument_user_offsets[i] .. argument_user_offsets[i + 1]).
   std::vector<uint32_t> argument_user_offsets;
   std::vector<LoadedKernel> kernels;
-  std::vector<uint32_t> kernel_inputs;       // per kernel, see kStrictBit
-  std::vector<KernelDebugInfo> debug_infos;  // per kernel
+  std::vector<uint32_t> kernel_inputs;  // per kernel, see kStrictBit
+  // Per kernel, built when an error, a trace or a hang report asks.
+  KernelDebugInfos debug_infos;
   // Kernels with no operands: ready as soon as a call starts.
   std::vector<uint32_t> initially_ready;
   // 1 for registers that are returned (their kernels hand them to the
