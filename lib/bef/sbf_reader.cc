@@ -220,7 +220,8 @@ absl::Status ReadNameTable(absl::Span<const uint8_t> file,
   return reader.CheckAtEnd("the last entry");
 }
 
-// Validates every entry; LocationAt decodes them.
+// Validates and decodes every entry. LocationAt decodes one again later,
+// trusting this validation.
 absl::Status ReadLocations(const ReaderContext& context,
                            const Sections& sections, SbfProgram* program) {
   const SectionRange& range = Get(sections, SectionId::kLocations);
@@ -230,29 +231,25 @@ absl::Status ReadLocations(const ReaderContext& context,
   SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("location count", &count));
   SLUICE_BEF_RETURN_IF_ERROR(
       reader.CheckCountFits("locations", count, kLocationEntrySize));
-  for (uint32_t i = 0; i < count; ++i) {
+  program->locations.resize(count);
+  for (SbfLocation& location : program->locations) {
     const uint32_t at = reader.offset();
+    location.record = context.file.data() + at;
     uint32_t file = 0;
-    uint32_t line = 0;
-    uint32_t column = 0;
     uint32_t debug_name = 0;
-    bool present = false;
-    std::string_view text;
+    bool has_file = false;
     SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("file", &file));
-    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("line", &line));
-    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("column", &column));
+    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("line", &location.line));
+    SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("column", &location.column));
     SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("debug name", &debug_name));
-    SLUICE_BEF_RETURN_IF_ERROR(
-        context.strings.ResolveOptional(reader, at, file, &present, &text));
     SLUICE_BEF_RETURN_IF_ERROR(context.strings.ResolveOptional(
-        reader, at + 12, debug_name, &present, &text));
+        reader, at, file, &has_file, &location.file));
+    SLUICE_BEF_RETURN_IF_ERROR(context.strings.ResolveOptional(
+        reader, at + 12, debug_name, &location.has_debug_name,
+        &location.debug_name));
   }
   SLUICE_BEF_RETURN_IF_ERROR(reader.CheckAtEnd("the last location"));
   program->locations_section = context.file.subspan(range.offset, range.size);
-  program->locations.resize(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    program->locations[i] = program->LocationAt(i);
-  }
   return absl::OkStatus();
 }
 
