@@ -1,6 +1,7 @@
 // Per-kernel cost of the executor on the programs peers are compared on: a
-// chain of dependent adds and a fan of independent
-// adds joined by one merge, built directly in the binary format.
+// chain of dependent adds, a fan of independent adds joined by one merge, a
+// wavefront of adds over a grid, and a recursive fib, built directly in the
+// binary format.
 
 #include <cstdint>
 #include <memory>
@@ -22,9 +23,14 @@ int32_t Constant(Attribute<int32_t> value) { return *value; }
 int32_t Add(int32_t a, int32_t b) { return a + b; }
 Chain Merge(RemainingArguments) { return Chain{}; }
 
-// `main` computes a chain (each add uses the previous sum) or a fan (every
-// add uses the two constants; one merge waits for them all).
-std::vector<uint8_t> BuildProgram(int n, bool chain) {
+enum class Shape {
+  kChain,  // each add uses the previous sum
+  kFan,    // every add uses the constant; one merge waits for them all
+  kWave,   // v[i][j] = v[i-1][j] + v[i][j-1] on a sqrt(n) x sqrt(n) grid
+};
+
+// `main` computes `n` adds of the given shape.
+std::vector<uint8_t> BuildProgram(int n, Shape shape) {
   bef::SbfWriter w;
   const uint32_t i32 = w.AddType("i32");
   const uint32_t f =
@@ -52,21 +58,29 @@ std::vector<uint8_t> BuildProgram(int n, bool chain) {
   const uint32_t one =
       kernel(constant, {}, {w.AddScalar<int32_t>(bef::AttributeType::kI32, 1)});
   uint32_t last = one;
-  std::vector<uint32_t> fan;
-  for (int i = 0; i < n; ++i) {
-    if (chain) {
-      last = kernel(add, {last, one});
-    } else {
-      fan.push_back(kernel(add, {one, one}));
+  if (shape == Shape::kChain) {
+    for (int i = 0; i < n; ++i) last = kernel(add, {last, one});
+  } else if (shape == Shape::kFan) {
+    std::vector<uint32_t> fan;
+    for (int i = 0; i < n; ++i) fan.push_back(kernel(add, {one, one}));
+    last = kernel(merge, fan);
+  } else {
+    int side = 1;
+    while ((side + 1) * (side + 1) <= n) ++side;
+    std::vector<uint32_t> row(side, one);  // the row above, then this one
+    for (int i = 0; i < side; ++i) {
+      uint32_t left = one;
+      for (int j = 0; j < side; ++j)
+        row[j] = left = kernel(add, {row[j], left});
     }
+    last = row.back();
   }
-  if (!chain) last = kernel(merge, fan);
   body.result_registers = {last};
   w.DefineFunction(f, std::move(body));
   return w.Finish();
 }
 
-void RunProgram(benchmark::State& state, const char* queue, bool chain) {
+void RunProgram(benchmark::State& state, const char* queue, Shape shape) {
   const int n = static_cast<int>(state.range(0));
   HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
                    *CreateWorkQueue(queue));
@@ -77,7 +91,7 @@ void RunProgram(benchmark::State& state, const char* queue, bool chain) {
                                 {"tfrt.merge.chains", SLUICE_KERNEL(Merge)}})
                    .ok());
   std::unique_ptr<Program> program =
-      *Program::Load(BuildProgram(n, chain), registry);
+      *Program::Load(BuildProgram(n, shape), registry);
   const Function& main = *program->GetFunction("main");
   for (auto _ : state) {
     ExecutionContext context(RequestContext::Create(&host));
@@ -184,11 +198,26 @@ void BM_Fib(benchmark::State& state) {
 }
 BENCHMARK(BM_Fib)->Arg(25)->Unit(benchmark::kMillisecond);
 
-void BM_Chain(benchmark::State& state) { RunProgram(state, "s", true); }
+void BM_Chain(benchmark::State& state) {
+  RunProgram(state, "s", Shape::kChain);
+}
 BENCHMARK(BM_Chain)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
-void BM_Fan(benchmark::State& state) { RunProgram(state, "s", false); }
+void BM_Fan(benchmark::State& state) { RunProgram(state, "s", Shape::kFan); }
 BENCHMARK(BM_Fan)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+void BM_Wave(benchmark::State& state) { RunProgram(state, "s", Shape::kWave); }
+BENCHMARK(BM_Wave)->Arg(90000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+// The wave on two worker threads: its diagonals are wide enough to share.
+void BM_WaveTwoThreads(benchmark::State& state) {
+  RunProgram(state, "mstd:2", Shape::kWave);
+}
+BENCHMARK(BM_WaveTwoThreads)
+    ->Arg(90000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace sluice

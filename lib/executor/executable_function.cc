@@ -21,9 +21,11 @@
 #include <atomic>
 #include <cassert>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include "absl/base/attributes.h"
@@ -42,7 +44,7 @@ class CallFrame;
 
 struct WorkItem {
   CallFrame* frame;
-  uint32_t kernel;
+  uint32_t record;  // offset of the kernel's record in its function's code
 };
 
 // The kernels ready to run on this thread, oldest first. Plain data, so
@@ -91,7 +93,9 @@ class CallFrame {
   static size_t SizeOf(const ExecutableFunction* function) {
     return sizeof(CallFrame) +
            sizeof(RCReference<AsyncValue>) * function->num_registers +
-           sizeof(std::atomic<int32_t>) * function->kernels.size();
+           sizeof(std::atomic<int32_t>) *
+               (function->num_kernels() +
+                function->shared_register_uses.size());
   }
 
   static CallFrame* Create(const ExecutableFunction* function,
@@ -125,24 +129,23 @@ class CallFrame {
   enum class Which { kAll, kStrict, kNonStrict };
 
   // Counts one input event for each user of a value (of those `which`
-  // selects). Returns whether any user was left out.
-  bool NotifyUsers(const uint32_t* users_begin, const uint32_t* users_end,
-                   Which which) {
+  // selects). Returns whether any user was left out. `exclusive`: see
+  // IsExclusive().
+  bool NotifyUsers(const UserRef* users_begin, const UserRef* users_end,
+                   Which which, bool exclusive) {
     bool skipped = false;
-    const uint32_t* inputs = function_->kernel_inputs.data();
     Worklist& ready = worklist;
-    const bool exclusive = IsExclusive();
-    for (const uint32_t* user = users_begin; user != users_end; ++user) {
-      const uint32_t input = inputs[*user];
-      const bool strict = (input & kStrictBit) != 0;
+    for (const UserRef* user = users_begin; user != users_end; ++user) {
+      const uint32_t flags = user->kernel_and_flags;
+      const bool strict = (flags & kStrictUser) != 0;
       if ((which == Which::kStrict && !strict) ||
           (which == Which::kNonStrict && strict)) {
         skipped = true;
         continue;
       }
-      // One operand: this is the only event it waits for.
-      if ((input & ~kStrictBit) == 1 || CountInput(*user, exclusive)) {
-        ready.Push(WorkItem{this, *user});
+      if ((flags & kSingleInputUser) != 0 ||
+          CountInput(flags & kUserKernelMask, exclusive)) {
+        ready.Push(WorkItem{this, user->record});
       }
     }
     return skipped;
@@ -150,7 +153,10 @@ class CallFrame {
 
   // Counts one input of `kernel`; true when it was the last one.
   bool CountInput(uint32_t kernel, bool exclusive) {
-    std::atomic<int32_t>& count = ready_counts_[kernel];
+    return CountDown(ready_counts_[kernel], exclusive);
+  }
+
+  static bool CountDown(std::atomic<int32_t>& count, bool exclusive) {
     if (exclusive) {
       const int32_t left = count.load(std::memory_order_relaxed) - 1;
       count.store(left, std::memory_order_relaxed);
@@ -161,23 +167,37 @@ class CallFrame {
 
   // A value was stored in a register. Non-strict users (calls, control
   // flow) count it now, pending or not; strict users count it once it is
-  // available.
-  void NotifyWhenAvailable(AsyncValue* value, const uint32_t* users_begin,
-                           const uint32_t* users_end) {
+  // available. Clears `exclusive` once a waiter may share the frame.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void NotifyWhenAvailable(
+      AsyncValue* value, const UserRef* users_begin, const UserRef* users_end,
+      bool& exclusive) {
     if (users_begin == users_end) return;
-    if (value->IsAvailable()) {
-      NotifyUsers(users_begin, users_end, Which::kAll);
+    if (ABSL_PREDICT_TRUE(value->IsAvailable())) {
+      NotifyUsers(users_begin, users_end, Which::kAll, exclusive);
       return;
     }
-    if (!NotifyUsers(users_begin, users_end, Which::kNonStrict)) return;
+    if (WaitForValue(value, users_begin, users_end, exclusive)) {
+      exclusive = false;
+    }
+  }
+
+  // Returns whether it registered a waiter.
+  ABSL_ATTRIBUTE_NOINLINE bool WaitForValue(AsyncValue* value,
+                                            const UserRef* users_begin,
+                                            const UserRef* users_end,
+                                            bool exclusive) {
+    if (!NotifyUsers(users_begin, users_end, Which::kNonStrict, exclusive)) {
+      return false;
+    }
     KeepContext();
     AddRef();
     value->AndThen([this, users_begin, users_end] {
       const size_t base = worklist.size;
-      NotifyUsers(users_begin, users_end, Which::kStrict);
+      NotifyUsers(users_begin, users_end, Which::kStrict, IsExclusive());
       RunWorklist(base);
       DropRef();
     });
+    return true;
   }
 
   // The frame may outlive the call from here on: it needs a context of its
@@ -196,19 +216,21 @@ class CallFrame {
       registers_[fn.argument_registers[i]] = FormRef(arguments[i]);
     }
     if (watch_ != nullptr) watch_->Started(arguments);
-    for (uint32_t kernel : fn.initially_ready) {
-      worklist.Push(WorkItem{this, kernel});
+    for (uint32_t record : fn.initially_ready) {
+      worklist.Push(WorkItem{this, record});
     }
+    bool exclusive = IsExclusive();
     for (size_t i = 0; i < arguments.size(); ++i) {
       NotifyWhenAvailable(
           arguments[i], fn.argument_users.data() + fn.argument_user_offsets[i],
-          fn.argument_users.data() + fn.argument_user_offsets[i + 1]);
+          fn.argument_users.data() + fn.argument_user_offsets[i + 1],
+          exclusive);
     }
   }
 
-  void RunKernel(uint32_t index);
-  ABSL_ATTRIBUTE_NOINLINE void RunWideKernel(const LoadedKernel& kernel);
-  void RunKernelWith(const LoadedKernel& kernel, AsyncValue** arguments,
+  void RunKernel(uint32_t record);
+  ABSL_ATTRIBUTE_NOINLINE void RunWideKernel(const KernelRecord& kernel);
+  void RunKernelWith(const KernelRecord& kernel, AsyncValue** arguments,
                      RCReference<AsyncValue>* results);
 
   FrameWatch* watch() const { return watch_.get(); }
@@ -251,15 +273,20 @@ class CallFrame {
                    : nullptr),
         registers_(reinterpret_cast<RCReference<AsyncValue>*>(this + 1)),
         ready_counts_(reinterpret_cast<std::atomic<int32_t>*>(
-            registers_ + function->num_registers)) {
+            registers_ + function->num_registers)),
+        use_counts_(ready_counts_ + function->num_kernels()) {
     for (uint32_t i = 0; i < function->num_registers; ++i) {
       new (&registers_[i]) RCReference<AsyncValue>();
     }
-    const uint32_t* inputs = function->kernel_inputs.data();
-    for (size_t i = 0; i < function->kernel_inputs.size(); ++i) {
-      new (&ready_counts_[i])
-          std::atomic<int32_t>(static_cast<int32_t>(inputs[i] & ~kStrictBit));
-    }
+    static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) &&
+                      std::is_trivially_destructible_v<std::atomic<int32_t>>,
+                  "counts start as a copy of their initial values");
+    const std::vector<int32_t>& inputs = function->initial_ready_counts;
+    std::memcpy(static_cast<void*>(ready_counts_), inputs.data(),
+                inputs.size() * sizeof(int32_t));
+    const std::vector<int32_t>& uses = function->shared_register_uses;
+    std::memcpy(static_cast<void*>(use_counts_), uses.data(),
+                uses.size() * sizeof(int32_t));
   }
 
   ~CallFrame() {
@@ -271,13 +298,14 @@ class CallFrame {
   // Stores a kernel's result. Returned registers are stored under the lock
   // that Return() reads them under, and resolve its placeholders, outside
   // the lock: their waiters may run kernels of this very frame.
-  void StoreResult(uint32_t r, RCReference<AsyncValue> value) {
-    if (!function_->register_is_result[r] ||
-        (IsExclusive() && (shared_ == nullptr || !shared_->returned))) {
-      registers_[r] = std::move(value);
+  void StoreResult(uint32_t result, RCReference<AsyncValue> value,
+                   bool exclusive) {
+    if ((result & kReturnedRegister) == 0 ||
+        (exclusive && (shared_ == nullptr || !shared_->returned))) {
+      registers_[result & ~kReturnedRegister] = std::move(value);
       return;
     }
-    StoreReturnedResult(r, std::move(value));
+    StoreReturnedResult(result & ~kReturnedRegister, std::move(value));
   }
 
   void StoreReturnedResult(uint32_t r, RCReference<AsyncValue> value) {
@@ -322,10 +350,11 @@ class CallFrame {
   const std::unique_ptr<FrameWatch> watch_;  // null unless observed
   RCReference<AsyncValue>* const registers_;
   std::atomic<int32_t>* const ready_counts_;
+  std::atomic<int32_t>* const use_counts_;  // see KernelRecord
 };
 
-void CallFrame::RunKernel(uint32_t index) {
-  const LoadedKernel& kernel = function_->kernels[index];
+void CallFrame::RunKernel(uint32_t record) {
+  const KernelRecord& kernel = function_->record_at(record);
   if (ABSL_PREDICT_FALSE(kernel.num_operands > kInlineValues ||
                          kernel.num_results > kInlineValues)) {
     RunWideKernel(kernel);
@@ -339,7 +368,7 @@ void CallFrame::RunKernel(uint32_t index) {
                 reinterpret_cast<RCReference<AsyncValue>*>(results));
 }
 
-void CallFrame::RunWideKernel(const LoadedKernel& kernel) {
+void CallFrame::RunWideKernel(const KernelRecord& kernel) {
   std::vector<AsyncValue*> arguments(kernel.num_operands);
   std::vector<RCReference<AsyncValue>> results(kernel.num_results);
   RunKernelWith(kernel, arguments.data(), results.data());
@@ -348,13 +377,12 @@ void CallFrame::RunWideKernel(const LoadedKernel& kernel) {
 // `results` has room for the kernel's results, constructed or not: every
 // slot is (re)constructed empty here and destroyed again before returning.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
-    const LoadedKernel& kernel, AsyncValue** arguments,
+    const KernelRecord& kernel, AsyncValue** arguments,
     RCReference<AsyncValue>* results) {
   const ExecutableFunction& fn = *function_;
   const uint32_t num_operands = kernel.num_operands;
   const uint32_t num_results = kernel.num_results;
-  const uint32_t* indices = fn.indices.data();
-  const uint32_t* operands = indices + kernel.operands;
+  const uint32_t* operands = kernel.operands();
   // Most kernels have one result: no loop (that the compiler would make a
   // memset call) for it.
   if (num_results == 1) {
@@ -382,41 +410,53 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     // Skipped: cancelled, or a strict kernel with an error argument. Every
     // result is that same error value; no new diagnostic.
     for (uint32_t i = 0; i < num_results; ++i) results[i] = FormRef(error);
-    if (watch_ != nullptr) {
-      watch_->Skipped(&kernel - fn.kernels.data(), results);
-    }
+    if (watch_ != nullptr) watch_->Skipped(kernel.kernel, results);
   } else {
-    KernelFrame frame(context_, &fn.debug_infos,
-                      static_cast<uint32_t>(&kernel - fn.kernels.data()));
+    const KernelExtras& extras = fn.extras[kernel.extras];
+    KernelFrame frame(context_, &fn.debug_infos, kernel.kernel);
     frame.SetAttributeSection(fn.attribute_section);
-    frame.Reset(absl::MakeConstSpan(arguments, num_operands), kernel.attributes,
-                absl::MakeSpan(results, num_results), kernel.functions);
+    frame.Reset(absl::MakeConstSpan(arguments, num_operands), extras.attributes,
+                absl::MakeSpan(results, num_results), extras.functions);
     // Observed calls run the kernel through their watch: one test per kernel.
     if (ABSL_PREDICT_FALSE(watch_ != nullptr)) {
-      watch_->RunKernel(&kernel - fn.kernels.data(), &frame, results);
+      watch_->RunKernel(kernel.kernel, &frame, results);
     } else {
       kernel.implementation(&frame);
     }
   }
 
-  const uint32_t* drops = indices + kernel.drops;
+  // Only this thread adds references to the frame (registering waiters,
+  // below): whether it holds the only one changes only there.
+  bool exclusive = IsExclusive();
+  const uint32_t* drops = kernel.drops();
   for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
+  if (kernel.num_countdowns != 0) {
+    // Every reader read the register before it counted: the last one to
+    // count may drop it.
+    const uint32_t* countdowns = kernel.countdowns();
+    for (uint32_t i = 0; i < kernel.num_countdowns; ++i) {
+      if (CountDown(use_counts_[countdowns[2 * i + 1]], exclusive)) {
+        registers_[countdowns[2 * i]].reset();
+      }
+    }
+  }
 
-  const uint32_t* result_registers = indices + kernel.results;
-  const uint32_t* user_offsets = indices + kernel.user_offsets;
+  const uint32_t* result_registers = kernel.results();
+  const uint32_t* users = kernel.users();
   for (uint32_t i = 0; i < num_results; ++i) {
     if (ABSL_PREDICT_FALSE(!results[i])) {
       // A kernel bug: say so rather than leave users waiting forever.
-      const KernelDebugInfo& info = fn.debug_infos.Get(
-          static_cast<uint32_t>(&kernel - fn.kernels.data()));
       results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
-          "kernel '", std::string(info.name), "' did not set result ", i)));
+          "kernel '", std::string(fn.debug_infos.Get(kernel.kernel).name),
+          "' did not set result ", i)));
     }
     AsyncValue* value = results[i].get();
-    StoreResult(result_registers[i], std::move(results[i]));
+    StoreResult(result_registers[i], std::move(results[i]), exclusive);
     results[i].~RCReference<AsyncValue>();
-    NotifyWhenAvailable(value, indices + user_offsets[i],
-                        indices + user_offsets[i + 1]);
+    const uint32_t num_users = *users;
+    const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
+    NotifyWhenAvailable(value, first_user, first_user + num_users, exclusive);
+    users += 1 + 2 * num_users;
   }
 }
 
@@ -425,7 +465,7 @@ void RunWorklist(size_t base) {
   size_t next = base;
   while (next < ready.size) {
     const WorkItem item = ready.items[next++];
-    item.frame->RunKernel(item.kernel);
+    item.frame->RunKernel(item.record);
     // Everything pushed so far has run: reuse the space.
     if (next == ready.size) {
       ready.size = base;

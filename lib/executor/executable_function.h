@@ -16,28 +16,67 @@
 namespace sluice {
 namespace executor_internal {
 
-// A kernel as the executor runs it: everything resolved at load time. The
-// index lists live in the function's `indices` array.
-struct LoadedKernel {
-  KernelImplementation implementation = nullptr;
-  bool strict = true;
-  uint32_t num_operands = 0;
-  uint32_t num_results = 0;
-  uint32_t operands = 0;      // offset of the operand registers
-  uint32_t results = 0;       // offset of the result registers
-  uint32_t user_offsets = 0;  // offset of num_results + 1 offsets into users
-  // Operand registers this kernel is the only user of (and that are not
-  // returned): dropped once it ran, so a long chain keeps few values alive.
-  uint32_t drops = 0;
-  uint32_t num_drops = 0;
+// What a kernel uses besides registers: most kernels have neither, and
+// share entry 0 of ExecutableFunction::extras.
+struct KernelExtras {
   absl::Span<const void* const> attributes;
   absl::Span<const Function* const> functions;
 };
 
-// What a value's users need to know to count an input: the operand count,
-// and bit 31 set for strict kernels. Kept apart from LoadedKernel so that
-// notifying users touches 4 bytes per user, not a whole kernel.
-inline constexpr uint32_t kStrictBit = 0x80000000u;
+// One user of a value: the kernel to count an input of, and where its
+// record starts, so that a ready kernel is queued without a lookup.
+struct UserRef {
+  // Bits 0-29: the kernel's index; kStrictUser, kSingleInputUser.
+  uint32_t kernel_and_flags;
+  uint32_t record;  // offset in ExecutableFunction::code
+};
+// A strict kernel counts a value once it is available; others (calls,
+// control flow) as soon as it is stored.
+inline constexpr uint32_t kStrictUser = 1u << 31;
+// The kernel waits for this one input only: no count to touch.
+inline constexpr uint32_t kSingleInputUser = 1u << 30;
+inline constexpr uint32_t kUserKernelMask = kSingleInputUser - 1;
+
+// A result register the function returns (its kernel hands it to the
+// caller, possibly after Execute() returned).
+inline constexpr uint32_t kReturnedRegister = 1u << 31;
+
+// A kernel as the executor runs it: everything resolved at load time, in
+// one record of the function's `code` that its lists follow. Kernels run in
+// dataflow order, which in wide programs (a wavefront) is far from program
+// order: each separate table read per kernel would be another cache miss.
+//
+// After the header, in 32-bit words:
+//   operands[num_operands]          registers
+//   results[num_results]            registers, kReturnedRegister if returned
+//   drops[num_drops]                operand registers only this kernel reads
+//   countdowns[2 * num_countdowns]  (register, slot) of operands others read
+//                                   too: the last reader to count its slot
+//                                   down drops the value
+//   per result: a user count, then that many UserRefs
+// and padding to 8 bytes.
+struct KernelRecord {
+  KernelImplementation implementation;
+  uint32_t kernel : 31;  // index in the function
+  uint32_t strict : 1;
+  uint32_t num_operands;
+  uint32_t num_results;
+  uint32_t num_drops;
+  uint32_t num_countdowns;
+  uint32_t extras;  // index in ExecutableFunction::extras
+
+  const uint32_t* operands() const {
+    return reinterpret_cast<const uint32_t*>(this + 1);
+  }
+  const uint32_t* results() const { return operands() + num_operands; }
+  const uint32_t* drops() const { return results() + num_results; }
+  const uint32_t* countdowns() const { return drops() + num_drops; }
+  const uint32_t* users() const { return countdowns() + 2 * num_countdowns; }
+  uint32_t result_register(uint32_t i) const {
+    return results()[i] & ~kReturnedRegister;
+  }
+};
+static_assert(sizeof(KernelRecord) % 8 == 0, "records stay 8-aligned");
 
 // How deep calls that run synchronously may nest on one thread before a call
 // fails instead of running: each level takes native stack, and a program
@@ -60,22 +99,35 @@ class ExecutableFunction final : public Function {
   std::vector<uint32_t> argument_registers;
   std::vector<uint32_t> result_registers;
   // Users of each argument: argument i's users are
-  // users[argument_user_offsets[i] .. argument_user_offsets[i + 1]).
+  // argument_users[argument_user_offsets[i] .. argument_user_offsets[i + 1]).
   std::vector<uint32_t> argument_user_offsets;
-  std::vector<LoadedKernel> kernels;
-  std::vector<uint32_t> kernel_inputs;  // per kernel, see kStrictBit
+  std::vector<UserRef> argument_users;
+  // Every kernel's record, 8-aligned (see KernelRecord).
+  std::vector<uint64_t> code;
+  // Where each kernel's record starts in `code`, in 32-bit words: for the
+  // tools that look kernels up by index (tracing, hang explaining).
+  std::vector<uint32_t> record_offsets;
+  std::vector<KernelExtras> extras;
+  // Per kernel: how many inputs it waits for, the call's first ready counts.
+  std::vector<int32_t> initial_ready_counts;
   // Per kernel, built when an error, a trace or a hang report asks.
   KernelDebugInfos debug_infos;
-  // Kernels with no operands: ready as soon as a call starts.
+  // Records of the kernels with no operands: ready as soon as a call starts.
   std::vector<uint32_t> initially_ready;
-  // 1 for registers that are returned (their kernels hand them to the
-  // caller, possibly after Execute() returned).
-  std::vector<uint8_t> register_is_result;
+  // Initial use counts of the registers read by more than one kernel (and
+  // not returned), one per slot (see KernelRecord).
+  std::vector<int32_t> shared_register_uses;
   // The program's attribute section (for AggregateAttribute).
   absl::Span<const uint8_t> attribute_section;
-  // Every index list of the kernels and of the argument users.
-  std::vector<uint32_t> indices;
-  std::vector<uint32_t> argument_users;
+
+  size_t num_kernels() const { return record_offsets.size(); }
+  const KernelRecord& record_at(uint32_t offset) const {
+    return *reinterpret_cast<const KernelRecord*>(
+        reinterpret_cast<const uint32_t*>(code.data()) + offset);
+  }
+  const KernelRecord& record(uint32_t kernel) const {
+    return record_at(record_offsets[kernel]);
+  }
 };
 
 }  // namespace executor_internal

@@ -33,8 +33,8 @@ FrameWatch::FrameWatch(const ExecutableFunction& function,
   for (uint32_t i = 0; i < function.num_registers; ++i) {
     values_[i].store(nullptr, std::memory_order_relaxed);
   }
-  kernel_states_.reset(new std::atomic<int64_t>[function.kernels.size()]);
-  for (size_t i = 0; i < function.kernels.size(); ++i) {
+  kernel_states_.reset(new std::atomic<int64_t>[function.num_kernels()]);
+  for (size_t i = 0; i < function.num_kernels(); ++i) {
     kernel_states_[i].store(0, std::memory_order_relaxed);
   }
   activity_->AddFrame(this);
@@ -81,10 +81,9 @@ void FrameWatch::MarkStarted(uint32_t index) {
 void FrameWatch::MarkFinished(uint32_t index,
                               const RCReference<AsyncValue>* results) {
   if (activity_ == nullptr) return;
-  const LoadedKernel& kernel = function_->kernels[index];
-  const uint32_t* result_registers = function_->indices.data() + kernel.results;
+  const KernelRecord& kernel = function_->record(index);
   for (uint32_t i = 0; i < kernel.num_results; ++i) {
-    Keep(result_registers[i], results[i].get());
+    Keep(kernel.result_register(i), results[i].get());
   }
   std::atomic<int64_t>& state = kernel_states_[index];
   const int64_t started = state.load(std::memory_order_relaxed);
@@ -100,7 +99,7 @@ void FrameWatch::RunKernel(uint32_t index, KernelFrame* frame,
   const int64_t start_ns = tracer_ != nullptr ? TraceNowNanos() : 0;
   MarkStarted(index);
   const RunningKernel* previous = SetRunningKernel(&running);
-  function_->kernels[index].implementation(frame);
+  function_->record(index).implementation(frame);
   SetRunningKernel(previous);
   MarkFinished(index, results);
   if (tracer_ != nullptr) {

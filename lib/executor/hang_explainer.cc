@@ -29,7 +29,7 @@ namespace {
 
 using executor_internal::ExecutableFunction;
 using executor_internal::FrameWatch;
-using executor_internal::LoadedKernel;
+using executor_internal::KernelRecord;
 
 // How many waiting kernels are listed per call; the rest are counted.
 constexpr size_t kMaxListedKernels = 50;
@@ -126,8 +126,7 @@ class Explainer {
   }
 
   static const uint32_t* Operands(const FrameWatch& frame, uint32_t kernel) {
-    const ExecutableFunction& fn = frame.function();
-    return fn.indices.data() + fn.kernels[kernel].operands;
+    return frame.function().record(kernel).operands();
   }
 
   static bool Unresolved(const FrameWatch& frame, uint32_t reg) {
@@ -144,10 +143,10 @@ class Explainer {
       for (size_t i = 0; i < fn.argument_registers.size(); ++i) {
         producers[fn.argument_registers[i]] = -1 - static_cast<int64_t>(i);
       }
-      for (uint32_t k = 0; k < fn.kernels.size(); ++k) {
-        const uint32_t* results = fn.indices.data() + fn.kernels[k].results;
-        for (uint32_t i = 0; i < fn.kernels[k].num_results; ++i) {
-          producers[results[i]] = k;
+      for (uint32_t k = 0; k < fn.num_kernels(); ++k) {
+        const KernelRecord& kernel = fn.record(k);
+        for (uint32_t i = 0; i < kernel.num_results; ++i) {
+          producers[kernel.result_register(i)] = k;
         }
       }
     }
@@ -157,7 +156,9 @@ class Explainer {
   // The callee of a call-like kernel that is still running in the same
   // request, if any.
   const Function* LiveCallee(const FrameWatch& frame, uint32_t kernel) const {
-    for (const Function* callee : frame.function().kernels[kernel].functions) {
+    const ExecutableFunction& fn = frame.function();
+    for (const Function* callee :
+         fn.extras[fn.record(kernel).extras].functions) {
       if (live_callees_.count({frame.request(), callee}) != 0) return callee;
     }
     return nullptr;
@@ -170,17 +171,16 @@ class Explainer {
   }
 
   bool HasUnresolvedResult(const FrameWatch& frame, uint32_t kernel) const {
-    const ExecutableFunction& fn = frame.function();
-    const uint32_t* results = fn.indices.data() + fn.kernels[kernel].results;
-    for (uint32_t i = 0; i < fn.kernels[kernel].num_results; ++i) {
-      if (Unresolved(frame, results[i])) return true;
+    const KernelRecord& record = frame.function().record(kernel);
+    for (uint32_t i = 0; i < record.num_results; ++i) {
+      if (Unresolved(frame, record.result_register(i))) return true;
     }
     return false;
   }
 
   bool HasUnresolvedOperand(const FrameWatch& frame, uint32_t kernel) const {
     const uint32_t* operands = Operands(frame, kernel);
-    for (uint32_t i = 0; i < frame.function().kernels[kernel].num_operands;
+    for (uint32_t i = 0; i < frame.function().record(kernel).num_operands;
          ++i) {
       if (Unresolved(frame, operands[i])) return true;
     }
@@ -189,7 +189,7 @@ class Explainer {
 
   void CollectRoots(const FrameWatch& frame, std::vector<std::string>* roots) {
     const ExecutableFunction& fn = frame.function();
-    for (uint32_t k = 0; k < fn.kernels.size(); ++k) {
+    for (uint32_t k = 0; k < fn.num_kernels(); ++k) {
       const int64_t state = frame.kernel_state(k);
       if (state == 0 || LiveCallee(frame, k) != nullptr) continue;
       const std::string in = absl::StrCat(" in ", FunctionName(fn));
@@ -255,9 +255,9 @@ class Explainer {
     std::string listed;
     size_t num_listed = 0;
     size_t downstream = 0;
-    for (uint32_t k = 0; k < fn.kernels.size(); ++k) {
+    for (uint32_t k = 0; k < fn.num_kernels(); ++k) {
       if (frame.kernel_state(k) != 0) continue;
-      const LoadedKernel& kernel = fn.kernels[k];
+      const KernelRecord& kernel = fn.record(k);
       const uint32_t* operands = Operands(frame, k);
       std::string waits;
       bool frontier = false;

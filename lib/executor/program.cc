@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -22,7 +24,8 @@ namespace sluice {
 namespace {
 
 using executor_internal::ExecutableFunction;
-using executor_internal::LoadedKernel;
+using executor_internal::KernelRecord;
+using executor_internal::kUserKernelMask;
 using executor_internal::ToKernelLocation;
 
 // A native function (registered in C++) behind the Function interface.
@@ -147,47 +150,107 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   target.attribute_section = sbf.attributes_section;
   target.argument_registers = source.argument_registers;
   target.result_registers = source.result_registers;
-  target.register_is_result.assign(source.num_registers, 0);
-  for (uint32_t r : source.result_registers) target.register_is_result[r] = 1;
+  std::vector<bool> returned(source.num_registers, false);
+  for (uint32_t r : source.result_registers) returned[r] = true;
+  if (num_kernels > kUserKernelMask) {
+    problems.push_back(
+        {absl::StatusCode::kResourceExhausted,
+         absl::StrCat("function '", std::string(source.name), "' has ",
+                      num_kernels, " kernels, more than ", kUserKernelMask,
+                      " the executor runs"),
+         "", ""});
+    return;
+  }
+
+  // Each kernel's registration, null for unknown names (reported below).
+  std::vector<const RegisteredKernel*> registered(num_kernels);
+  for (size_t k = 0; k < num_kernels; ++k) {
+    registered[k] =
+        registry.GetKernel(sbf.kernel_names[source.kernels[k].name_index]);
+  }
+  auto user_ref = [&](uint32_t user, uint32_t record) {
+    const RegisteredKernel* kernel = registered[user];
+    uint32_t flags = 0;
+    if (kernel != nullptr && kernel->strictness == Strictness::kStrict) {
+      flags |= executor_internal::kStrictUser;
+    }
+    if (source.kernels[user].operands.size() == 1) {
+      flags |= executor_internal::kSingleInputUser;
+    }
+    return executor_internal::UserRef{user | flags, record};
+  };
+
+  // How many times each register is read: a register with one reader is
+  // dropped by it, and the others by whichever reader runs last, which
+  // counts down a per-call use count (a slot) to find out.
+  std::vector<uint32_t> uses(source.num_registers, 0);
+  for (const bef::SbfKernel& kernel : source.kernels) {
+    for (uint32_t r : kernel.operands) ++uses[r];
+  }
+  constexpr uint32_t kNoSlot = ~0u;
+  std::vector<uint32_t> use_slot(source.num_registers, kNoSlot);
+  size_t num_slots = 0;
+  for (uint32_t r = 0; r < source.num_registers; ++r) {
+    if (uses[r] > 1 && !returned[r]) ++num_slots;
+  }
+  target.shared_register_uses.reserve(num_slots);
+  for (uint32_t r = 0; r < source.num_registers; ++r) {
+    if (uses[r] > 1 && !returned[r]) {
+      use_slot[r] = static_cast<uint32_t>(target.shared_register_uses.size());
+      target.shared_register_uses.push_back(static_cast<int32_t>(uses[r]));
+    }
+  }
+
+  // Where each record starts: a record names its users' records. Every
+  // array is sized exactly before it is filled: a large program must not
+  // leave growth slack behind.
+  target.record_offsets.resize(num_kernels);
+  size_t num_words = 0;
+  size_t num_extras = 1;
+  for (size_t k = 0; k < num_kernels; ++k) {
+    const bef::SbfKernel& kernel = source.kernels[k];
+    target.record_offsets[k] = static_cast<uint32_t>(num_words);
+    size_t words = sizeof(KernelRecord) / 4 + kernel.operands.size() +
+                   kernel.results.size();
+    for (uint32_t r : kernel.operands) {
+      if (!returned[r]) words += use_slot[r] == kNoSlot ? 1 : 2;
+    }
+    for (absl::Span<const uint32_t> users : kernel.users) {
+      words += 1 + 2 * users.size();
+    }
+    num_words += words + (words & 1);
+    if (num_words > std::numeric_limits<uint32_t>::max()) {
+      problems.push_back(
+          {absl::StatusCode::kResourceExhausted,
+           absl::StrCat("function '", std::string(source.name),
+                        "' is too large for the executor's kernel table"),
+           "", ""});
+      return;
+    }
+    if (!kernel.attributes.empty() || !kernel.functions.empty()) ++num_extras;
+  }
+  target.code.assign(num_words / 2, 0);
+  target.extras.reserve(num_extras);
+  target.extras.emplace_back();
+  target.initial_ready_counts.reserve(num_kernels);
+  target.debug_infos.Reset(&sbf, num_kernels);
 
   target.argument_user_offsets.push_back(0);
+  size_t num_argument_users = 0;
   for (const auto& users : source.argument_users) {
-    target.argument_users.insert(target.argument_users.end(), users.begin(),
-                                 users.end());
+    num_argument_users += users.size();
+  }
+  target.argument_users.reserve(num_argument_users);
+  for (const auto& users : source.argument_users) {
+    for (uint32_t user : users) {
+      target.argument_users.push_back(
+          user_ref(user, target.record_offsets[user]));
+    }
     target.argument_user_offsets.push_back(
         static_cast<uint32_t>(target.argument_users.size()));
   }
 
-  // How many times each register is used: single-use registers are dropped
-  // by their user.
-  std::vector<uint32_t> uses(source.num_registers, 0);
-  // Every array is sized exactly before it is filled: a large program must
-  // not leave growth slack behind.
-  size_t num_indices = 0;
-  for (const bef::SbfKernel& kernel : source.kernels) {
-    for (uint32_t r : kernel.operands) ++uses[r];
-    num_indices += 2 * kernel.operands.size() + 2 * kernel.results.size() + 1;
-    for (absl::Span<const uint32_t> users : kernel.users) {
-      num_indices += users.size();
-    }
-  }
-  target.kernels.reserve(num_kernels);
-  target.kernel_inputs.reserve(num_kernels);
-  target.indices.reserve(num_indices);
-  target.debug_infos.Reset(&sbf, num_kernels);
-
-  // Users come first in `indices`, so RunKernel can address every users
-  // list from the array's start; each kernel's lists start at
-  // users_start[k].
-  std::vector<uint32_t>& indices = target.indices;
-  std::vector<uint32_t> users_start(num_kernels);
-  for (size_t k = 0; k < num_kernels; ++k) {
-    users_start[k] = static_cast<uint32_t>(indices.size());
-    for (absl::Span<const uint32_t> users : source.kernels[k].users) {
-      indices.insert(indices.end(), users.begin(), users.end());
-    }
-  }
-
+  uint32_t* const code = reinterpret_cast<uint32_t*>(target.code.data());
   for (size_t k = 0; k < num_kernels; ++k) {
     const bef::SbfKernel& kernel = source.kernels[k];
     const std::string_view name = sbf.kernel_names[kernel.name_index];
@@ -200,63 +263,76 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
       problems.push_back({code, std::move(message), std::string(name),
                           where ? where->ToString() : ""});
     };
-    const RegisteredKernel* registered = registry.GetKernel(name);
-    if (registered == nullptr) {
+    if (registered[k] == nullptr) {
       add_problem(
           absl::StatusCode::kNotFound,
           absl::StrCat("unknown kernel name '", std::string(name), "'"));
       continue;
     }
     std::vector<std::string> misfits;
-    std::vector<const void*> bound =
-        executor_internal::BindKernel(name, *registered, kernel, sbf, misfits);
+    std::vector<const void*> bound = executor_internal::BindKernel(
+        name, *registered[k], kernel, sbf, misfits);
     for (std::string& misfit : misfits) {
       add_problem(absl::StatusCode::kInvalidArgument, std::move(misfit));
     }
     if (!misfits.empty()) continue;
-    LoadedKernel loaded;
-    loaded.implementation = registered->implementation;
-    loaded.strict = registered->strictness == Strictness::kStrict;
-    loaded.num_operands = static_cast<uint32_t>(kernel.operands.size());
-    loaded.num_results = static_cast<uint32_t>(kernel.results.size());
 
-    loaded.operands = static_cast<uint32_t>(indices.size());
-    indices.insert(indices.end(), kernel.operands.begin(),
-                   kernel.operands.end());
-    loaded.results = static_cast<uint32_t>(indices.size());
-    indices.insert(indices.end(), kernel.results.begin(), kernel.results.end());
-    loaded.user_offsets = static_cast<uint32_t>(indices.size());
-    uint32_t user_offset = users_start[k];
-    indices.push_back(user_offset);
-    for (absl::Span<const uint32_t> users : kernel.users) {
-      user_offset += static_cast<uint32_t>(users.size());
-      indices.push_back(user_offset);
+    uint32_t* word = code + target.record_offsets[k];
+    auto* record = new (word) KernelRecord{};
+    record->implementation = registered[k]->implementation;
+    record->kernel = static_cast<uint32_t>(k);
+    record->strict = registered[k]->strictness == Strictness::kStrict;
+    record->num_operands = static_cast<uint32_t>(kernel.operands.size());
+    record->num_results = static_cast<uint32_t>(kernel.results.size());
+    word += sizeof(KernelRecord) / 4;
+    for (uint32_t r : kernel.operands) *word++ = r;
+    for (uint32_t r : kernel.results) {
+      *word++ = r | (returned[r] ? executor_internal::kReturnedRegister : 0);
     }
-    loaded.drops = static_cast<uint32_t>(indices.size());
     for (uint32_t r : kernel.operands) {
-      if (uses[r] == 1 && !target.register_is_result[r]) indices.push_back(r);
+      if (uses[r] == 1 && !returned[r]) {
+        *word++ = r;
+        ++record->num_drops;
+      }
     }
-    loaded.num_drops = static_cast<uint32_t>(indices.size()) - loaded.drops;
+    for (uint32_t r : kernel.operands) {
+      if (use_slot[r] == kNoSlot) continue;
+      *word++ = r;
+      *word++ = use_slot[r];
+      ++record->num_countdowns;
+    }
+    for (absl::Span<const uint32_t> users : kernel.users) {
+      *word++ = static_cast<uint32_t>(users.size());
+      for (uint32_t user : users) {
+        const executor_internal::UserRef ref =
+            user_ref(user, target.record_offsets[user]);
+        *word++ = ref.kernel_and_flags;
+        *word++ = ref.record;
+      }
+    }
 
-    // The array may still grow (kernels bind optional attributes the op
-    // leaves out): PointAttributes sets the data once it is complete.
-    attribute_pointers.insert(attribute_pointers.end(), bound.begin(),
-                              bound.end());
-    loaded.attributes = absl::Span<const void* const>(nullptr, bound.size());
-    const size_t first_callee = callee_pointers.size();
-    for (uint32_t f : kernel.functions) {
-      callee_pointers.push_back(functions[f].get());
+    // The attribute array may still grow (kernels bind optional attributes
+    // the op leaves out): PointAttributes sets the data once it is
+    // complete.
+    if (!bound.empty() || !kernel.functions.empty()) {
+      record->extras = static_cast<uint32_t>(target.extras.size());
+      attribute_pointers.insert(attribute_pointers.end(), bound.begin(),
+                                bound.end());
+      const size_t first_callee = callee_pointers.size();
+      for (uint32_t f : kernel.functions) {
+        callee_pointers.push_back(functions[f].get());
+      }
+      target.extras.push_back(
+          {absl::Span<const void* const>(nullptr, bound.size()),
+           absl::MakeConstSpan(callee_pointers.data() + first_callee,
+                               kernel.functions.size())});
     }
-    loaded.functions = absl::MakeConstSpan(
-        callee_pointers.data() + first_callee, kernel.functions.size());
 
-    if (loaded.num_operands == 0) {
-      target.initially_ready.push_back(static_cast<uint32_t>(k));
+    if (kernel.operands.empty()) {
+      target.initially_ready.push_back(target.record_offsets[k]);
     }
-    target.kernel_inputs.push_back(
-        loaded.num_operands |
-        (loaded.strict ? executor_internal::kStrictBit : 0));
-    target.kernels.push_back(loaded);
+    target.initial_ready_counts.push_back(
+        static_cast<int32_t>(kernel.operands.size()));
   }
 }
 
@@ -265,9 +341,9 @@ void Program::Impl::PointAttributes() {
   for (size_t f = 0; f < functions.size(); ++f) {
     if (sbf.functions[f].kind == bef::FunctionKind::kNative) continue;
     auto& function = static_cast<ExecutableFunction&>(*functions[f]);
-    for (LoadedKernel& kernel : function.kernels) {
-      kernel.attributes = absl::MakeConstSpan(next, kernel.attributes.size());
-      next += kernel.attributes.size();
+    for (executor_internal::KernelExtras& extras : function.extras) {
+      extras.attributes = absl::MakeConstSpan(next, extras.attributes.size());
+      next += extras.attributes.size();
     }
   }
 }
