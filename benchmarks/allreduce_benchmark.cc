@@ -36,7 +36,6 @@
 #include "gloo/rendezvous/prefix_store.h"
 #include "gloo/transport/tcp/device.h"
 #include "grpcpp/grpcpp.h"
-#include "kernels/ccl/ccl_kernels.h"
 #include "lib/collective/store_service.h"
 #include "sluice/collective/gloo_group.h"
 #include "sluice/compiler/compile_program.h"
@@ -45,6 +44,7 @@
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernels/basic_kernels.h"
+#include "sluice/kernels/ccl_kernels.h"
 #include "sluice/support/logging.h"
 
 extern char** environ;

@@ -20,6 +20,11 @@ def mlir_tblgen(name, td_file, td_deps = [], outs = {}):
     op reference under docs/ops/ is checked against it.
     """
     tblgen = "@llvm//:bin/mlir-tblgen"
+
+    # ODS includes start at this workspace's root, which is external/sluice
+    # when another workspace builds Sluice as a dependency.
+    repository = native.repository_name()[1:]
+    root = "external/" + repository if repository else "."
     generated = []
     docs = {}
     for flags in outs.values():
@@ -40,7 +45,7 @@ def mlir_tblgen(name, td_file, td_deps = [], outs = {}):
                 "$(location %s)" % tblgen,
                 flags,
                 "-I external/llvm/include",
-                "-I .",
+                "-I " + root,
                 "$(location %s)" % td_file,
                 "-o $@",
             ]),

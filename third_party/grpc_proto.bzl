@@ -11,15 +11,20 @@ def cc_grpc_library(name, src, deps = [], imports = [], visibility = None):
     """
     stem = src[:-len(".proto")]
     outs = [stem + suffix for suffix in [".pb.h", ".pb.cc", ".grpc.pb.h", ".grpc.pb.cc"]]
+
+    # Import paths start at this workspace's root, which is external/sluice
+    # when another workspace builds Sluice as a dependency.
+    repository = native.repository_name()[1:]
+    root = "external/" + repository if repository else "."
     native.genrule(
         name = name + "_generate",
         srcs = [src] + imports,
         outs = outs,
         cmd = " ".join([
             "/usr/bin/protoc",
-            "--proto_path=.",
-            "--cpp_out=$(GENDIR)",
-            "--grpc_out=$(GENDIR)",
+            "--proto_path=" + root,
+            "--cpp_out=$(GENDIR)/" + root,
+            "--grpc_out=$(GENDIR)/" + root,
             "--plugin=protoc-gen-grpc=/usr/bin/grpc_cpp_plugin",
             "$(location %s)" % src,
         ]),

@@ -194,7 +194,7 @@ class Lighthouse:
         self.address = "127.0.0.1:%d" % self.port
         self.status_page = None
         self.page_known = threading.Event()
-        flags = ["--bind=" + self.address,
+        flags = ["--address=" + self.address,
                  "--min_replicas=%d" % args.min_replicas]
         if etcd:
             flags += ["--etcd=" + etcd, "--http_port=0"]

@@ -5,7 +5,7 @@
 // generation) on every result, through the frame, which adds the kernel and
 // its `.mlir` location. Kernels are strict: an error in the group, the
 // tensor or the chain passes to the results without any collective.
-#include "kernels/ccl/ccl_kernels.h"
+#include "sluice/kernels/ccl_kernels.h"
 
 #include <cstdint>
 #include <utility>

@@ -3,7 +3,7 @@
 // the watchdog finds the collective done (or its error), on the host's work
 // queue, so that nothing downstream runs on the watchdog's thread. A group
 // of another backend is a fatal error naming it.
-#include "kernels/ccl/nccl_kernels.h"
+#include "sluice/kernels/nccl_kernels.h"
 
 #include <cstdint>
 #include <utility>
@@ -11,13 +11,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "kernels/ccl/ccl_kernels.h"
 #include "sluice/collective/nccl_group.h"
 #include "sluice/gpu/device_tensor.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/kernel/async_kernel_frame.h"
 #include "sluice/kernel/attributes.h"
 #include "sluice/kernel/kernel_binding.h"
+#include "sluice/kernels/ccl_kernels.h"
 
 namespace sluice {
 namespace ccl_device_kernels {

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/ccl/ccl_kernels.h"
 #include "kernels/ft/kernel_groups.h"
 #include "kernels/ft/process_manager.h"
 #include "sluice/collective/collective_group.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/run_when_ready.h"
 #include "sluice/kernel/kernel_binding.h"
+#include "sluice/kernels/ccl_kernels.h"
 #include "sluice/tensor/dense_host_tensor.h"
 
 namespace sluice {

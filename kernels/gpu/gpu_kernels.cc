@@ -4,7 +4,7 @@
 // to the host's work queue), so no thread waits for the device. Errors,
 // from the CUDA calls or from the stream, reach every result through the
 // frame, which adds the kernel and its `.mlir` location.
-#include "kernels/gpu/gpu_kernels.h"
+#include "sluice/kernels/gpu_kernels.h"
 
 #include <cstdint>
 #include <type_traits>

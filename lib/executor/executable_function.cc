@@ -21,12 +21,11 @@
 #include <atomic>
 #include <cassert>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
-#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
@@ -34,6 +33,8 @@
 #include "lib/executor/frame_watch.h"
 #include "sluice/host_context/async_value_pool.h"
 #include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/concurrent_work_queue.h"
+#include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
 
 namespace sluice {
@@ -54,6 +55,8 @@ struct Worklist {
   WorkItem* items;
   size_t size;
   size_t capacity;
+  // Kernels to run before the next look for an idle worker to share with.
+  int until_share_check;
 
   void Push(WorkItem item) {
     if (ABSL_PREDICT_FALSE(size == capacity)) Grow();
@@ -83,6 +86,14 @@ void Worklist::Grow() {
 
 // Runs the items pushed on this thread from `base` on, until none is left.
 void RunWorklist(size_t base);
+
+// A wide program readies more kernels than one thread runs: every this many
+// kernels, a thread with at least 2 * kMinSharedKernels waiting hands the
+// newer half to an idle worker of the queue. Kernels of one frame then run
+// on several threads at once (the frame's shared mode, as when a waiter
+// runs them).
+constexpr int kShareCheckInterval = 64;
+constexpr size_t kMinSharedKernels = 16;
 
 // Kernels with more operands or results than this use heap storage.
 constexpr size_t kInlineValues = 16;
@@ -125,6 +136,18 @@ class CallFrame {
   }
 
   RCReference<AsyncValue>& reg(uint32_t index) { return registers_[index]; }
+
+  ConcurrentWorkQueue& work_queue() const {
+    return context_->host()->work_queue();
+  }
+
+  // Another thread is about to run a kernel of this frame, holding the
+  // reference taken here. Called on a thread that runs this frame's kernels
+  // (see KeepContext()).
+  void Share() {
+    KeepContext();
+    AddRef();
+  }
 
   enum class Which { kAll, kStrict, kNonStrict };
 
@@ -202,8 +225,8 @@ class CallFrame {
 
   // The frame may outlive the call from here on: it needs a context of its
   // own instead of the caller's. Only the thread running Execute() gets here
-  // first (a waiter runs only after one was registered), so the switch is
-  // made once, before any other thread can read `context_`.
+  // first (a waiter or a shared kernel runs only after this ran), so the
+  // switch is made once, before any other thread can read `context_`.
   void KeepContext() {
     if (shared_) return;
     shared_ = std::make_unique<SharedState>(*context_);
@@ -278,15 +301,15 @@ class CallFrame {
     for (uint32_t i = 0; i < function->num_registers; ++i) {
       new (&registers_[i]) RCReference<AsyncValue>();
     }
-    static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) &&
-                      std::is_trivially_destructible_v<std::atomic<int32_t>>,
-                  "counts start as a copy of their initial values");
-    const std::vector<int32_t>& inputs = function->initial_ready_counts;
-    std::memcpy(static_cast<void*>(ready_counts_), inputs.data(),
-                inputs.size() * sizeof(int32_t));
-    const std::vector<int32_t>& uses = function->shared_register_uses;
-    std::memcpy(static_cast<void*>(use_counts_), uses.data(),
-                uses.size() * sizeof(int32_t));
+    InitCounts(function->initial_ready_counts, ready_counts_);
+    InitCounts(function->shared_register_uses, use_counts_);
+  }
+
+  static void InitCounts(const std::vector<int32_t>& from,
+                         std::atomic<int32_t>* to) {
+    for (size_t i = 0; i < from.size(); ++i) {
+      new (&to[i]) std::atomic<int32_t>(from[i]);
+    }
   }
 
   ~CallFrame() {
@@ -460,10 +483,42 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
   }
 }
 
+// Runs `batch`, kernels another thread shared, then lets go of their frames.
+void RunSharedKernels(const std::vector<WorkItem>& batch) {
+  Worklist& ready = worklist;
+  const size_t base = ready.size;
+  for (const WorkItem& item : batch) ready.Push(item);
+  RunWorklist(base);
+  for (const WorkItem& item : batch) item.frame->DropRef();
+}
+
+// Hands the newer half of this thread's waiting kernels (from `next` on) to
+// an idle worker, if there are enough and one is idle.
+ABSL_ATTRIBUTE_NOINLINE void MaybeShareKernels(size_t next) {
+  Worklist& ready = worklist;
+  const size_t waiting = ready.size - next;
+  if (waiting < 2 * kMinSharedKernels) return;
+  ConcurrentWorkQueue& queue = ready.items[next].frame->work_queue();
+  if (!queue.HasIdleWorker()) return;
+  const size_t middle = next + waiting / 2;
+  for (size_t i = middle; i < ready.size; ++i) {
+    // Kernels of another host's frames stay here.
+    if (&ready.items[i].frame->work_queue() != &queue) return;
+  }
+  std::vector<WorkItem> batch(ready.items + middle, ready.items + ready.size);
+  for (const WorkItem& item : batch) item.frame->Share();
+  ready.size = middle;
+  queue.AddTask([batch = std::move(batch)] { RunSharedKernels(batch); });
+}
+
 void RunWorklist(size_t base) {
   Worklist& ready = worklist;
   size_t next = base;
   while (next < ready.size) {
+    if (ABSL_PREDICT_FALSE(--ready.until_share_check <= 0)) {
+      ready.until_share_check = kShareCheckInterval;
+      MaybeShareKernels(next);
+    }
     const WorkItem item = ready.items[next++];
     item.frame->RunKernel(item.record);
     // Everything pushed so far has run: reuse the space.

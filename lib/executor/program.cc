@@ -3,6 +3,7 @@
 #include "sluice/executor/program.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -182,20 +183,33 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
 
   // How many times each register is read: a register with one reader is
   // dropped by it, and the others by whichever reader runs last, which
-  // counts down a per-call use count (a slot) to find out.
+  // counts down a per-call use count (a slot) to find out. The call's
+  // arguments (which the caller holds anyway) and the values of kernels
+  // without operands (constants, mostly) stay until the call ends instead:
+  // they are few, and often read by many kernels, each of which would count.
   std::vector<uint32_t> uses(source.num_registers, 0);
+  std::vector<bool> kept(source.num_registers, false);
+  for (uint32_t r : source.argument_registers) kept[r] = true;
   for (const bef::SbfKernel& kernel : source.kernels) {
     for (uint32_t r : kernel.operands) ++uses[r];
+    if (!kernel.operands.empty()) continue;
+    for (uint32_t r : kernel.results) kept[r] = true;
   }
+  auto dropped_by_reader = [&](uint32_t r) {
+    return uses[r] == 1 && !returned[r];
+  };
+  auto counted_down = [&](uint32_t r) {
+    return uses[r] > 1 && !returned[r] && !kept[r];
+  };
   constexpr uint32_t kNoSlot = ~0u;
   std::vector<uint32_t> use_slot(source.num_registers, kNoSlot);
   size_t num_slots = 0;
   for (uint32_t r = 0; r < source.num_registers; ++r) {
-    if (uses[r] > 1 && !returned[r]) ++num_slots;
+    if (counted_down(r)) ++num_slots;
   }
   target.shared_register_uses.reserve(num_slots);
   for (uint32_t r = 0; r < source.num_registers; ++r) {
-    if (uses[r] > 1 && !returned[r]) {
+    if (counted_down(r)) {
       use_slot[r] = static_cast<uint32_t>(target.shared_register_uses.size());
       target.shared_register_uses.push_back(static_cast<int32_t>(uses[r]));
     }
@@ -213,7 +227,8 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     size_t words = sizeof(KernelRecord) / 4 + kernel.operands.size() +
                    kernel.results.size();
     for (uint32_t r : kernel.operands) {
-      if (!returned[r]) words += use_slot[r] == kNoSlot ? 1 : 2;
+      if (dropped_by_reader(r)) words += 1;
+      if (counted_down(r)) words += 2;
     }
     for (absl::Span<const uint32_t> users : kernel.users) {
       words += 1 + 2 * users.size();
@@ -290,13 +305,12 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
       *word++ = r | (returned[r] ? executor_internal::kReturnedRegister : 0);
     }
     for (uint32_t r : kernel.operands) {
-      if (uses[r] == 1 && !returned[r]) {
-        *word++ = r;
-        ++record->num_drops;
-      }
+      if (!dropped_by_reader(r)) continue;
+      *word++ = r;
+      ++record->num_drops;
     }
     for (uint32_t r : kernel.operands) {
-      if (use_slot[r] == kNoSlot) continue;
+      if (!counted_down(r)) continue;
       *word++ = r;
       *word++ = use_slot[r];
       ++record->num_countdowns;
@@ -310,6 +324,8 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
         *word++ = ref.record;
       }
     }
+    assert(word <= code + (k + 1 < num_kernels ? target.record_offsets[k + 1]
+                                               : 2 * target.code.size()));
 
     // The attribute array may still grow (kernels bind optional attributes
     // the op leaves out): PointAttributes sets the data once it is

@@ -183,6 +183,9 @@ class MultiThreadedWorkQueue final : public ConcurrentWorkQueue {
   bool IsInWorkerThread() const override {
     return current_worker.queue == this;
   }
+  bool HasIdleWorker() const override {
+    return idle_workers_.load(std::memory_order_relaxed) > 0;
+  }
 
  private:
   void WorkerLoop(int index);
@@ -210,6 +213,10 @@ class MultiThreadedWorkQueue final : public ConcurrentWorkQueue {
   std::mutex park_mu_;
   std::condition_variable park_cv_;
   bool stopping_ = false;  // Guarded by `park_mu_`.
+
+  // Workers spinning, stealing or parked: written only on the way into and
+  // out of idleness, read by HasIdleWorker().
+  alignas(64) std::atomic<int> idle_workers_{0};
 
   std::atomic<int> quiesce_waiters_{0};
   std::mutex quiesce_mu_;
@@ -421,12 +428,13 @@ void MultiThreadedWorkQueue::WorkerLoop(int index) {
     }
     // Steal only after a spin's length without work (see the top of the
     // file).
-    if (SpinForOwnWork(self)) continue;
-    if (Steal(index, task)) {
-      Run(self, task);
-      continue;
-    }
-    if (!Park()) break;
+    idle_workers_.fetch_add(1, std::memory_order_relaxed);
+    const bool own_work = SpinForOwnWork(self);
+    const bool stolen = !own_work && Steal(index, task);
+    const bool running = own_work || stolen || Park();
+    idle_workers_.fetch_sub(1, std::memory_order_relaxed);
+    if (!running) break;
+    if (stolen) Run(self, task);
   }
   current_worker = {};
 }

@@ -153,7 +153,7 @@ std::optional<int64_t> CommittedQuorum(const std::string& line, int size) {
 TEST(LighthouseProcessTest, SurvivorsCommitAgainLongBeforeTheJoinTimeout) {
   constexpr absl::Duration kJoinTimeout = absl::Seconds(30);
   Child lighthouse({Runfile("tools/sluice_lighthouse/sluice_lighthouse"),
-                    "--bind=127.0.0.1:0",
+                    "--address=127.0.0.1:0",
                     absl::StrCat("--join_timeout_ms=",
                                  absl::ToInt64Milliseconds(kJoinTimeout))});
   const std::string prefix = "lighthouse listening on ";
@@ -229,7 +229,7 @@ TEST(LighthouseProcessTest, SurvivorsCommitAgainLongBeforeTheJoinTimeout) {
 TEST(LighthouseProcessTest, ReplicasCommitAgainAfterTheLighthouseRestarts) {
   std::vector<std::string> flags = {
       Runfile("tools/sluice_lighthouse/sluice_lighthouse"),
-      "--bind=127.0.0.1:0"};
+      "--address=127.0.0.1:0"};
   auto lighthouse = std::make_unique<Child>(flags);
   const std::string prefix = "lighthouse listening on ";
   const auto is_ready = [&](const std::string& line) {
@@ -259,7 +259,7 @@ TEST(LighthouseProcessTest, ReplicasCommitAgainAfterTheLighthouseRestarts) {
                               replicas[1]->line_count()};
   // A new lighthouse on the same address: it knows nothing, and the
   // replicas (whose calls failed or are being retried) start over with it.
-  flags[1] = absl::StrCat("--bind=", address);
+  flags[1] = absl::StrCat("--address=", address);
   lighthouse = std::make_unique<Child>(flags);
   ASSERT_TRUE(lighthouse->WaitFor(is_ready, absl::Seconds(30)))
       << lighthouse->Output();

@@ -2,14 +2,14 @@
 // //kernels/... is added here and nowhere else.
 #include "sluice/tools/standard_kernels.h"
 
-#include "kernels/ccl/ccl_kernels.h"
-#include "kernels/ccl/nccl_kernels.h"
-#include "kernels/gpu/gpu_kernels.h"
 #include "sluice/kernels/basic_kernels.h"
+#include "sluice/kernels/ccl_kernels.h"
 #include "sluice/kernels/data_kernels.h"
 #include "sluice/kernels/dist_kernels.h"
 #include "sluice/kernels/ft_kernels.h"
+#include "sluice/kernels/gpu_kernels.h"
 #include "sluice/kernels/math_kernels.h"
+#include "sluice/kernels/nccl_kernels.h"
 #include "sluice/kernels/tensor_kernels.h"
 #include "sluice/kernels/test_kernels.h"
 

@@ -27,11 +27,20 @@ cl::OptionCategory category("Options");
 
 const sluice::ft::LighthouseOptions kDefaults;
 
-cl::opt<std::string> bind_address(
-    "bind",
+cl::opt<std::string> address(
+    "address",
     cl::desc("host:port to listen on; port 0 picks a free port "
              "(default 127.0.0.1:29510)"),
     cl::init(kDefaults.bind), cl::cat(category));
+// The flag's first spelling; the other tools call it --address. Not an
+// alias, which would set --address without a word.
+cl::opt<std::string> bind(
+    "bind", cl::desc("deprecated spelling of --address"), cl::Hidden,
+    cl::cat(category), cl::callback([](const std::string& value) {
+      std::fprintf(stderr,
+                   "sluice_lighthouse: --bind is deprecated; use --address\n");
+      address = value;
+    }));
 cl::opt<std::string> advertise(
     "advertise",
     cl::desc("the address replicas dial (default: the bound address)"),
@@ -60,7 +69,7 @@ cl::opt<int> heartbeat_timeout_ms(
     cl::cat(category));
 cl::opt<int> http_port(
     "http_port",
-    cl::desc("serve the status page on this port of --bind's host; 0 picks "
+    cl::desc("serve the status page on this port of --address's host; 0 picks "
              "a free port (default: no status page)"),
     cl::init(-1), cl::cat(category));
 cl::opt<std::string> etcd(
@@ -89,17 +98,17 @@ int Fail(const std::string& message) {
 
 // The etcd authority for --etcd; null (a lighthouse alone) without it.
 absl::StatusOr<std::unique_ptr<sluice::ft::QuorumAuthority>> NewAuthority(
-    const std::string& address) {
+    const std::string& dialed) {
   if (etcd.empty()) return nullptr;
-  if (absl::EndsWith(address, ":0")) {
+  if (absl::EndsWith(dialed, ":0")) {
     return absl::InvalidArgumentError(
-        "--etcd needs a fixed port in --bind or --advertise: the other "
+        "--etcd needs a fixed port in --address or --advertise: the other "
         "lighthouses send replicas to this address");
   }
   sluice::ft::EtcdQuorumAuthorityOptions options;
   options.endpoints = sluice::ft::EtcdClient::SplitEndpoints(etcd);
   options.prefix = etcd_prefix;
-  options.address = address;
+  options.address = dialed;
   options.lease_ttl = absl::Milliseconds(etcd_lease_ttl_ms.getValue());
   absl::StatusOr<std::unique_ptr<sluice::ft::EtcdQuorumAuthority>> authority =
       sluice::ft::EtcdQuorumAuthority::Create(std::move(options));
@@ -125,7 +134,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   sluice::ft::LighthouseOptions options;
-  options.bind = bind_address;
+  options.bind = address;
   options.advertise = advertise;
   options.min_replicas = min_replicas;
   options.join_timeout = absl::Milliseconds(join_timeout_ms.getValue());
@@ -145,7 +154,7 @@ int main(int argc, char** argv) {
   std::printf("lighthouse listening on %s\n", (*lighthouse)->address().c_str());
   std::unique_ptr<sluice::ft::LighthouseStatusPage> page;
   if (http_port >= 0) {
-    const std::string host = bind_address.substr(0, bind_address.rfind(':'));
+    const std::string host = address.substr(0, address.rfind(':'));
     auto started = sluice::ft::LighthouseStatusPage::Start(
         host, http_port,
         [lighthouse = lighthouse->get()] { return lighthouse->Status(); });

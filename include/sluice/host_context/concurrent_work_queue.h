@@ -46,6 +46,11 @@ class ConcurrentWorkQueue {
   // queue).
   virtual int GetParallelismLevel() const = 0;
 
+  // Whether a worker is looking for work right now: a hint, for callers
+  // that could split what they are doing into tasks (the executor shares
+  // ready kernels this way). False on the single-threaded queue.
+  virtual bool HasIdleWorker() const { return false; }
+
   // True on a thread that runs this queue's non-blocking tasks (a worker,
   // or the single-threaded queue's thread while it waits). Blocking-pool
   // threads are not workers: blocking tasks may call Await().

@@ -40,7 +40,7 @@ class LighthouseFailoverTest : public ::testing::Test {
   absl::StatusOr<LighthouseProcess> StartLighthouseNumber(int i) {
     return StartLighthouse(
         absl::StrCat("lighthouse ", i),
-        {"--bind=" + addresses_[i], "--etcd=" + etcd_->endpoint(),
+        {"--address=" + addresses_[i], "--etcd=" + etcd_->endpoint(),
          "--etcd_lease_ttl_ms=2000", "--min_replicas=2",
          "--heartbeat_timeout_ms=1500", "--join_timeout_ms=1000"});
   }
@@ -160,7 +160,7 @@ TEST_F(LighthouseFailoverTest, UnreachableEtcdStopsTheLighthouseAtStart) {
   etcd_->Kill();
   auto lighthouse = LoggedProcess::Start(
       "lighthouse", {"tools/sluice_lighthouse/sluice_lighthouse",
-                     "--bind=" + addresses_[0], "--etcd=" + endpoint});
+                     "--address=" + addresses_[0], "--etcd=" + endpoint});
   ASSERT_TRUE(lighthouse.ok()) << lighthouse.status();
   ASSERT_TRUE((*lighthouse)->WaitForExit(kTimeout)) << (*lighthouse)->Tail();
   absl::StatusOr<std::string> error =

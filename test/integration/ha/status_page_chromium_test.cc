@@ -27,7 +27,7 @@ TEST(StatusPageChromiumTest, ShowsARealQuorumAndAStoppedMember) {
   // A 2 s heartbeat timeout: a member stopped for over 1 s is stale on the
   // page; the others heartbeat every 100 ms.
   absl::StatusOr<LighthouseProcess> lighthouse = StartLighthouse(
-      "lighthouse", {"--bind=127.0.0.1:0", "--min_replicas=2",
+      "lighthouse", {"--address=127.0.0.1:0", "--min_replicas=2",
                      "--heartbeat_timeout_ms=2000", "--join_timeout_ms=1000"});
   ASSERT_TRUE(lighthouse.ok()) << lighthouse.status();
   std::vector<std::unique_ptr<LoggedProcess>> replicas;

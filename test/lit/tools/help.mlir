@@ -53,7 +53,8 @@
 
 // RUN: sluice_lighthouse --help > %t.lighthouse
 // RUN: test $(wc -l < %t.lighthouse) -lt 40
-// RUN: FileCheck %s --check-prefix=LIGHTHOUSE --implicit-check-not=x86-asm-syntax --implicit-check-not=amdgpu < %t.lighthouse
+// RUN: FileCheck %s --check-prefix=LIGHTHOUSE --implicit-check-not=x86-asm-syntax --implicit-check-not=amdgpu --implicit-check-not=--bind < %t.lighthouse
+// LIGHTHOUSE-DAG: {{^ *}}--address=<string> {{.*}}- host:port to listen on
 // LIGHTHOUSE-DAG: {{^ *}}--min_replicas=<int>
 
 // RUN: sluice_monitor --help > %t.monitor

@@ -2,7 +2,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -28,8 +30,23 @@ using testing_util::ProgramBuilder;
 
 std::vector<std::string>* trace = nullptr;  // what test.record saw, in order
 
+int32_t MixExpected(int32_t a, int32_t b) {
+  return static_cast<int32_t>(
+      (static_cast<uint32_t>(a) * 31u + static_cast<uint32_t>(b)) % 1000003u);
+}
+
 int32_t Constant(Attribute<int32_t> value) { return *value; }
 int32_t Add(int32_t a, int32_t b) { return a + b; }
+// Mixes two values without overflowing, and notes which thread ran it.
+std::mutex mix_mu;
+std::set<std::thread::id>* mix_threads = nullptr;
+int32_t MixValues(int32_t a, int32_t b) {
+  {
+    std::lock_guard<std::mutex> lock(mix_mu);
+    if (mix_threads != nullptr) mix_threads->insert(std::this_thread::get_id());
+  }
+  return MixExpected(a, b);
+}
 Chain Record(int32_t value) {
   trace->push_back(std::to_string(value));
   return Chain{};
@@ -64,6 +81,7 @@ absl::Status RegisterTestKernels(KernelRegistry* registry) {
   return registry->AddKernels({
       {"test.constant.i32", SLUICE_KERNEL(Constant)},
       {"test.add.i32", SLUICE_KERNEL(Add)},
+      {"test.mix.i32", SLUICE_KERNEL(MixValues)},
       {"test.record", SLUICE_KERNEL(Record)},
       {"test.fail", SLUICE_KERNEL(Fail)},
       {"test.async_increment", SLUICE_KERNEL(AsyncIncrement)},
@@ -188,6 +206,57 @@ TEST_P(ExecutorTest, WaveWithInputsArrivingMidFrame) {
     ASSERT_TRUE(results[0]->IsConcrete());
     EXPECT_EQ(results[0]->get<int32_t>(), row.back());
   }
+}
+
+// A wave wide enough that the thread running it hands kernels to idle
+// workers: the multi-threaded queue runs one frame's kernels on several
+// threads, and the values, an error in the middle and the one diagnostic
+// for it come out as on one thread.
+TEST_P(ExecutorTest, WideWaveSharedWithIdleWorkers) {
+  constexpr int kSide = 96;
+  ProgramBuilder b;
+  uint32_t clean = b.Declare("clean", 0, 1);
+  uint32_t failing = b.Declare("failing", 0, 1);
+  for (bool fail : {false, true}) {
+    b.Begin(0);
+    uint32_t seed = b.Constant(7);
+    std::vector<uint32_t> above(kSide, seed);
+    for (int i = 0; i < kSide; ++i) {
+      uint32_t left = seed;
+      for (int j = 0; j < kSide; ++j) {
+        left = fail && i == kSide / 2 && j == kSide / 2
+                   ? b.Kernel("test.fail", {})
+                   : b.Kernel("test.mix.i32", {above[j], left});
+        above[j] = left;
+      }
+    }
+    b.End(fail ? failing : clean, {above[kSide - 1]});
+  }
+  auto program = Load(b.Finish());
+
+  std::vector<int32_t> row(kSide, 7);
+  for (int i = 0; i < kSide; ++i) {
+    int32_t left = 7;
+    for (int j = 0; j < kSide; ++j) row[j] = left = MixExpected(row[j], left);
+  }
+  std::set<std::thread::id> threads;
+  mix_threads = &threads;
+  for (int run = 0; run < 5; ++run) {
+    auto results = Run(*program, "clean");
+    ASSERT_TRUE(results[0]->IsConcrete());
+    EXPECT_EQ(results[0]->get<int32_t>(), row.back());
+  }
+  mix_threads = nullptr;
+  if (std::string(GetParam()) == "s") {
+    EXPECT_EQ(threads.size(), 1u);
+  } else {
+    EXPECT_GE(threads.size(), 2u) << "no kernel was shared with a worker";
+  }
+
+  auto failed = Run(*program, "failing");
+  ASSERT_TRUE(failed[0]->IsError());
+  EXPECT_EQ(failed[0]->GetError().message(), "something bad happened");
+  EXPECT_EQ(diagnostics().size(), 1u);
 }
 
 // A returned register written after Execute() returned (its producer waits

@@ -96,6 +96,29 @@ TEST_P(WorkQueueTest, ReportsItsShape) {
   EXPECT_FALSE(queue_->IsInWorkerThread());
 }
 
+// The idle-worker hint: true while a worker waits for work, false once
+// every worker is busy, never on the single-threaded queue.
+TEST_P(WorkQueueTest, ReportsIdleWorkers) {
+  if (GetParam().spec == "s") {
+    EXPECT_FALSE(queue_->HasIdleWorker());
+    return;
+  }
+  EXPECT_TRUE(WaitFor([&] { return queue_->HasIdleWorker(); }));
+  std::atomic<int> started{0};
+  std::atomic<bool> release{false};
+  for (int i = 0; i < GetParam().workers; ++i) {
+    queue_->AddTask([&] {
+      ++started;
+      while (!release.load()) std::this_thread::yield();
+    });
+  }
+  EXPECT_TRUE(WaitFor([&] { return started.load() == GetParam().workers; }));
+  EXPECT_TRUE(WaitFor([&] { return !queue_->HasIdleWorker(); }));
+  release = true;
+  queue_->Quiesce();
+  EXPECT_TRUE(WaitFor([&] { return queue_->HasIdleWorker(); }));
+}
+
 TEST_P(WorkQueueTest, EveryTaskRunsExactlyOnce) {
   constexpr int kTasks = 100000;
   std::vector<std::atomic<int>> runs(kTasks);

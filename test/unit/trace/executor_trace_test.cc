@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kernels/basic/basic_kernels.h"
 #include "llvm/Support/JSON.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/executor/program.h"
@@ -17,6 +16,7 @@
 #include "sluice/host_context/request_context.h"
 #include "sluice/host_context/trace_activity.h"
 #include "sluice/host_context/tracer.h"
+#include "sluice/kernels/basic_kernels.h"
 
 namespace sluice {
 namespace {

@@ -10,7 +10,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/basic/basic_kernels.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/async_value_ref.h"
@@ -20,6 +19,7 @@
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_binding.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/basic_kernels.h"
 
 namespace sluice {
 namespace {

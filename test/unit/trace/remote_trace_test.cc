@@ -13,10 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/basic/basic_kernels.h"
-#include "kernels/dist/dist_kernels.h"
 #include "kernels/dist/distributed_context.h"
-#include "kernels/test/test_kernels.h"
 #include "llvm/Support/JSON.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/distributed/cluster_spec.h"
@@ -27,6 +24,9 @@
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/request_context.h"
 #include "sluice/host_context/tracer.h"
+#include "sluice/kernels/basic_kernels.h"
+#include "sluice/kernels/dist_kernels.h"
+#include "sluice/kernels/test_kernels.h"
 
 namespace sluice {
 namespace {

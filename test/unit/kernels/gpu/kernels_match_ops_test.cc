@@ -7,10 +7,10 @@
 #include "dialects/tfrt_gpu/tfrt_gpu_dialect.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/gpu/gpu_kernels.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernels/gpu_kernels.h"
 
 namespace sluice {
 namespace {

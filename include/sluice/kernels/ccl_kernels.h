@@ -1,7 +1,7 @@
 // The kernels of the `tfrt_ccl` dialect (docs/collectives.md). A
 // `!tfrt_ccl.group` value holds a GroupValue.
-#ifndef SLUICE_KERNELS_CCL_CCL_KERNELS_H_
-#define SLUICE_KERNELS_CCL_CCL_KERNELS_H_
+#ifndef SLUICE_KERNELS_CCL_KERNELS_H_
+#define SLUICE_KERNELS_CCL_KERNELS_H_
 
 #include <utility>
 
@@ -29,4 +29,4 @@ absl::StatusOr<std::pair<DType, TensorShape>> ReceivedTensorType(
 
 }  // namespace sluice
 
-#endif  // SLUICE_KERNELS_CCL_CCL_KERNELS_H_
+#endif  // SLUICE_KERNELS_CCL_KERNELS_H_

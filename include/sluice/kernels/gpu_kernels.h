@@ -1,7 +1,7 @@
 // The kernels of the `tfrt_gpu` dialect (docs/gpu.md). A `!tfrt_gpu.device`
 // value holds a DeviceValue, a `!tfrt_gpu.tensor` value a gpu::DeviceTensor.
-#ifndef SLUICE_KERNELS_GPU_GPU_KERNELS_H_
-#define SLUICE_KERNELS_GPU_GPU_KERNELS_H_
+#ifndef SLUICE_KERNELS_GPU_KERNELS_H_
+#define SLUICE_KERNELS_GPU_KERNELS_H_
 
 #include "absl/status/status.h"
 #include "sluice/gpu/gpu_device.h"
@@ -18,4 +18,4 @@ absl::Status RegisterGpuKernels(KernelRegistry* registry);
 
 }  // namespace sluice
 
-#endif  // SLUICE_KERNELS_GPU_GPU_KERNELS_H_
+#endif  // SLUICE_KERNELS_GPU_KERNELS_H_
