@@ -220,16 +220,19 @@ absl::Status ReadNameTable(absl::Span<const uint8_t> file,
   return reader.CheckAtEnd("the last entry");
 }
 
+// Validates and decodes every entry. LocationAt decodes one again later,
+// trusting this validation.
 absl::Status ReadLocations(const ReaderContext& context,
-                           const Sections& sections,
-                           std::vector<SbfLocation>* locations) {
+                           const Sections& sections, SbfProgram* program) {
+  const SectionRange& range = Get(sections, SectionId::kLocations);
   ByteReader reader =
       SectionReader(context.file, sections, SectionId::kLocations);
   uint32_t count = 0;
   SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("location count", &count));
-  SLUICE_BEF_RETURN_IF_ERROR(reader.CheckCountFits("locations", count, 16));
-  locations->resize(count);
-  for (SbfLocation& location : *locations) {
+  SLUICE_BEF_RETURN_IF_ERROR(
+      reader.CheckCountFits("locations", count, kLocationEntrySize));
+  program->locations.resize(count);
+  for (SbfLocation& location : program->locations) {
     const uint32_t at = reader.offset();
     location.record = context.file.data() + at;
     uint32_t file = 0;
@@ -245,7 +248,9 @@ absl::Status ReadLocations(const ReaderContext& context,
         reader, at + 12, debug_name, &location.has_debug_name,
         &location.debug_name));
   }
-  return reader.CheckAtEnd("the last location");
+  SLUICE_BEF_RETURN_IF_ERROR(reader.CheckAtEnd("the last location"));
+  program->locations_section = context.file.subspan(range.offset, range.size);
+  return absl::OkStatus();
 }
 
 struct BodyRange {
@@ -459,6 +464,32 @@ const void* SbfProgram::AttributeData(uint32_t reference) const {
   return GetAttribute(reference).data;
 }
 
+SbfLocation SbfProgram::LocationAt(uint32_t index) const {
+  SLUICE_CHECK(4 + (uint64_t{index} + 1) * kLocationEntrySize <=
+               locations_section.size())
+      << "location " << index << " outside a " << locations_section.size()
+      << "-byte Locations section";
+  const uint8_t* entry =
+      locations_section.data() + 4 + size_t{index} * kLocationEntrySize;
+  // ReadSbf checked that each reference ends in a NUL inside Strings.
+  auto string_at = [this](uint32_t reference) {
+    const char* text =
+        reinterpret_cast<const char*>(strings_section.data()) + reference;
+    return std::string_view(text,
+                            strnlen(text, strings_section.size() - reference));
+  };
+  SbfLocation location;
+  location.record = entry;
+  const uint32_t file = LoadLe32(entry);
+  if (file != kNone) location.file = string_at(file);
+  location.line = LoadLe32(entry + 4);
+  location.column = LoadLe32(entry + 8);
+  const uint32_t debug_name = LoadLe32(entry + 12);
+  location.has_debug_name = debug_name != kNone;
+  if (location.has_debug_name) location.debug_name = string_at(debug_name);
+  return location;
+}
+
 bool HasSbfMagic(absl::Span<const uint8_t> bytes) {
   return bytes.size() >= sizeof(kMagic) &&
          std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) == 0;
@@ -479,14 +510,15 @@ absl::StatusOr<SbfProgram> ReadSbf(absl::Span<const uint8_t> bytes) {
   ReaderContext context;
   context.file = bytes;
   context.bodies = Get(sections, SectionId::kFunctionBodies);
-  context.strings.Init(bytes, Get(sections, SectionId::kStrings));
+  const SectionRange& strings = Get(sections, SectionId::kStrings);
+  context.strings.Init(bytes, strings);
+  program.strings_section = bytes.subspan(strings.offset, strings.size);
   SLUICE_BEF_RETURN_IF_ERROR(ReadNameTable(bytes, sections, SectionId::kTypes,
                                            context.strings, &program.types));
   SLUICE_BEF_RETURN_IF_ERROR(
       ReadNameTable(bytes, sections, SectionId::kKernelNames, context.strings,
                     &program.kernel_names));
-  SLUICE_BEF_RETURN_IF_ERROR(
-      ReadLocations(context, sections, &program.locations));
+  SLUICE_BEF_RETURN_IF_ERROR(ReadLocations(context, sections, &program));
   const uint32_t num_types = static_cast<uint32_t>(program.types.size());
   std::vector<BodyRange> bodies;
   SLUICE_BEF_RETURN_IF_ERROR(

@@ -436,7 +436,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     if (watch_ != nullptr) watch_->Skipped(kernel.kernel, results);
   } else {
     const KernelExtras& extras = fn.extras[kernel.extras];
-    KernelFrame frame(context_, &fn.debug_infos[kernel.kernel]);
+    KernelFrame frame(context_, &fn.debug_infos, kernel.kernel);
     frame.SetAttributeSection(fn.attribute_section);
     frame.Reset(absl::MakeConstSpan(arguments, num_operands), extras.attributes,
                 absl::MakeSpan(results, num_results), extras.functions);
@@ -470,7 +470,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     if (ABSL_PREDICT_FALSE(!results[i])) {
       // A kernel bug: say so rather than leave users waiting forever.
       results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
-          "kernel '", std::string(fn.debug_infos[kernel.kernel].name),
+          "kernel '", std::string(fn.debug_infos.Get(kernel.kernel).name),
           "' did not set result ", i)));
     }
     AsyncValue* value = results[i].get();

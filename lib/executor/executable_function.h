@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "lib/executor/kernel_debug_infos.h"
 #include "sluice/kernel/function.h"
 #include "sluice/kernel/kernel_frame.h"
 #include "sluice/kernel/kernel_registry.h"
@@ -109,7 +110,8 @@ class ExecutableFunction final : public Function {
   std::vector<KernelExtras> extras;
   // Per kernel: how many inputs it waits for, the call's first ready counts.
   std::vector<int32_t> initial_ready_counts;
-  std::vector<KernelDebugInfo> debug_infos;  // per kernel
+  // Per kernel, built when an error, a trace or a hang report asks.
+  KernelDebugInfos debug_infos;
   // Records of the kernels with no operands: ready as soon as a call starts.
   std::vector<uint32_t> initially_ready;
   // Initial use counts of the registers read by more than one kernel (and

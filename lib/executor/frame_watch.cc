@@ -93,7 +93,7 @@ void FrameWatch::MarkFinished(uint32_t index,
 
 void FrameWatch::RunKernel(uint32_t index, KernelFrame* frame,
                            const RCReference<AsyncValue>* results) {
-  const KernelDebugInfo& info = function_->debug_infos[index];
+  const KernelDebugInfo& info = function_->debug_infos.Get(index);
   const RunningKernel running{this, index, info.name,
                               info.location ? &*info.location : nullptr};
   const int64_t start_ns = tracer_ != nullptr ? TraceNowNanos() : 0;

@@ -120,7 +120,7 @@ class Explainer {
 
  private:
   static std::string KernelName(const FrameWatch& frame, uint32_t kernel) {
-    const auto& info = frame.function().debug_infos[kernel];
+    const KernelDebugInfo& info = frame.function().debug_infos.Get(kernel);
     return DescribeKernelAt(info.name,
                             info.location ? &*info.location : nullptr);
   }

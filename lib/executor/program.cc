@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/executor/executable_function.h"
 #include "lib/executor/kernel_contract.h"
+#include "lib/executor/kernel_debug_infos.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/support/error_util.h"
 
@@ -26,6 +27,7 @@ namespace {
 using executor_internal::ExecutableFunction;
 using executor_internal::KernelRecord;
 using executor_internal::kUserKernelMask;
+using executor_internal::ToKernelLocation;
 
 // A native function (registered in C++) behind the Function interface.
 class NativeFunctionAdapter final : public Function {
@@ -44,15 +46,6 @@ class NativeFunctionAdapter final : public Function {
  private:
   NativeFunction function_;
 };
-
-// How `location` reads in a kernel's debug info; its file name views the
-// program's bytes.
-std::optional<KernelLocation> ToKernelLocation(
-    const bef::SbfLocation& location) {
-  if (location.file.empty()) return std::nullopt;
-  return KernelLocation{location.file, static_cast<int>(location.line),
-                        static_cast<int>(location.column)};
-}
 
 // The whole of `path`, in a buffer that operator new aligns to 16 (the
 // reader needs 8).
@@ -122,8 +115,9 @@ class Program::Impl {
   // The file's bytes, 8-aligned (operator new aligns to 16). Attributes,
   // names and file names are read in place.
   std::vector<uint8_t> bytes;
-  // The tables: after loading, only the functions' signatures are kept
-  // (the kernels and locations live on in the loaded functions).
+  // The tables: after loading, only the functions' signatures and the kernel
+  // names are kept (the kernels live on in the loaded functions, which build
+  // debug info from the names and the file's Locations section).
   bef::SbfProgram sbf;
   std::vector<std::unique_ptr<Function>> functions;  // by SBF index
   std::vector<const Function*> listed;               // kind kFunction
@@ -254,8 +248,7 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   target.extras.reserve(num_extras);
   target.extras.emplace_back();
   target.initial_ready_counts.reserve(num_kernels);
-  // Sized once: kernel frames point at their entry.
-  target.debug_infos.resize(num_kernels);
+  target.debug_infos.Reset(&sbf, num_kernels);
 
   target.argument_user_offsets.push_back(0);
   size_t num_argument_users = 0;
@@ -276,10 +269,12 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   for (size_t k = 0; k < num_kernels; ++k) {
     const bef::SbfKernel& kernel = source.kernels[k];
     const std::string_view name = sbf.kernel_names[kernel.name_index];
-    const bef::SbfLocation& location = sbf.locations[kernel.location_index];
+    target.debug_infos.Set(static_cast<uint32_t>(k), kernel.name_index,
+                           kernel.location_index);
     // Only for the error: loading a program that fits formats no locations.
     auto add_problem = [&](absl::StatusCode code, std::string message) {
-      const std::optional<KernelLocation> where = ToKernelLocation(location);
+      const std::optional<KernelLocation> where =
+          ToKernelLocation(sbf.LocationAt(kernel.location_index));
       problems.push_back({code, std::move(message), std::string(name),
                           where ? where->ToString() : ""});
     };
@@ -349,11 +344,6 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
                                kernel.functions.size())});
     }
 
-    KernelDebugInfo& debug_info = target.debug_infos[k];
-    debug_info.name = name;
-    debug_info.location = ToKernelLocation(location);
-    if (location.has_debug_name) debug_info.debug_name = location.debug_name;
-    debug_info.location_record = location.record;
     if (kernel.operands.empty()) {
       target.initially_ready.push_back(target.record_offsets[k]);
     }

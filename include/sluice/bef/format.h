@@ -14,6 +14,8 @@ inline constexpr uint32_t kHeaderSize = 16;
 // with the field itself as zero (see checksum.h).
 inline constexpr uint32_t kChecksumOffset = 12;
 inline constexpr uint32_t kSectionEntrySize = 12;
+// A Locations entry: file, line, column, debug name.
+inline constexpr uint32_t kLocationEntrySize = 16;
 inline constexpr uint32_t kSectionAlignment = 8;
 inline constexpr uint32_t kNone = 0xFFFFFFFF;
 // Section ids with this bit set may be skipped by readers that do not know

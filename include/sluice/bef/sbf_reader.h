@@ -158,8 +158,15 @@ struct SbfProgram {
   SbfAttribute GetAttribute(uint32_t reference) const;
   // The pointer a kernel receives for an attribute reference.
   const void* AttributeData(uint32_t reference) const;
+  // Location `index` (below the Locations count), decoded from the file in
+  // place: what `locations[index]` holds, for callers that keep the bytes but
+  // not that vector.
+  SbfLocation LocationAt(uint32_t index) const;
 
   absl::Span<const uint8_t> attributes_section;
+  // What LocationAt reads.
+  absl::Span<const uint8_t> strings_section;
+  absl::Span<const uint8_t> locations_section;
 };
 
 // Validates `bytes` (which must be 8-aligned and outlive the result) and

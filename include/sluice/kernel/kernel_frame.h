@@ -34,6 +34,19 @@ struct KernelDebugInfo {
   const void* location_record = nullptr;
 };
 
+// Builds a kernel's debug info when it is first asked for. The executor keeps
+// only indices into the program per kernel: most kernels never report an
+// error, and built entries would cost more than the program's bytes.
+class KernelDebugInfoSource {
+ public:
+  // The entry of kernel `kernel`; it stays at its address for as long as the
+  // source lives, so callers may keep the reference.
+  virtual const KernelDebugInfo& Get(uint32_t kernel) const = 0;
+
+ protected:
+  ~KernelDebugInfoSource() = default;
+};
+
 namespace internal {
 
 // Which results a kernel allocated (bit i for result i). Results from the
@@ -62,9 +75,16 @@ void ReportErrorOnResults(absl::Span<RCReference<AsyncValue>> results,
 
 class KernelFrame {
  public:
+  // A frame for a kernel whose debug info is built already (frames built by
+  // hand and by tests).
   KernelFrame(const ExecutionContext* context,
               const KernelDebugInfo* debug_info)
       : context_(context), debug_info_(debug_info) {}
+  // A frame for kernel `kernel` of `debug_infos`, which builds its debug info
+  // only if debug_info() is called (the executor's frames).
+  KernelFrame(const ExecutionContext* context,
+              const KernelDebugInfoSource* debug_infos, uint32_t kernel)
+      : context_(context), debug_infos_(debug_infos), kernel_(kernel) {}
   KernelFrame(const KernelFrame&) = delete;
   KernelFrame& operator=(const KernelFrame&) = delete;
 
@@ -84,7 +104,9 @@ class KernelFrame {
   // --- Context -------------------------------------------------------------
   const ExecutionContext& exec_ctx() const { return *context_; }
   HostContext* host() const { return context_->host(); }
-  const KernelDebugInfo& debug_info() const { return *debug_info_; }
+  const KernelDebugInfo& debug_info() const {
+    return debug_info_ != nullptr ? *debug_info_ : debug_infos_->Get(kernel_);
+  }
 
   // --- Arguments -----------------------------------------------------------
   size_t GetNumArgs() const { return arguments_.size(); }
@@ -172,12 +194,15 @@ class KernelFrame {
   // abort).
   void ReportError(absl::Status status) {
     internal::ReportErrorOnResults(results_, allocated_, std::move(status),
-                                   *context_, *debug_info_);
+                                   *context_, debug_info());
   }
 
  private:
   const ExecutionContext* context_;
-  const KernelDebugInfo* debug_info_;
+  // Either the built entry, or where to build kernel_'s.
+  const KernelDebugInfo* debug_info_ = nullptr;
+  const KernelDebugInfoSource* debug_infos_ = nullptr;
+  uint32_t kernel_ = 0;
   absl::Span<AsyncValue* const> arguments_;
   absl::Span<const void* const> attributes_;
   absl::Span<RCReference<AsyncValue>> results_;

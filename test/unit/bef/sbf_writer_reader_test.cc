@@ -331,6 +331,18 @@ TEST_P(ProgramRoundTripTest, FunctionsBodiesAndTables) {
   EXPECT_FALSE(program.locations[1].has_debug_name);
   EXPECT_TRUE(program.locations[2].has_debug_name);
   EXPECT_EQ(program.locations[2].debug_name, "");
+  // Read again in place, as a loaded program does after dropping the vector.
+  for (uint32_t i = 0; i < program.locations.size(); ++i) {
+    const SbfLocation& decoded = program.locations[i];
+    const SbfLocation in_place = program.LocationAt(i);
+    EXPECT_EQ(in_place.file, decoded.file) << "location " << i;
+    EXPECT_EQ(in_place.line, decoded.line) << "location " << i;
+    EXPECT_EQ(in_place.column, decoded.column) << "location " << i;
+    EXPECT_EQ(in_place.has_debug_name, decoded.has_debug_name)
+        << "location " << i;
+    EXPECT_EQ(in_place.debug_name, decoded.debug_name) << "location " << i;
+    EXPECT_EQ(in_place.record, decoded.record) << "location " << i;
+  }
   EXPECT_EQ(program.has_register_types, optional_sections);
 
   ASSERT_EQ(program.functions.size(), 4u);
