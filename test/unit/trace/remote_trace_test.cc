@@ -129,11 +129,16 @@ TEST(RemoteTraceTest, ExplainsTheCallInFlightAndLinksBothTraces) {
   std::vector<RCReference<AsyncValue>> results =
       CallFunction(*(*program)->GetFunction("main"),
                    ExecutionContext(std::move(request)), {});
-  // The worker sleeps 0.4 s; well before that the call is in flight.
+  // The worker sleeps 0.4 s; well before that the call is in flight, and
+  // the kernel that sent it (on the worker thread that the registration's
+  // answer woke) has returned.
   std::string explanation;
   for (int i = 0; i < 100; ++i) {
     explanation = ExplainHang(activity);
-    if (explanation.find("sent") != std::string::npos) break;
+    if (explanation.find("sent") != std::string::npos &&
+        explanation.find("has been running") == std::string::npos) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   EXPECT_THAT(explanation,
