@@ -448,8 +448,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     }
   }
 
-  // Only this thread adds references to the frame (registering waiters,
-  // below): whether it holds the only one changes only there.
+  // Only a thread holding a reference adds one (registering a waiter, below,
+  // or sharing kernels between two kernels): while this thread holds the
+  // only one, whether it does changes only here.
   bool exclusive = IsExclusive();
   const uint32_t* drops = kernel.drops();
   for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
