@@ -104,9 +104,7 @@ class CallFrame {
   static size_t SizeOf(const ExecutableFunction* function) {
     return sizeof(CallFrame) +
            sizeof(RCReference<AsyncValue>) * function->num_registers +
-           sizeof(std::atomic<int32_t>) *
-               (function->num_kernels() +
-                function->shared_register_uses.size());
+           sizeof(std::atomic<int32_t>) * function->initial_counts.size();
   }
 
   static CallFrame* Create(const ExecutableFunction* function,
@@ -115,10 +113,12 @@ class CallFrame {
     return new (memory) CallFrame(function, context);
   }
 
-  void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
-  void DropRef() {
-    if (refs_.load(std::memory_order_acquire) == 1 ||
-        refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  void AddRef(uint32_t count = 1) {
+    refs_.fetch_add(count, std::memory_order_relaxed);
+  }
+  void DropRef(uint32_t count = 1) {
+    if (refs_.load(std::memory_order_acquire) == count ||
+        refs_.fetch_sub(count, std::memory_order_acq_rel) == count) {
       const size_t bytes = SizeOf(function_);
       this->~CallFrame();
       internal::FreeSmall(this, bytes);
@@ -141,12 +141,12 @@ class CallFrame {
     return context_->host()->work_queue();
   }
 
-  // Another thread is about to run a kernel of this frame, holding the
-  // reference taken here. Called on a thread that runs this frame's kernels
-  // (see KeepContext()).
-  void Share() {
+  // Another thread is about to run `count` kernels of this frame, holding
+  // the references taken here. Called on a thread that runs this frame's
+  // kernels (see KeepContext()).
+  void Share(uint32_t count) {
     KeepContext();
-    AddRef();
+    AddRef(count);
   }
 
   enum class Which { kAll, kStrict, kNonStrict };
@@ -301,14 +301,9 @@ class CallFrame {
     for (uint32_t i = 0; i < function->num_registers; ++i) {
       new (&registers_[i]) RCReference<AsyncValue>();
     }
-    InitCounts(function->initial_ready_counts, ready_counts_);
-    InitCounts(function->shared_register_uses, use_counts_);
-  }
-
-  static void InitCounts(const std::vector<int32_t>& from,
-                         std::atomic<int32_t>* to) {
-    for (size_t i = 0; i < from.size(); ++i) {
-      new (&to[i]) std::atomic<int32_t>(from[i]);
+    const std::vector<int32_t>& counts = function->initial_counts;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      new (&ready_counts_[i]) std::atomic<int32_t>(counts[i]);
     }
   }
 
@@ -484,13 +479,26 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
   }
 }
 
+// Calls `f(frame, count)` once per run of `count` consecutive items of one
+// frame: a shared batch takes and drops its frames' references per run.
+template <typename F>
+void ForEachFrameRun(const std::vector<WorkItem>& items, F f) {
+  for (size_t i = 0; i < items.size();) {
+    size_t end = i + 1;
+    while (end < items.size() && items[end].frame == items[i].frame) ++end;
+    f(items[i].frame, static_cast<uint32_t>(end - i));
+    i = end;
+  }
+}
+
 // Runs `batch`, kernels another thread shared, then lets go of their frames.
 void RunSharedKernels(const std::vector<WorkItem>& batch) {
   Worklist& ready = worklist;
   const size_t base = ready.size;
   for (const WorkItem& item : batch) ready.Push(item);
   RunWorklist(base);
-  for (const WorkItem& item : batch) item.frame->DropRef();
+  ForEachFrameRun(
+      batch, [](CallFrame* frame, uint32_t count) { frame->DropRef(count); });
 }
 
 // Hands the newer half of this thread's waiting kernels (from `next` on) to
@@ -502,12 +510,15 @@ ABSL_ATTRIBUTE_NOINLINE void MaybeShareKernels(size_t next) {
   ConcurrentWorkQueue& queue = ready.items[next].frame->work_queue();
   if (!queue.HasIdleWorker()) return;
   const size_t middle = next + waiting / 2;
-  for (size_t i = middle; i < ready.size; ++i) {
-    // Kernels of another host's frames stay here.
-    if (&ready.items[i].frame->work_queue() != &queue) return;
-  }
   std::vector<WorkItem> batch(ready.items + middle, ready.items + ready.size);
-  for (const WorkItem& item : batch) item.frame->Share();
+  // Kernels of another host's frames stay here.
+  bool one_queue = true;
+  ForEachFrameRun(batch, [&](CallFrame* frame, uint32_t) {
+    one_queue = one_queue && &frame->work_queue() == &queue;
+  });
+  if (!one_queue) return;
+  ForEachFrameRun(
+      batch, [](CallFrame* frame, uint32_t count) { frame->Share(count); });
   ready.size = middle;
   queue.AddTask([batch = std::move(batch)] { RunSharedKernels(batch); });
 }

@@ -108,15 +108,14 @@ class ExecutableFunction final : public Function {
   // tools that look kernels up by index (tracing, hang explaining).
   std::vector<uint32_t> record_offsets;
   std::vector<KernelExtras> extras;
-  // Per kernel: how many inputs it waits for, the call's first ready counts.
-  std::vector<int32_t> initial_ready_counts;
+  // What a call's counts start at: per kernel, how many inputs it waits
+  // for; then per slot (see KernelRecord), how many kernels read the slot's
+  // register (those read by more than one kernel and not kept to the end).
+  std::vector<int32_t> initial_counts;
   // Per kernel, built when an error, a trace or a hang report asks.
   KernelDebugInfos debug_infos;
   // Records of the kernels with no operands: ready as soon as a call starts.
   std::vector<uint32_t> initially_ready;
-  // Initial use counts of the registers read by more than one kernel (and
-  // not returned), one per slot (see KernelRecord).
-  std::vector<int32_t> shared_register_uses;
   // The program's attribute section (for AggregateAttribute).
   absl::Span<const uint8_t> attribute_section;
 

@@ -207,12 +207,19 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   for (uint32_t r = 0; r < source.num_registers; ++r) {
     if (counted_down(r)) ++num_slots;
   }
-  target.shared_register_uses.reserve(num_slots);
+  // A call's counts start as: each kernel's operand count, then each slot's
+  // reader count.
+  target.initial_counts.resize(num_kernels + num_slots);
+  for (size_t k = 0; k < num_kernels; ++k) {
+    target.initial_counts[k] =
+        static_cast<int32_t>(source.kernels[k].operands.size());
+  }
+  uint32_t next_slot = 0;
   for (uint32_t r = 0; r < source.num_registers; ++r) {
-    if (counted_down(r)) {
-      use_slot[r] = static_cast<uint32_t>(target.shared_register_uses.size());
-      target.shared_register_uses.push_back(static_cast<int32_t>(uses[r]));
-    }
+    if (!counted_down(r)) continue;
+    use_slot[r] = next_slot;
+    target.initial_counts[num_kernels + next_slot++] =
+        static_cast<int32_t>(uses[r]);
   }
 
   // Where each record starts: a record names its users' records. Every
@@ -247,7 +254,6 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   target.code.assign(num_words / 2, 0);
   target.extras.reserve(num_extras);
   target.extras.emplace_back();
-  target.initial_ready_counts.reserve(num_kernels);
   target.debug_infos.Reset(&sbf, num_kernels);
 
   target.argument_user_offsets.push_back(0);
@@ -347,8 +353,6 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     if (kernel.operands.empty()) {
       target.initially_ready.push_back(target.record_offsets[k]);
     }
-    target.initial_ready_counts.push_back(
-        static_cast<int32_t>(kernel.operands.size()));
   }
 }
 
