@@ -98,12 +98,21 @@ constexpr size_t kMinSharedKernels = 16;
 // Kernels with more operands or results than this use heap storage.
 constexpr size_t kInlineValues = 16;
 
+// One register of a call: the value's AsyncValue, or, in an inline register
+// (kInlineRegister) that a direct kernel set, null and the payload itself.
+// An inline register holds an AsyncValue only when its kernel was skipped
+// (the error) or ran through its KernelFrame (a watched call).
+struct Register {
+  RCReference<AsyncValue> value;
+  alignas(8) unsigned char payload[8];
+};
+
 class CallFrame {
  public:
   // The frame and its registers and counts, in one block.
   static size_t SizeOf(const ExecutableFunction* function) {
     return sizeof(CallFrame) +
-           sizeof(RCReference<AsyncValue>) * function->num_registers +
+           sizeof(Register) * function->num_registers +
            sizeof(std::atomic<int32_t>) * function->initial_counts.size();
   }
 
@@ -134,8 +143,6 @@ class CallFrame {
   bool IsExclusive() const {
     return refs_.load(std::memory_order_acquire) == 1;
   }
-
-  RCReference<AsyncValue>& reg(uint32_t index) { return registers_[index]; }
 
   ConcurrentWorkQueue& work_queue() const {
     return context_->host()->work_queue();
@@ -236,7 +243,7 @@ class CallFrame {
   void Start(absl::Span<AsyncValue* const> arguments) {
     const ExecutableFunction& fn = *function_;
     for (size_t i = 0; i < arguments.size(); ++i) {
-      registers_[fn.argument_registers[i]] = FormRef(arguments[i]);
+      registers_[fn.argument_registers[i]].value = FormRef(arguments[i]);
     }
     if (watch_ != nullptr) watch_->Started(arguments);
     for (uint32_t record : fn.initially_ready) {
@@ -252,9 +259,20 @@ class CallFrame {
   }
 
   void RunKernel(uint32_t record);
+  // Runs a kernel through its DirectKernel entry: no KernelFrame, and the
+  // result written in place into an inline register. False, having done
+  // nothing, when the call is cancelled or an operand is an error or a
+  // value of another kind (a forwarded one, say): the kernel then runs
+  // through its frame, which handles those.
+  bool RunDirectKernel(const KernelRecord& kernel);
+  // A direct kernel through its frame: its inline operands as AsyncValues.
+  ABSL_ATTRIBUTE_NOINLINE void RunDirectKernelInFrame(
+      const KernelRecord& kernel);
+  ABSL_ATTRIBUTE_NOINLINE void RunFramedKernel(const KernelRecord& kernel);
   ABSL_ATTRIBUTE_NOINLINE void RunWideKernel(const KernelRecord& kernel);
   void RunKernelWith(const KernelRecord& kernel, AsyncValue** arguments,
                      RCReference<AsyncValue>* results);
+  void DropOperands(const KernelRecord& kernel, bool exclusive);
 
   FrameWatch* watch() const { return watch_.get(); }
 
@@ -265,7 +283,8 @@ class CallFrame {
     // result is in its register and nothing races with reading them.
     if (refs_.load(std::memory_order_acquire) == 1) {
       for (size_t i = 0; i < results.size(); ++i) {
-        results[i] = registers_[function_->result_registers[i]].CopyRef();
+        results[i] =
+            registers_[function_->result_registers[i]].value.CopyRef();
       }
       return;
     }
@@ -275,8 +294,8 @@ class CallFrame {
     std::lock_guard<std::mutex> lock(shared.results_mu);
     for (size_t i = 0; i < results.size(); ++i) {
       const uint32_t r = function_->result_registers[i];
-      if (registers_[r]) {
-        results[i] = registers_[r].CopyRef();
+      if (registers_[r].value) {
+        results[i] = registers_[r].value.CopyRef();
       } else {
         RCReference<IndirectAsyncValue> placeholder = MakeIndirectAsyncValue();
         shared.pending_results.push_back({r, placeholder.CopyRef()});
@@ -294,12 +313,12 @@ class CallFrame {
         watch_(request_->observers() != nullptr
                    ? FrameWatch::Create(*function, context)
                    : nullptr),
-        registers_(reinterpret_cast<RCReference<AsyncValue>*>(this + 1)),
+        registers_(reinterpret_cast<Register*>(this + 1)),
         ready_counts_(reinterpret_cast<std::atomic<int32_t>*>(
             registers_ + function->num_registers)),
         use_counts_(ready_counts_ + function->num_kernels()) {
     for (uint32_t i = 0; i < function->num_registers; ++i) {
-      new (&registers_[i]) RCReference<AsyncValue>();
+      new (&registers_[i]) Register;
     }
     const std::vector<int32_t>& counts = function->initial_counts;
     for (size_t i = 0; i < counts.size(); ++i) {
@@ -309,7 +328,7 @@ class CallFrame {
 
   ~CallFrame() {
     for (uint32_t i = 0; i < function_->num_registers; ++i) {
-      registers_[i].~RCReference<AsyncValue>();
+      registers_[i].~Register();
     }
   }
 
@@ -320,10 +339,10 @@ class CallFrame {
                    bool exclusive) {
     if ((result & kReturnedRegister) == 0 ||
         (exclusive && (shared_ == nullptr || !shared_->returned))) {
-      registers_[result & ~kReturnedRegister] = std::move(value);
+      registers_[result & kRegisterMask].value = std::move(value);
       return;
     }
-    StoreReturnedResult(result & ~kReturnedRegister, std::move(value));
+    StoreReturnedResult(result & kRegisterMask, std::move(value));
   }
 
   void StoreReturnedResult(uint32_t r, RCReference<AsyncValue> value) {
@@ -332,9 +351,9 @@ class CallFrame {
     RCReference<AsyncValue> stored;
     {
       std::lock_guard<std::mutex> lock(shared.results_mu);
-      registers_[r] = std::move(value);
+      registers_[r].value = std::move(value);
       if (!shared.returned) return;
-      stored = registers_[r].CopyRef();
+      stored = registers_[r].value.CopyRef();
       for (auto& pending : shared.pending_results) {
         if (pending.first == r && pending.second) {
           to_resolve.push_back(std::move(pending.second));
@@ -366,19 +385,96 @@ class CallFrame {
   // Both contexts' request: read by every kernel for cancellation.
   RequestContext* const request_;
   const std::unique_ptr<FrameWatch> watch_;  // null unless observed
-  RCReference<AsyncValue>* const registers_;
+  Register* const registers_;
   std::atomic<int32_t>* const ready_counts_;
   std::atomic<int32_t>* const use_counts_;  // see KernelRecord
 };
 
 void CallFrame::RunKernel(uint32_t record) {
   const KernelRecord& kernel = function_->record_at(record);
+  // Observed calls run every kernel through its frame, which their watch
+  // wraps: their registers all hold AsyncValues.
+  if (kernel.direct != nullptr && watch_ == nullptr) {
+    if (ABSL_PREDICT_TRUE(RunDirectKernel(kernel))) return;
+    RunDirectKernelInFrame(kernel);
+    return;
+  }
+  RunFramedKernel(kernel);
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool CallFrame::RunDirectKernel(
+    const KernelRecord& kernel) {
+  if (ABSL_PREDICT_FALSE(request_->GetCancelAsyncValue() != nullptr)) {
+    return false;
+  }
+  const DirectKernel& direct = *kernel.direct;
+  const uint32_t* operands = kernel.operands();
+  void* payloads[kMaxDirectOperands];
+  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+    Register& reg = registers_[operands[i]];
+    AsyncValue* value = reg.value.get();
+    if (value == nullptr) {
+      payloads[i] = reg.payload;
+    } else if (ABSL_PREDICT_TRUE(
+                   value->HoldsConcrete(direct.operand_types[i]))) {
+      payloads[i] = value->payload_address();
+    } else {
+      return false;
+    }
+  }
+  const void* const* attributes =
+      function_->extras[kernel.extras].attributes.data();
+  const uint32_t result = kernel.results()[0];
+  const uint32_t* users = kernel.users();
+  const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
+  const UserRef* last_user = first_user + *users;
+  if ((result & kInlineRegister) != 0) {
+    direct.run(payloads, attributes, registers_[result & kRegisterMask].payload);
+    const bool exclusive = IsExclusive();
+    DropOperands(kernel, exclusive);
+    NotifyUsers(first_user, last_user, Which::kAll, exclusive);
+    return true;
+  }
+  uint64_t payload;
+  direct.run(payloads, attributes, &payload);
+  RCReference<AsyncValue> value = direct.make_result(&payload);
+  const bool exclusive = IsExclusive();
+  DropOperands(kernel, exclusive);
+  StoreResult(result, std::move(value), exclusive);
+  NotifyUsers(first_user, last_user, Which::kAll, exclusive);
+  return true;
+}
+
+void CallFrame::RunDirectKernelInFrame(const KernelRecord& kernel) {
+  RCReference<AsyncValue> made[kMaxDirectOperands];
+  AsyncValue* arguments[kInlineValues];
+  const uint32_t* operands = kernel.operands();
+  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+    Register& reg = registers_[operands[i]];
+    if (!reg.value) {
+      assert(kernel.direct->make_operand[i] != nullptr &&
+             "an inline register read as a type never kept in place");
+      made[i] = kernel.direct->make_operand[i](reg.payload);
+    }
+    arguments[i] = reg.value ? reg.value.get() : made[i].get();
+  }
+  alignas(RCReference<AsyncValue>) char
+      results[kInlineValues * sizeof(RCReference<AsyncValue>)];
+  RunKernelWith(kernel, arguments,
+                reinterpret_cast<RCReference<AsyncValue>*>(results));
+}
+
+void CallFrame::RunFramedKernel(const KernelRecord& kernel) {
   if (ABSL_PREDICT_FALSE(kernel.num_operands > kInlineValues ||
                          kernel.num_results > kInlineValues)) {
     RunWideKernel(kernel);
     return;
   }
   AsyncValue* arguments[kInlineValues];
+  const uint32_t* operands = kernel.operands();
+  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+    arguments[i] = registers_[operands[i]].value.get();
+  }
   // Raw storage: only the kernel's own result slots are constructed.
   alignas(RCReference<AsyncValue>) char
       results[kInlineValues * sizeof(RCReference<AsyncValue>)];
@@ -388,19 +484,42 @@ void CallFrame::RunKernel(uint32_t record) {
 
 void CallFrame::RunWideKernel(const KernelRecord& kernel) {
   std::vector<AsyncValue*> arguments(kernel.num_operands);
+  const uint32_t* operands = kernel.operands();
+  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+    arguments[i] = registers_[operands[i]].value.get();
+  }
   std::vector<RCReference<AsyncValue>> results(kernel.num_results);
   RunKernelWith(kernel, arguments.data(), results.data());
 }
 
-// `results` has room for the kernel's results, constructed or not: every
-// slot is (re)constructed empty here and destroyed again before returning.
+// Drops the operands this kernel is the last reader of.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::DropOperands(
+    const KernelRecord& kernel, bool exclusive) {
+  const uint32_t* drops = kernel.drops();
+  for (uint32_t i = 0; i < kernel.num_drops; ++i) {
+    registers_[drops[i]].value.reset();
+  }
+  if (kernel.num_countdowns != 0) {
+    // Every reader read the register before it counted: the last one to
+    // count may drop it.
+    const uint32_t* countdowns = kernel.countdowns();
+    for (uint32_t i = 0; i < kernel.num_countdowns; ++i) {
+      if (CountDown(use_counts_[countdowns[2 * i + 1]], exclusive)) {
+        registers_[countdowns[2 * i]].value.reset();
+      }
+    }
+  }
+}
+
+// Runs `kernel` on `arguments`, its operands. `results` has room for the
+// kernel's results, constructed or not: every slot is (re)constructed empty
+// here and destroyed again before returning.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     const KernelRecord& kernel, AsyncValue** arguments,
     RCReference<AsyncValue>* results) {
   const ExecutableFunction& fn = *function_;
   const uint32_t num_operands = kernel.num_operands;
   const uint32_t num_results = kernel.num_results;
-  const uint32_t* operands = kernel.operands();
   // Most kernels have one result: no loop (that the compiler would make a
   // memset call) for it.
   if (num_results == 1) {
@@ -411,9 +530,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     }
   }
 
-  for (uint32_t i = 0; i < num_operands; ++i) {
-    arguments[i] = registers_[operands[i]].get();
-  }
   AsyncValue* error = request_->GetCancelAsyncValue();
   if (error == nullptr && kernel.strict) {
     for (uint32_t i = 0; i < num_operands; ++i) {
@@ -447,18 +563,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
   // or sharing kernels between two kernels): while this thread holds the
   // only one, whether it does changes only here.
   bool exclusive = IsExclusive();
-  const uint32_t* drops = kernel.drops();
-  for (uint32_t i = 0; i < kernel.num_drops; ++i) registers_[drops[i]].reset();
-  if (kernel.num_countdowns != 0) {
-    // Every reader read the register before it counted: the last one to
-    // count may drop it.
-    const uint32_t* countdowns = kernel.countdowns();
-    for (uint32_t i = 0; i < kernel.num_countdowns; ++i) {
-      if (CountDown(use_counts_[countdowns[2 * i + 1]], exclusive)) {
-        registers_[countdowns[2 * i]].reset();
-      }
-    }
-  }
+  DropOperands(kernel, exclusive);
 
   const uint32_t* result_registers = kernel.results();
   const uint32_t* users = kernel.users();

@@ -40,6 +40,12 @@ inline constexpr uint32_t kUserKernelMask = kSingleInputUser - 1;
 // A result register the function returns (its kernel hands it to the
 // caller, possibly after Execute() returned).
 inline constexpr uint32_t kReturnedRegister = 1u << 31;
+// A register that holds its value's payload in place of an AsyncValue
+// (see Register): every reader is a direct kernel of the producer's type.
+inline constexpr uint32_t kInlineRegister = 1u << 30;
+inline constexpr uint32_t kRegisterMask = kInlineRegister - 1;
+// Direct kernels with more operands run through their frame.
+inline constexpr uint32_t kMaxDirectOperands = 16;
 
 // A kernel as the executor runs it: everything resolved at load time, in
 // one record of the function's `code` that its lists follow. Kernels run in
@@ -48,7 +54,8 @@ inline constexpr uint32_t kReturnedRegister = 1u << 31;
 //
 // After the header, in 32-bit words:
 //   operands[num_operands]          registers
-//   results[num_results]            registers, kReturnedRegister if returned
+//   results[num_results]            registers, kReturnedRegister if
+//                                   returned, kInlineRegister if in place
 //   drops[num_drops]                operand registers only this kernel reads
 //   countdowns[2 * num_countdowns]  (register, slot) of operands others read
 //                                   too: the last reader to count its slot
@@ -57,6 +64,8 @@ inline constexpr uint32_t kReturnedRegister = 1u << 31;
 // and padding to 8 bytes.
 struct KernelRecord {
   KernelImplementation implementation;
+  // Null unless the kernel has a frameless entry.
+  const DirectKernel* direct;
   uint32_t kernel : 31;  // index in the function
   uint32_t strict : 1;
   uint32_t num_operands;
@@ -73,7 +82,7 @@ struct KernelRecord {
   const uint32_t* countdowns() const { return drops() + num_drops; }
   const uint32_t* users() const { return countdowns() + 2 * num_countdowns; }
   uint32_t result_register(uint32_t i) const {
-    return results()[i] & ~kReturnedRegister;
+    return results()[i] & kRegisterMask;
   }
 };
 static_assert(sizeof(KernelRecord) % 8 == 0, "records stay 8-aligned");

@@ -153,6 +153,15 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   target.result_registers = source.result_registers;
   std::vector<bool> returned(source.num_registers, false);
   for (uint32_t r : source.result_registers) returned[r] = true;
+  if (source.num_registers > executor_internal::kRegisterMask) {
+    problems.push_back(
+        {absl::StatusCode::kResourceExhausted,
+         absl::StrCat("function '", std::string(source.name), "' has ",
+                      source.num_registers, " registers, more than ",
+                      executor_internal::kRegisterMask, " the executor runs"),
+         "", ""});
+    return;
+  }
   if (num_kernels > kUserKernelMask) {
     problems.push_back(
         {absl::StatusCode::kResourceExhausted,
@@ -169,6 +178,38 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     registered[k] =
         registry.GetKernel(sbf.kernel_names[source.kernels[k].name_index]);
   }
+  // Kernels that run through their DirectKernel entry, and the registers
+  // kept in place (kInlineRegister): a direct kernel's value that is not
+  // returned and that only direct kernels read, as the type it makes. Such
+  // a value never becomes an AsyncValue.
+  std::vector<const DirectKernel*> direct(num_kernels, nullptr);
+  std::vector<const internal::PayloadTypeInfo*> in_place(source.num_registers,
+                                                         nullptr);
+  for (size_t k = 0; k < num_kernels; ++k) {
+    const bef::SbfKernel& kernel = source.kernels[k];
+    const DirectKernel* entry =
+        registered[k] != nullptr ? registered[k]->direct : nullptr;
+    if (entry == nullptr || kernel.results.size() != 1 ||
+        kernel.operands.size() != entry->num_operands ||
+        kernel.operands.size() > executor_internal::kMaxDirectOperands) {
+      continue;
+    }
+    direct[k] = entry;
+    if (!returned[kernel.results[0]]) {
+      in_place[kernel.results[0]] = entry->result_type;
+    }
+  }
+  for (size_t k = 0; k < num_kernels; ++k) {
+    const absl::Span<const uint32_t> operands = source.kernels[k].operands;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      const uint32_t r = operands[i];
+      if (in_place[r] != nullptr &&
+          (direct[k] == nullptr || direct[k]->operand_types[i] != in_place[r])) {
+        in_place[r] = nullptr;
+      }
+    }
+  }
+
   auto user_ref = [&](uint32_t user, uint32_t record) {
     const RegisteredKernel* kernel = registered[user];
     uint32_t flags = 0;
@@ -196,10 +237,10 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     for (uint32_t r : kernel.results) kept[r] = true;
   }
   auto dropped_by_reader = [&](uint32_t r) {
-    return uses[r] == 1 && !returned[r];
+    return uses[r] == 1 && !returned[r] && in_place[r] == nullptr;
   };
   auto counted_down = [&](uint32_t r) {
-    return uses[r] > 1 && !returned[r] && !kept[r];
+    return uses[r] > 1 && !returned[r] && !kept[r] && in_place[r] == nullptr;
   };
   constexpr uint32_t kNoSlot = ~0u;
   std::vector<uint32_t> use_slot(source.num_registers, kNoSlot);
@@ -301,6 +342,7 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     uint32_t* word = code + target.record_offsets[k];
     auto* record = new (word) KernelRecord{};
     record->implementation = registered[k]->implementation;
+    record->direct = direct[k];
     record->kernel = static_cast<uint32_t>(k);
     record->strict = registered[k]->strictness == Strictness::kStrict;
     record->num_operands = static_cast<uint32_t>(kernel.operands.size());
@@ -308,7 +350,10 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     word += sizeof(KernelRecord) / 4;
     for (uint32_t r : kernel.operands) *word++ = r;
     for (uint32_t r : kernel.results) {
-      *word++ = r | (returned[r] ? executor_internal::kReturnedRegister : 0);
+      *word++ = r |
+                (returned[r] ? executor_internal::kReturnedRegister : 0) |
+                (in_place[r] != nullptr ? executor_internal::kInlineRegister
+                                        : 0);
     }
     for (uint32_t r : kernel.operands) {
       if (!dropped_by_reader(r)) continue;

@@ -69,9 +69,11 @@ absl::Status KernelRegistry::AddKernels(
   for (const KernelEntry& entry : entries) {
     kernels_.emplace(
         std::string(entry.name),
-        RegisteredKernel{entry.kernel.implementation(), entry.strictness,
-                         entry.kernel.signature(),
-                         entry.kernel.attribute_names()});
+        RegisteredKernel{
+            entry.kernel.implementation(), entry.strictness,
+            entry.kernel.signature(), entry.kernel.attribute_names(),
+            entry.strictness == Strictness::kStrict ? entry.kernel.direct()
+                                                    : nullptr});
   }
   return absl::OkStatus();
 }

@@ -183,6 +183,19 @@ class AsyncValue {
   // The name of the payload type, for diagnostics ("error", "indirect").
   const char* TypeName() const;
 
+  // Whether this is a concrete value of the payload type `type`
+  // (&ConcreteAsyncValue<T>::kTypeInfo), not forwarded: the test a caller
+  // that knows the type only by that identity makes before
+  // payload_address().
+  bool HoldsConcrete(const internal::PayloadTypeInfo* type) const {
+    return type_info_ == type && IsConcrete();
+  }
+  // Where the payload of a concrete value starts, for payload types aligned
+  // to at most 8 bytes: right after this header (see ConcreteAsyncValue).
+  void* payload_address() {
+    return reinterpret_cast<char*>(this) + sizeof(AsyncValue);
+  }
+
   // How many AsyncValues exist now. Counted only in builds with assertions
   // (no NDEBUG), where tools check for leaked values at exit; elsewhere the
   // count costs nothing and is always 0.

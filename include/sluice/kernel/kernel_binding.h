@@ -46,6 +46,7 @@
 #include "sluice/host_context/execution_context.h"
 #include "sluice/kernel/async_kernel_frame.h"
 #include "sluice/kernel/attributes.h"
+#include "sluice/kernel/direct_kernel.h"
 #include "sluice/kernel/kernel_frame.h"
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/kernel/kernel_signature.h"
@@ -187,7 +188,11 @@ struct ReturnCount<llvm::Expected<T>> : ReturnCount<T> {};
 
 // What a parameter takes from the op, for the kernel's signature. Binders
 // derive from it and override what they take.
+// How a parameter reaches a DirectKernel, if it can.
+enum class DirectUse : uint8_t { kNone, kOperand, kAttribute };
+
 struct TakesNothing {
+  static constexpr DirectUse kDirectUse = DirectUse::kNone;
   static constexpr bool kPayload = false;
   static constexpr uint32_t kOperands = 0;
   static constexpr uint32_t kResults = 0;
@@ -222,6 +227,7 @@ struct ParamBinder {
 // A payload parameter (T, const T&, T&): the next argument's payload.
 template <typename P>
 struct PayloadBinder : TakesOperand {
+  static constexpr DirectUse kDirectUse = DirectUse::kOperand;
   using Payload = std::remove_cv_t<std::remove_reference_t<P>>;
   using Holder = Argument<Payload>;
   // The kernel reads the payload as a `Payload`: the argument must hold one.
@@ -259,6 +265,7 @@ struct ParamBinder<Result<T>> : TakesResult {
 template <typename View, AttributeShape shape,
           AttributeElement element = AttributeElement::kNone>
 struct AttributeBinder : TakesNothing {
+  static constexpr DirectUse kDirectUse = DirectUse::kAttribute;
   static constexpr bool kIsAttribute = true;
   static constexpr AttributeRequirement kAttribute{shape, element, false};
   using Holder = View;
@@ -519,6 +526,105 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline int FirstMisfitArgument(
   return argument - 1;
 }
 
+// --- The frameless entry (DirectKernel) ------------------------------------
+
+template <typename T>
+constexpr bool IsInlinePayload() {
+  if constexpr (std::is_void_v<T>) {
+    return false;
+  } else {
+    return kInlinePayload<T>;
+  }
+}
+
+template <typename T>
+RCReference<AsyncValue> MakeValueFromPayload(const void* payload) {
+  return MakeAvailableAsyncValueRef<T>(*static_cast<const T*>(payload))
+      .ReleaseRCRef();
+}
+
+using PayloadMaker = RCReference<AsyncValue> (*)(const void* payload);
+
+template <typename P>
+constexpr bool IsDirectOperand() {
+  return BinderFor<P>::kDirectUse == DirectUse::kOperand;
+}
+
+// Where each parameter reads from in DirectKernel::run's arrays: its index
+// among the operands or among the attributes.
+template <typename... Params>
+constexpr std::array<uint32_t, sizeof...(Params)> DirectIndicesOf() {
+  std::array<uint32_t, sizeof...(Params)> indices{};
+  uint32_t operand = 0;
+  uint32_t attribute = 0;
+  size_t next = 0;
+  ((indices[next++] = IsDirectOperand<Params>() ? operand++ : attribute++),
+   ...);
+  (void)operand;
+  (void)attribute;
+  (void)next;
+  return indices;
+}
+
+template <typename P>
+constexpr const PayloadTypeInfo* DirectOperandType() {
+  if constexpr (IsDirectOperand<P>()) {
+    return &ConcreteAsyncValue<typename BinderFor<P>::Payload>::kTypeInfo;
+  } else {
+    return nullptr;
+  }
+}
+
+template <typename P>
+constexpr PayloadMaker DirectOperandMaker() {
+  if constexpr (IsDirectOperand<P>()) {
+    using Payload = typename BinderFor<P>::Payload;
+    if constexpr (IsInlinePayload<Payload>()) {
+      return &MakeValueFromPayload<Payload>;
+    }
+  }
+  return nullptr;
+}
+
+template <typename... Params>
+constexpr auto DirectOperandTypesOf() {
+  constexpr size_t kCount = (size_t{0} + ... + IsDirectOperand<Params>());
+  std::array<const PayloadTypeInfo*, kCount> types{};
+  size_t next = 0;
+  ((IsDirectOperand<Params>()
+        ? (void)(types[next++] = DirectOperandType<Params>())
+        : (void)0),
+   ...);
+  (void)next;
+  return types;
+}
+
+template <typename... Params>
+constexpr auto DirectOperandMakersOf() {
+  constexpr size_t kCount = (size_t{0} + ... + IsDirectOperand<Params>());
+  std::array<PayloadMaker, kCount> makers{};
+  size_t next = 0;
+  ((IsDirectOperand<Params>()
+        ? (void)(makers[next++] = DirectOperandMaker<Params>())
+        : (void)0),
+   ...);
+  (void)next;
+  return makers;
+}
+
+// What parameter P gets from the operand or attribute at kIndex.
+template <typename P, uint32_t kIndex>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline decltype(auto) DirectArgument(
+    void* const* operands, const void* const* attributes) {
+  if constexpr (IsDirectOperand<P>()) {
+    (void)attributes;
+    return *static_cast<typename BinderFor<P>::Payload*>(operands[kIndex]);
+  } else {
+    (void)operands;
+    return typename BinderFor<P>::Holder(attributes[kIndex]);
+  }
+}
+
 template <typename R, typename... Params, R (*function)(Params...)>
 struct KernelInvoker<R (*)(Params...), function> {
   static constexpr auto kAttributes = AttributeRequirementsOf<Params...>();
@@ -552,6 +658,46 @@ struct KernelInvoker<R (*)(Params...), function> {
          std::index_sequence_for<Params...>{});
   }
 
+  // A DirectKernel exists for kernels that only compute: every parameter a
+  // payload or an attribute, one small trivially copyable result.
+  static constexpr bool kHasDirect =
+      IsInlinePayload<R>() &&
+      ((BinderFor<Params>::kDirectUse != DirectUse::kNone) && ...);
+
+  struct Direct {
+    static constexpr auto kIndices = DirectIndicesOf<Params...>();
+    static constexpr auto kOperandTypes = DirectOperandTypesOf<Params...>();
+    static constexpr auto kOperandMakers = DirectOperandMakersOf<Params...>();
+
+    template <size_t... I>
+    ABSL_ATTRIBUTE_ALWAYS_INLINE static void Call(
+        void* const* operands, const void* const* attributes, void* result,
+        std::index_sequence<I...>) {
+      new (result) R(function(
+          DirectArgument<Params, kIndices[I]>(operands, attributes)...));
+    }
+    static void Run(void* const* operands, const void* const* attributes,
+                    void* result) {
+      Call(operands, attributes, result, std::index_sequence_for<Params...>{});
+    }
+
+    static constexpr DirectKernel kKernel{
+        &Run,
+        static_cast<uint32_t>(kOperandTypes.size()),
+        kOperandTypes.data(),
+        &ConcreteAsyncValue<R>::kTypeInfo,
+        &MakeValueFromPayload<R>,
+        kOperandMakers.data()};
+  };
+
+  static constexpr const DirectKernel* DirectEntry() {
+    if constexpr (kHasDirect) {
+      return &Direct::kKernel;
+    } else {
+      return nullptr;
+    }
+  }
+
   template <size_t... I>
   static void Call(KernelFrame* frame, size_t first_returned,
                    std::tuple<typename BinderFor<Params>::Holder...>& holders,
@@ -573,9 +719,11 @@ struct KernelInvoker<R (*)(Params...), function> {
 
 // The kernel for the function `fn`, with its signature (see the top of this
 // file): what KernelRegistry::AddKernel takes.
-#define SLUICE_KERNEL(fn)                                                 \
-  (::sluice::KernelDefinition(                                            \
-      &::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::Invoke, \
-      &::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::kSignature))
+#define SLUICE_KERNEL(fn)                                                  \
+  (::sluice::KernelDefinition(                                             \
+      &::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::Invoke,  \
+      &::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::kSignature, \
+      ::sluice::internal::KernelInvoker<decltype(&(fn)),                   \
+                                        &(fn)>::DirectEntry()))
 
 #endif  // SLUICE_KERNEL_KERNEL_BINDING_H_

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "sluice/kernel/direct_kernel.h"
 #include "sluice/kernel/kernel_signature.h"
 #include "sluice/support/ref_count.h"
 
@@ -47,8 +48,11 @@ enum class Strictness : uint8_t { kStrict, kNonStrict };
 class KernelDefinition {
  public:
   KernelDefinition(KernelImplementation implementation,  // NOLINT: implicit
-                   const KernelSignature* signature = nullptr)
-      : implementation_(implementation), signature_(signature) {}
+                   const KernelSignature* signature = nullptr,
+                   const DirectKernel* direct = nullptr)
+      : implementation_(implementation),
+        signature_(signature),
+        direct_(direct) {}
 
   // Binds the kernel's attribute parameters by name: the i-th attribute
   // parameter (Attribute<T>, StringAttribute, ...) takes the op's attribute
@@ -63,6 +67,7 @@ class KernelDefinition {
 
   KernelImplementation implementation() const { return implementation_; }
   const KernelSignature* signature() const { return signature_; }
+  const DirectKernel* direct() const { return direct_; }
   const std::vector<std::string>& attribute_names() const {
     return attribute_names_;
   }
@@ -70,6 +75,7 @@ class KernelDefinition {
  private:
   KernelImplementation implementation_;
   const KernelSignature* signature_;
+  const DirectKernel* direct_;
   std::vector<std::string> attribute_names_;
 };
 
@@ -80,6 +86,9 @@ struct RegisteredKernel {
   const KernelSignature* signature = nullptr;
   // Empty unless the kernel binds its attributes by name.
   std::vector<std::string> attribute_names;
+  // The kernel's frameless entry, if SLUICE_KERNEL made one (strict
+  // kernels only).
+  const DirectKernel* direct = nullptr;
 };
 
 // One row of AddKernels.
