@@ -111,8 +111,7 @@ class CallFrame {
  public:
   // The frame and its registers and counts, in one block.
   static size_t SizeOf(const ExecutableFunction* function) {
-    return sizeof(CallFrame) +
-           sizeof(Register) * function->num_registers +
+    return sizeof(CallFrame) + sizeof(Register) * function->num_registers +
            sizeof(std::atomic<int32_t>) * function->initial_counts.size();
   }
 
@@ -283,8 +282,7 @@ class CallFrame {
     // result is in its register and nothing races with reading them.
     if (refs_.load(std::memory_order_acquire) == 1) {
       for (size_t i = 0; i < results.size(); ++i) {
-        results[i] =
-            registers_[function_->result_registers[i]].value.CopyRef();
+        results[i] = registers_[function_->result_registers[i]].value.CopyRef();
       }
       return;
     }
@@ -429,7 +427,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool CallFrame::RunDirectKernel(
   const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
   const UserRef* last_user = first_user + *users;
   if ((result & kInlineRegister) != 0) {
-    direct.run(payloads, attributes, registers_[result & kRegisterMask].payload);
+    direct.run(payloads, attributes,
+               registers_[result & kRegisterMask].payload);
     const bool exclusive = IsExclusive();
     DropOperands(kernel, exclusive);
     NotifyUsers(first_user, last_user, Which::kAll, exclusive);

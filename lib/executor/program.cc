@@ -204,7 +204,8 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     for (size_t i = 0; i < operands.size(); ++i) {
       const uint32_t r = operands[i];
       if (in_place[r] != nullptr &&
-          (direct[k] == nullptr || direct[k]->operand_types[i] != in_place[r])) {
+          (direct[k] == nullptr ||
+           direct[k]->operand_types[i] != in_place[r])) {
         in_place[r] = nullptr;
       }
     }
@@ -350,10 +351,9 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     word += sizeof(KernelRecord) / 4;
     for (uint32_t r : kernel.operands) *word++ = r;
     for (uint32_t r : kernel.results) {
-      *word++ = r |
-                (returned[r] ? executor_internal::kReturnedRegister : 0) |
-                (in_place[r] != nullptr ? executor_internal::kInlineRegister
-                                        : 0);
+      *word++ =
+          r | (returned[r] ? executor_internal::kReturnedRegister : 0) |
+          (in_place[r] != nullptr ? executor_internal::kInlineRegister : 0);
     }
     for (uint32_t r : kernel.operands) {
       if (!dropped_by_reader(r)) continue;

@@ -23,7 +23,7 @@ namespace sluice {
 // storage, copied and dropped without running any code.
 template <typename T>
 inline constexpr bool kInlinePayload =
-    std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T> &&
+    std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T> &&
     sizeof(T) <= 8 && alignof(T) <= 8;
 
 struct DirectKernel {

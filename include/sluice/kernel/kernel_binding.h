@@ -670,9 +670,10 @@ struct KernelInvoker<R (*)(Params...), function> {
     static constexpr auto kOperandMakers = DirectOperandMakersOf<Params...>();
 
     template <size_t... I>
-    ABSL_ATTRIBUTE_ALWAYS_INLINE static void Call(
-        void* const* operands, const void* const* attributes, void* result,
-        std::index_sequence<I...>) {
+    ABSL_ATTRIBUTE_ALWAYS_INLINE static void Call(void* const* operands,
+                                                  const void* const* attributes,
+                                                  void* result,
+                                                  std::index_sequence<I...>) {
       new (result) R(function(
           DirectArgument<Params, kIndices[I]>(operands, attributes)...));
     }
@@ -719,11 +720,11 @@ struct KernelInvoker<R (*)(Params...), function> {
 
 // The kernel for the function `fn`, with its signature (see the top of this
 // file): what KernelRegistry::AddKernel takes.
-#define SLUICE_KERNEL(fn)                                                  \
-  (::sluice::KernelDefinition(                                             \
-      &::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::Invoke,  \
+#define SLUICE_KERNEL(fn)                                                     \
+  (::sluice::KernelDefinition(                                                \
+      &::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::Invoke,     \
       &::sluice::internal::KernelInvoker<decltype(&(fn)), &(fn)>::kSignature, \
-      ::sluice::internal::KernelInvoker<decltype(&(fn)),                   \
+      ::sluice::internal::KernelInvoker<decltype(&(fn)),                      \
                                         &(fn)>::DirectEntry()))
 
 #endif  // SLUICE_KERNEL_KERNEL_BINDING_H_

@@ -30,6 +30,36 @@ TEST(AsyncValueTest, AvailableValueHoldsPayload) {
   EXPECT_TRUE(v.IsUnique());
 }
 
+// Code that knows a payload's type only by its identity finds the payload
+// where get<T>() does.
+template <typename T>
+void ExpectPayloadAt(T value) {
+  AsyncValueRef<T> ref = MakeAvailableAsyncValueRef<T>(value);
+  AsyncValue* av = ref.GetAsyncValue();
+  EXPECT_TRUE(av->HoldsConcrete(&ConcreteAsyncValue<T>::kTypeInfo));
+  EXPECT_FALSE(av->HoldsConcrete(&ConcreteAsyncValue<char>::kTypeInfo));
+  EXPECT_EQ(av->payload_address(), static_cast<void*>(&av->get<T>()));
+}
+
+TEST(AsyncValueTest, PayloadAddressOfSmallTypes) {
+  ExpectPayloadAt<bool>(true);
+  ExpectPayloadAt<int8_t>(-4);
+  ExpectPayloadAt<int32_t>(42);
+  ExpectPayloadAt<int64_t>(-42);
+  ExpectPayloadAt<float>(1.5f);
+  ExpectPayloadAt<double>(2.5);
+  ExpectPayloadAt<Chain>(Chain{});
+  ExpectPayloadAt<void*>(nullptr);
+
+  AsyncValueRef<int32_t> unavailable =
+      MakeUnconstructedAsyncValueRef<int32_t>();
+  EXPECT_FALSE(unavailable.GetAsyncValue()->HoldsConcrete(
+      &ConcreteAsyncValue<int32_t>::kTypeInfo));
+  RCReference<AsyncValue> error =
+      MakeErrorAsyncValueRef(absl::InternalError("no payload"));
+  EXPECT_FALSE(error->HoldsConcrete(&ConcreteAsyncValue<int32_t>::kTypeInfo));
+}
+
 TEST(AsyncValueTest, StatesOfUnconstructedConstructedConcrete) {
   AsyncValueRef<std::string> v = MakeUnconstructedAsyncValueRef<std::string>();
   EXPECT_TRUE(v.GetAsyncValue()->IsUnconstructed());

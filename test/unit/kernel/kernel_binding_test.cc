@@ -382,6 +382,70 @@ TEST_F(KernelBindingTest, ReportErrorAfterEveryResultIsSetAbortsInDebug) {
 }
 #endif
 
+// --- The frameless entry (DirectKernel) --------------------------------------
+
+double Scale(const double& x, Attribute<int32_t> factor, float offset) {
+  return x * *factor + offset;
+}
+Chain Touch(int64_t) { return Chain{}; }
+struct Pair {
+  int32_t first;
+  int32_t second;
+};
+Pair MakePair(int32_t a, Attribute<int32_t> b) { return Pair{a, *b}; }
+void Ignore(int32_t) {}
+int32_t ReadArgument(Argument<int32_t> x) { return *x; }
+std::string Stringify(int32_t x) { return std::to_string(x); }
+
+TEST(DirectKernelTest, MadeForKernelsThatOnlyCompute) {
+  EXPECT_NE(SLUICE_KERNEL(AddI32).direct(), nullptr);
+  EXPECT_NE(SLUICE_KERNEL(Scale).direct(), nullptr);
+  EXPECT_NE(SLUICE_KERNEL(Touch).direct(), nullptr);
+  EXPECT_NE(SLUICE_KERNEL(MakePair).direct(), nullptr);
+  // Results that need a frame, are not one small plain value, or none.
+  EXPECT_EQ(SLUICE_KERNEL(CheckedDiv).direct(), nullptr);
+  EXPECT_EQ(SLUICE_KERNEL(ParsePositive).direct(), nullptr);
+  EXPECT_EQ(SLUICE_KERNEL(Split).direct(), nullptr);
+  EXPECT_EQ(SLUICE_KERNEL(AsyncSquare).direct(), nullptr);
+  EXPECT_EQ(SLUICE_KERNEL(Stringify).direct(), nullptr);
+  EXPECT_EQ(SLUICE_KERNEL(Ignore).direct(), nullptr);
+  // Parameters that read the AsyncValue itself or the context.
+  EXPECT_EQ(SLUICE_KERNEL(ReadArgument).direct(), nullptr);
+  EXPECT_EQ(SLUICE_KERNEL(Describe).direct(), nullptr);
+}
+
+TEST(DirectKernelTest, RunsOnPayloadsAndAttributes) {
+  const DirectKernel& scale = *SLUICE_KERNEL(Scale).direct();
+  ASSERT_EQ(scale.num_operands, 2u);
+  EXPECT_EQ(scale.operand_types[0], &ConcreteAsyncValue<double>::kTypeInfo);
+  EXPECT_EQ(scale.operand_types[1], &ConcreteAsyncValue<float>::kTypeInfo);
+  EXPECT_EQ(scale.result_type, &ConcreteAsyncValue<double>::kTypeInfo);
+
+  double x = 2.5;
+  float offset = 0.25f;
+  const int32_t factor = 4;
+  void* operands[] = {&x, &offset};
+  const void* attributes[] = {&factor};
+  alignas(8) unsigned char result[8];
+  scale.run(operands, attributes, result);
+  EXPECT_EQ(*reinterpret_cast<double*>(result), 10.25);
+
+  RCReference<AsyncValue> made = scale.make_result(result);
+  ASSERT_TRUE(made->IsConcrete());
+  EXPECT_EQ(made->get<double>(), 10.25);
+  RCReference<AsyncValue> operand = scale.make_operand[1](&offset);
+  EXPECT_EQ(operand->get<float>(), 0.25f);
+
+  const DirectKernel& pair = *SLUICE_KERNEL(MakePair).direct();
+  int32_t a = 7;
+  const int32_t b = -3;
+  void* pair_operands[] = {&a};
+  const void* pair_attributes[] = {&b};
+  pair.run(pair_operands, pair_attributes, result);
+  EXPECT_EQ(reinterpret_cast<Pair*>(result)->first, 7);
+  EXPECT_EQ(reinterpret_cast<Pair*>(result)->second, -3);
+}
+
 TEST(KernelRegistryTest, RegistersAndFindsKernels) {
   KernelRegistry registry;
   ASSERT_TRUE(registry.AddKernel("tfrt.add.i32", SLUICE_KERNEL(AddI32)).ok());
