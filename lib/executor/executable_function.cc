@@ -191,7 +191,12 @@ class CallFrame {
       count.store(left, std::memory_order_relaxed);
       return left == 0;
     }
-    return count.fetch_sub(1, std::memory_order_acq_rel) == 1;
+    // A count of one is this thread's own last event: no other thread can
+    // count it down any more, so the atomic decrement (the costly part of
+    // a shared frame) is skipped. The acquire load orders this thread after
+    // the decrements that made it one.
+    return count.load(std::memory_order_acquire) == 1 ||
+           count.fetch_sub(1, std::memory_order_acq_rel) == 1;
   }
 
   // A value was stored in a register. Non-strict users (calls, control
@@ -237,12 +242,20 @@ class CallFrame {
     if (shared_) return;
     shared_ = std::make_unique<SharedState>(*context_);
     context_ = &shared_->context;
+    // Nor may it borrow its arguments any longer (see Start).
+    for (uint32_t r : function_->argument_registers) {
+      registers_[r].value->AddRef();
+    }
   }
 
+  // Arguments are borrowed: the caller holds them until Execute() returns,
+  // and a frame that may outlive it takes references then (KeepContext).
+  // No reader drops an argument's register, so the borrowed pointers stay
+  // until the frame gives them back (~CallFrame).
   void Start(absl::Span<AsyncValue* const> arguments) {
     const ExecutableFunction& fn = *function_;
     for (size_t i = 0; i < arguments.size(); ++i) {
-      registers_[fn.argument_registers[i]].value = FormRef(arguments[i]);
+      registers_[fn.argument_registers[i]].value = TakeRef(arguments[i]);
     }
     if (watch_ != nullptr) watch_->Started(arguments);
     for (uint32_t record : fn.initially_ready) {
@@ -269,8 +282,14 @@ class CallFrame {
       const KernelRecord& kernel);
   ABSL_ATTRIBUTE_NOINLINE void RunFramedKernel(const KernelRecord& kernel);
   ABSL_ATTRIBUTE_NOINLINE void RunWideKernel(const KernelRecord& kernel);
+  // Runs a call or branch (KernelRecord::control) without its frame. False,
+  // having done nothing, when the call is cancelled or the condition is not
+  // an available i1: the kernel then runs through its frame.
+  ABSL_ATTRIBUTE_NOINLINE bool RunControlKernel(const KernelRecord& kernel);
   void RunKernelWith(const KernelRecord& kernel, AsyncValue** arguments,
                      RCReference<AsyncValue>* results);
+  void StoreResults(const KernelRecord& kernel,
+                    RCReference<AsyncValue>* results);
   void DropOperands(const KernelRecord& kernel, bool exclusive);
 
   FrameWatch* watch() const { return watch_.get(); }
@@ -281,8 +300,10 @@ class CallFrame {
     // Nobody else holds the frame: no kernel of it can still run, so every
     // result is in its register and nothing races with reading them.
     if (refs_.load(std::memory_order_acquire) == 1) {
+      const ExecutableFunction& fn = *function_;
       for (size_t i = 0; i < results.size(); ++i) {
-        results[i] = registers_[function_->result_registers[i]].value.CopyRef();
+        Register& reg = registers_[fn.result_registers[i]];
+        results[i] = fn.results_move ? std::move(reg.value) : reg.value.CopyRef();
       }
       return;
     }
@@ -325,6 +346,11 @@ class CallFrame {
   }
 
   ~CallFrame() {
+    if (shared_ == nullptr) {
+      for (uint32_t r : function_->argument_registers) {
+        (void)registers_[r].value.release();
+      }
+    }
     for (uint32_t i = 0; i < function_->num_registers; ++i) {
       registers_[i].~Register();
     }
@@ -397,7 +423,45 @@ void CallFrame::RunKernel(uint32_t record) {
     RunDirectKernelInFrame(kernel);
     return;
   }
+  if (kernel.control != 0 && watch_ == nullptr &&
+      RunControlKernel(kernel)) {
+    return;
+  }
   RunFramedKernel(kernel);
+}
+
+bool CallFrame::RunControlKernel(const KernelRecord& kernel) {
+  if (ABSL_PREDICT_FALSE(request_->GetCancelAsyncValue() != nullptr)) {
+    return false;
+  }
+  // Neither kernel's operands are read by direct kernels only: every one is
+  // an AsyncValue.
+  AsyncValue* arguments[kMaxControlValues];
+  const uint32_t* operands = kernel.operands();
+  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+    arguments[i] = registers_[operands[i]].value.get();
+  }
+  const absl::Span<const Function* const> functions =
+      function_->extras[kernel.extras].functions;
+  const Function* callee = functions[0];
+  AsyncValue* const* passed = arguments;
+  if (static_cast<ControlKind>(kernel.control) == ControlKind::kIf) {
+    const AsyncValue& condition = *arguments[0];
+    if (!condition.IsAvailable() || !condition.IsType<bool>()) return false;
+    callee = functions[condition.get<bool>() ? 0 : 1];
+    ++passed;
+  }
+  alignas(RCReference<AsyncValue>) char
+      storage[kMaxControlValues * sizeof(RCReference<AsyncValue>)];
+  auto* results = reinterpret_cast<RCReference<AsyncValue>*>(storage);
+  for (uint32_t i = 0; i < kernel.num_results; ++i) {
+    new (&results[i]) RCReference<AsyncValue>();
+  }
+  callee->Execute(*context_,
+                  absl::MakeConstSpan(passed, callee->num_arguments()),
+                  absl::MakeSpan(results, kernel.num_results));
+  StoreResults(kernel, results);
+  return true;
 }
 
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool CallFrame::RunDirectKernel(
@@ -558,6 +622,14 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     }
   }
 
+  StoreResults(kernel, results);
+}
+
+// Stores the results of a kernel that ran and counts them for their users.
+// Destroys every result slot.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::StoreResults(
+    const KernelRecord& kernel, RCReference<AsyncValue>* results) {
+  const ExecutableFunction& fn = *function_;
   // Only a thread holding a reference adds one (registering a waiter, below,
   // or sharing kernels between two kernels): while this thread holds the
   // only one, whether it does changes only here.
@@ -566,7 +638,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
 
   const uint32_t* result_registers = kernel.results();
   const uint32_t* users = kernel.users();
-  for (uint32_t i = 0; i < num_results; ++i) {
+  for (uint32_t i = 0; i < kernel.num_results; ++i) {
     if (ABSL_PREDICT_FALSE(!results[i])) {
       // A kernel bug: say so rather than leave users waiting forever.
       results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
@@ -663,6 +735,14 @@ void ExecutableFunction::Execute(
                      " at a call of '", name(), "': unbounded recursion?"));
     for (RCReference<AsyncValue>& result : results) {
       result = MakeErrorAsyncValueRef(error);
+    }
+    return;
+  }
+  // A body without kernels only hands arguments back (an identity branch,
+  // say): no frame for that, unless observers watch the call.
+  if (num_kernels() == 0 && context.request_context()->observers() == nullptr) {
+    for (size_t i = 0; i < results.size(); ++i) {
+      results[i] = FormRef(arguments[returned_arguments[i]]);
     }
     return;
   }

@@ -46,6 +46,22 @@ inline constexpr uint32_t kInlineRegister = 1u << 30;
 inline constexpr uint32_t kRegisterMask = kInlineRegister - 1;
 // Direct kernels with more operands run through their frame.
 inline constexpr uint32_t kMaxDirectOperands = 16;
+// Calls and branches with more operands or results run through their frame.
+inline constexpr uint32_t kMaxControlValues = 16;
+// Kernel indices take 29 bits of a record.
+inline constexpr uint32_t kMaxKernels = (1u << 29) - 1;
+
+// The control-flow kernels the executor runs itself, without a KernelFrame,
+// when their functions were checked at load time: the call of a function
+// is the executor's own business, and a KernelFrame per call is most of a
+// small call's cost. Their registered kernels (kernels/basic) still run
+// whatever this path leaves (a pending or invalid condition, a cancelled
+// or observed call) and define the behavior this path matches.
+enum class ControlKind : uint32_t {
+  kNone = 0,
+  kCall = 1,  // tfrt.call: function 0 with the leading operands
+  kIf = 2,    // tfrt.if, tfrt.cond: function 0 or 1 by operand 0, an i1
+};
 
 // A kernel as the executor runs it: everything resolved at load time, in
 // one record of the function's `code` that its lists follow. Kernels run in
@@ -66,8 +82,9 @@ struct KernelRecord {
   KernelImplementation implementation;
   // Null unless the kernel has a frameless entry.
   const DirectKernel* direct;
-  uint32_t kernel : 31;  // index in the function
+  uint32_t kernel : 29;  // index in the function
   uint32_t strict : 1;
+  uint32_t control : 2;  // a ControlKind
   uint32_t num_operands;
   uint32_t num_results;
   uint32_t num_drops;
@@ -107,6 +124,12 @@ class ExecutableFunction final : public Function {
   uint32_t num_registers = 0;
   std::vector<uint32_t> argument_registers;
   std::vector<uint32_t> result_registers;
+  // Whether a call that ends with its frame to itself may move its results
+  // out of their registers: no register is returned twice or is an
+  // argument's.
+  bool results_move = false;
+  // In a body without kernels, which argument each result is.
+  std::vector<uint32_t> returned_arguments;
   // Users of each argument: argument i's users are
   // argument_users[argument_user_offsets[i] .. argument_user_offsets[i + 1]).
   std::vector<uint32_t> argument_user_offsets;

@@ -26,7 +26,6 @@ namespace {
 
 using executor_internal::ExecutableFunction;
 using executor_internal::KernelRecord;
-using executor_internal::kUserKernelMask;
 using executor_internal::ToKernelLocation;
 
 // A native function (registered in C++) behind the Function interface.
@@ -133,6 +132,11 @@ class Program::Impl {
   void LoadBody(const bef::SbfFunction& source, ExecutableFunction& target,
                 const KernelRegistry& registry,
                 std::vector<LoadProblem>& problems);
+  // Which control-flow kernel the executor may run itself (see
+  // executor_internal::ControlKind): one whose functions fit its operands
+  // and results.
+  executor_internal::ControlKind ControlKindOf(
+      std::string_view name, const bef::SbfKernel& kernel) const;
   // Points each kernel's attribute span into `attribute_pointers`, which
   // LoadBody filled kernel by kernel, in the order of `functions`.
   void PointAttributes();
@@ -152,7 +156,30 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   target.argument_registers = source.argument_registers;
   target.result_registers = source.result_registers;
   std::vector<bool> returned(source.num_registers, false);
-  for (uint32_t r : source.result_registers) returned[r] = true;
+  target.results_move = true;
+  for (uint32_t r : source.result_registers) {
+    if (returned[r]) target.results_move = false;
+    returned[r] = true;
+  }
+  for (uint32_t r : source.argument_registers) {
+    if (returned[r]) target.results_move = false;
+  }
+  if (num_kernels == 0) {
+    // Only arguments have registers then: every result is one of them.
+    for (uint32_t r : source.result_registers) {
+      const auto argument = std::find(source.argument_registers.begin(),
+                                      source.argument_registers.end(), r);
+      if (argument == source.argument_registers.end()) {
+        problems.push_back({absl::StatusCode::kInvalidArgument,
+                            absl::StrCat("function '", std::string(source.name),
+                                         "' returns a value it never defines"),
+                            "", ""});
+        return;
+      }
+      target.returned_arguments.push_back(static_cast<uint32_t>(
+          argument - source.argument_registers.begin()));
+    }
+  }
   if (source.num_registers > executor_internal::kRegisterMask) {
     problems.push_back(
         {absl::StatusCode::kResourceExhausted,
@@ -162,11 +189,12 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
          "", ""});
     return;
   }
-  if (num_kernels > kUserKernelMask) {
+  if (num_kernels > executor_internal::kMaxKernels) {
     problems.push_back(
         {absl::StatusCode::kResourceExhausted,
          absl::StrCat("function '", std::string(source.name), "' has ",
-                      num_kernels, " kernels, more than ", kUserKernelMask,
+                      num_kernels, " kernels, more than ",
+                      executor_internal::kMaxKernels,
                       " the executor runs"),
          "", ""});
     return;
@@ -226,19 +254,25 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   // How many times each register is read: a register with one reader is
   // dropped by it, and the others by whichever reader runs last, which
   // counts down a per-call use count (a slot) to find out. The call's
-  // arguments (which the caller holds anyway) and the values of kernels
-  // without operands (constants, mostly) stay until the call ends instead:
-  // they are few, and often read by many kernels, each of which would count.
+  // arguments stay until the call ends instead: the frame borrows them from
+  // the caller, and must not drop what it does not own. So do the values of
+  // kernels without operands (constants, mostly) read more than once: they
+  // are few, and often read by many kernels, each of which would count.
   std::vector<uint32_t> uses(source.num_registers, 0);
+  std::vector<bool> argument(source.num_registers, false);
   std::vector<bool> kept(source.num_registers, false);
-  for (uint32_t r : source.argument_registers) kept[r] = true;
+  for (uint32_t r : source.argument_registers) {
+    argument[r] = true;
+    kept[r] = true;
+  }
   for (const bef::SbfKernel& kernel : source.kernels) {
     for (uint32_t r : kernel.operands) ++uses[r];
     if (!kernel.operands.empty()) continue;
     for (uint32_t r : kernel.results) kept[r] = true;
   }
   auto dropped_by_reader = [&](uint32_t r) {
-    return uses[r] == 1 && !returned[r] && in_place[r] == nullptr;
+    return uses[r] == 1 && !returned[r] && !argument[r] &&
+           in_place[r] == nullptr;
   };
   auto counted_down = [&](uint32_t r) {
     return uses[r] > 1 && !returned[r] && !kept[r] && in_place[r] == nullptr;
@@ -346,6 +380,7 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     record->direct = direct[k];
     record->kernel = static_cast<uint32_t>(k);
     record->strict = registered[k]->strictness == Strictness::kStrict;
+    record->control = static_cast<uint32_t>(ControlKindOf(name, kernel));
     record->num_operands = static_cast<uint32_t>(kernel.operands.size());
     record->num_results = static_cast<uint32_t>(kernel.results.size());
     word += sizeof(KernelRecord) / 4;
@@ -399,6 +434,33 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
       target.initially_ready.push_back(target.record_offsets[k]);
     }
   }
+}
+
+executor_internal::ControlKind Program::Impl::ControlKindOf(
+    std::string_view name, const bef::SbfKernel& kernel) const {
+  using executor_internal::ControlKind;
+  const size_t num_operands = kernel.operands.size();
+  const size_t num_results = kernel.results.size();
+  if (num_operands > executor_internal::kMaxControlValues ||
+      num_results > executor_internal::kMaxControlValues) {
+    return ControlKind::kNone;
+  }
+  // Whether function `i` runs on the operands from `first` on and fills
+  // every result: what the kernel would check each time it runs.
+  auto fits = [&](size_t i, size_t first) {
+    if (i >= kernel.functions.size()) return false;
+    const Function& f = *functions[kernel.functions[i]];
+    return f.num_arguments() <= num_operands - first &&
+           f.num_results() == num_results;
+  };
+  if (name == "tfrt.call") {
+    return fits(0, 0) ? ControlKind::kCall : ControlKind::kNone;
+  }
+  if (name == "tfrt.if" || name == "tfrt.cond") {
+    return num_operands >= 1 && fits(0, 1) && fits(1, 1) ? ControlKind::kIf
+                                                         : ControlKind::kNone;
+  }
+  return ControlKind::kNone;
 }
 
 void Program::Impl::PointAttributes() {

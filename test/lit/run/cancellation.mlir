@@ -81,3 +81,27 @@ func.func @next_request() -> i32 {
   %one = tfrt.constant.i32 1
   tfrt.return %one : i32
 }
+
+// CHECK: --- Not running 'first_of_two' because it has arguments.
+func.func @first_of_two(%x: i32, %ch: !tfrt.chain) -> i32 {
+  tfrt.return %x : i32
+}
+
+// A call and a branch that become ready after the cancellation run no
+// function, not even one without kernels: their results are the cancel
+// error, not the value the function would hand back.
+// CHECK-LABEL: --- Running 'call_and_if_after_cancel':
+// CHECK-NEXT: 'call_and_if_after_cancel' returned <<error: Cancelled, code: CANCELLED>>,<<error: Cancelled, code: CANCELLED>>
+func.func @call_and_if_after_cancel() -> (i32, i32) {
+  %ch0 = tfrt.new.chain
+  %one = tfrt.constant.i32 1
+  %true = tfrt.constant.i1 1
+  %c, %ch1 = "tfrt_test.cancel"(%ch0) : (!tfrt.chain) -> (i32, !tfrt.chain)
+  %y = tfrt.call @first_of_two(%one, %ch1) : (i32, !tfrt.chain) -> i32
+  %z = tfrt.if %true, %one, %ch1 : (i32, !tfrt.chain) -> (i32) {
+    tfrt.return %one : i32
+  } else {
+    tfrt.return %one : i32
+  }
+  tfrt.return %y, %z : i32, i32
+}

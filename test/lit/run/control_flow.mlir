@@ -35,6 +35,43 @@ func.func @call_multiple_results() -> (i32, i32) {
   tfrt.return %r#0, %r#1 : i32, i32
 }
 
+// A callee that returns one value twice, and its argument: the caller gets
+// a reference to each, not a value moved out of a register twice.
+// CHECK: --- Not running 'twice_and_argument' because it has arguments.
+func.func @twice_and_argument(%x: i32) -> (i32, i32, i32) {
+  %one = tfrt.constant.i32 1
+  %y = tfrt.add.i32 %x, %one
+  tfrt.return %y, %y, %x : i32, i32, i32
+}
+
+// CHECK-LABEL: --- Running 'call_returning_twice':
+// CHECK-NEXT: 'call_returning_twice' returned 8,8,7
+func.func @call_returning_twice() -> (i32, i32, i32) {
+  %a = tfrt.constant.i32 7
+  %r:3 = tfrt.call @twice_and_argument(%a) : (i32) -> (i32, i32, i32)
+  tfrt.return %r#0, %r#1, %r#2 : i32, i32, i32
+}
+
+// The callee reads its argument again after its call returned, once the
+// delayed copy arrives; the caller's only reader of that argument was the
+// call, so the callee's frame alone keeps it.
+// CHECK: --- Not running 'add_after_delay' because it has arguments.
+func.func @add_after_delay(%x: i32) -> i32 {
+  %late = "tfrt_test.async_copy.with_delay.i32"(%x) : (i32) -> i32
+  %y = tfrt.add.i32 %late, %x
+  tfrt.return %y : i32
+}
+
+// CHECK-LABEL: --- Running 'call_reading_argument_late':
+// CHECK-NEXT: 'call_reading_argument_late' returned 42
+func.func @call_reading_argument_late() -> i32 {
+  %a = tfrt.constant.i32 20
+  %one = tfrt.constant.i32 1
+  %b = tfrt.add.i32 %a, %one
+  %r = tfrt.call @add_after_delay(%b) : (i32) -> i32
+  tfrt.return %r : i32
+}
+
 // The region's block arguments take the names of the operands they bind.
 // CHECK-LABEL: --- Running 'if_then_else':
 // CHECK-NEXT: 'if_then_else' returned 1,2,20,10
