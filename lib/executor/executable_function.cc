@@ -19,6 +19,8 @@
 #include "lib/executor/executable_function.h"
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <cassert>
 #include <cstdlib>
 #include <memory>
@@ -57,6 +59,11 @@ struct Worklist {
   size_t capacity;
   // Kernels to run before the next look for an idle worker to share with.
   int until_share_check;
+  // When the last look ran (steady clock, ns); 0 when none ran since this
+  // thread's worklist was last empty.
+  int64_t last_share_check;
+  // Whether the kernels before the last look were slow enough to share.
+  bool slow_before;
 
   void Push(WorkItem item) {
     if (ABSL_PREDICT_FALSE(size == capacity)) Grow();
@@ -94,6 +101,11 @@ void RunWorklist(size_t base);
 // runs them).
 constexpr int kShareCheckInterval = 64;
 constexpr size_t kMinSharedKernels = 16;
+// Only if the last kShareCheckInterval kernels took at least this long on
+// average: waking a worker takes microseconds, and a shared frame counts
+// inputs atomically, which doubles the cost of a kernel that only adds.
+// Cheap kernels run faster on one thread than handed around.
+constexpr int64_t kMinSharedKernelNanos = 500;
 
 // Kernels with more operands or results than this use heap storage.
 constexpr size_t kInlineValues = 16;
@@ -681,6 +693,15 @@ void RunSharedKernels(const std::vector<WorkItem>& batch) {
 // an idle worker, if there are enough and one is idle.
 ABSL_ATTRIBUTE_NOINLINE void MaybeShareKernels(size_t next) {
   Worklist& ready = worklist;
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  const int64_t last = std::exchange(ready.last_share_check, now);
+  // Two slow stretches in a row: one alone may be a pause between kernels
+  // (the thread preempted, a caller's work between two calls).
+  const bool slow =
+      last != 0 && now - last >= kShareCheckInterval * kMinSharedKernelNanos;
+  if (!std::exchange(ready.slow_before, slow) || !slow) return;
   const size_t waiting = ready.size - next;
   if (waiting < 2 * kMinSharedKernels) return;
   ConcurrentWorkQueue& queue = ready.items[next].frame->work_queue();
@@ -701,6 +722,8 @@ ABSL_ATTRIBUTE_NOINLINE void MaybeShareKernels(size_t next) {
 
 void RunWorklist(size_t base) {
   Worklist& ready = worklist;
+  // A thread starting afresh times its kernels from its next look on.
+  if (base == 0) ready.last_share_check = 0;
   size_t next = base;
   while (next < ready.size) {
     if (ABSL_PREDICT_FALSE(--ready.until_share_check <= 0)) {

@@ -28,6 +28,42 @@ using executor_internal::ExecutableFunction;
 using executor_internal::KernelRecord;
 using executor_internal::ToKernelLocation;
 
+// The order in which a call of `function` runs its kernels when every
+// kernel completes as it runs: the executor's first-in, first-out worklist
+// starts with the kernels without operands, then counts the arguments for
+// their users, and a kernel joins once its last input is counted. Kernels
+// that never join (none, in a program the compiler made) follow in program
+// order.
+std::vector<uint32_t> RunOrder(const bef::SbfFunction& function) {
+  const size_t num_kernels = function.kernels.size();
+  std::vector<uint32_t> waiting(num_kernels);
+  std::vector<uint32_t> order;
+  order.reserve(num_kernels);
+  for (size_t k = 0; k < num_kernels; ++k) {
+    waiting[k] = static_cast<uint32_t>(function.kernels[k].operands.size());
+    if (waiting[k] == 0) order.push_back(static_cast<uint32_t>(k));
+  }
+  auto count = [&](absl::Span<const uint32_t> users) {
+    for (uint32_t user : users) {
+      if (user < num_kernels && waiting[user] != 0 && --waiting[user] == 0) {
+        order.push_back(user);
+      }
+    }
+  };
+  for (const auto& users : function.argument_users) count(users);
+  for (size_t next = 0; next < order.size(); ++next) {
+    for (absl::Span<const uint32_t> users : function.kernels[order[next]].users) {
+      count(users);
+    }
+  }
+  if (order.size() < num_kernels) {
+    for (size_t k = 0; k < num_kernels; ++k) {
+      if (waiting[k] != 0) order.push_back(static_cast<uint32_t>(k));
+    }
+  }
+  return order;
+}
+
 // A native function (registered in C++) behind the Function interface.
 class NativeFunctionAdapter final : public Function {
  public:
@@ -298,13 +334,17 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
         static_cast<int32_t>(uses[r]);
   }
 
-  // Where each record starts: a record names its users' records. Every
-  // array is sized exactly before it is filled: a large program must not
-  // leave growth slack behind.
+  // Where each record starts: a record names its users' records. Records
+  // follow the order a call runs its kernels in when every one completes
+  // at once (see RunOrder): a wide program reads them front to back, as
+  // the hardware prefetches, not in strides across the table. Every array
+  // is sized exactly before it is filled: a large program must not leave
+  // growth slack behind.
+  const std::vector<uint32_t> order = RunOrder(source);
   target.record_offsets.resize(num_kernels);
   size_t num_words = 0;
   size_t num_extras = 1;
-  for (size_t k = 0; k < num_kernels; ++k) {
+  for (uint32_t k : order) {
     const bef::SbfKernel& kernel = source.kernels[k];
     target.record_offsets[k] = static_cast<uint32_t>(num_words);
     size_t words = sizeof(KernelRecord) / 4 + kernel.operands.size() +
@@ -410,8 +450,6 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
         *word++ = ref.record;
       }
     }
-    assert(word <= code + (k + 1 < num_kernels ? target.record_offsets[k + 1]
-                                               : 2 * target.code.size()));
 
     // The attribute array may still grow (kernels bind optional attributes
     // the op leaves out): PointAttributes sets the data once it is

@@ -1,4 +1,5 @@
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -37,13 +38,19 @@ int32_t MixExpected(int32_t a, int32_t b) {
 
 int32_t Constant(Attribute<int32_t> value) { return *value; }
 int32_t Add(int32_t a, int32_t b) { return a + b; }
-// Mixes two values without overflowing, and notes which thread ran it.
+// Mixes two values without overflowing, and notes which thread ran it. It
+// takes a few microseconds, as kernels worth handing to a worker do: the
+// executor keeps cheaper ones on one thread.
 std::mutex mix_mu;
 std::set<std::thread::id>* mix_threads = nullptr;
 int32_t MixValues(int32_t a, int32_t b) {
   {
     std::lock_guard<std::mutex> lock(mix_mu);
     if (mix_threads != nullptr) mix_threads->insert(std::this_thread::get_id());
+  }
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(2);
+  while (std::chrono::steady_clock::now() < until) {
   }
   return MixExpected(a, b);
 }
