@@ -107,6 +107,21 @@ constexpr size_t kMinSharedKernels = 16;
 // Cheap kernels run faster on one thread than handed around.
 constexpr int64_t kMinSharedKernelNanos = 500;
 
+// Called every kShareCheckInterval kernels: whether the kernels since the
+// call before, and those before that, took kMinSharedKernelNanos or more
+// on average. Two slow stretches in a row: one alone may be a pause between
+// kernels (the thread preempted, a caller's work between two calls).
+ABSL_ATTRIBUTE_NOINLINE bool SlowEnoughToShare() {
+  Worklist& ready = worklist;
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  const int64_t last = std::exchange(ready.last_share_check, now);
+  const bool slow =
+      last != 0 && now - last >= kShareCheckInterval * kMinSharedKernelNanos;
+  return std::exchange(ready.slow_before, slow) && slow;
+}
+
 // Kernels with more operands or results than this use heap storage.
 constexpr size_t kInlineValues = 16;
 
@@ -266,9 +281,17 @@ class CallFrame {
   // until the frame gives them back (~CallFrame).
   void Start(absl::Span<AsyncValue* const> arguments) {
     const ExecutableFunction& fn = *function_;
+    bool available = true;
     for (size_t i = 0; i < arguments.size(); ++i) {
       registers_[fn.argument_registers[i]].value = TakeRef(arguments[i]);
+      available = available && arguments[i]->IsAvailable();
     }
+    InitCounts(fn.num_kernels());
+    if (watch_ == nullptr && available) {
+      RunInOrder();
+      return;
+    }
+    InitCounts(0);
     if (watch_ != nullptr) watch_->Started(arguments);
     for (uint32_t record : fn.initially_ready) {
       worklist.Push(WorkItem{this, record});
@@ -282,6 +305,17 @@ class CallFrame {
     }
   }
 
+  // Runs the kernels one after another in run order (see
+  // ExecutableFunction::run_order) for as long as each one's results are
+  // available when it returns: then every kernel's inputs are there when
+  // its turn comes, and nothing is counted or queued. A pending result, or
+  // kernels slow enough to share with a worker, hand the rest to the
+  // dataflow worklist (SwitchToDataflow).
+  void RunInOrder();
+  // Kernels up to run position `position` ran in order: counts the inputs
+  // of the others that are still to come, queues those that have them all,
+  // then counts the results of the kernel at `position` for its users.
+  ABSL_ATTRIBUTE_NOINLINE void SwitchToDataflow(uint32_t position);
   void RunKernel(uint32_t record);
   // Runs a kernel through its DirectKernel entry: no KernelFrame, and the
   // result written in place into an inline register. False, having done
@@ -351,8 +385,13 @@ class CallFrame {
     for (uint32_t i = 0; i < function->num_registers; ++i) {
       new (&registers_[i]) Register;
     }
-    const std::vector<int32_t>& counts = function->initial_counts;
-    for (size_t i = 0; i < counts.size(); ++i) {
+  }
+
+  // Sets the counts from `first` on to their initial values: the kernels'
+  // ready counts (first 0) matter only to a frame that runs as dataflow.
+  void InitCounts(size_t first) {
+    const std::vector<int32_t>& counts = function_->initial_counts;
+    for (size_t i = first; i < counts.size(); ++i) {
       new (&ready_counts_[i]) std::atomic<int32_t>(counts[i]);
     }
   }
@@ -418,6 +457,10 @@ class CallFrame {
   // copy once it may outlive the call (KeepContext).
   const ExecutionContext* context_;
   std::unique_ptr<SharedState> shared_;
+  // Whether kernels run in order (RunInOrder), and whether the last one
+  // left a pending result.
+  bool in_order_ = false;
+  bool pending_ = false;
   // Both contexts' request: read by every kernel for cancellation.
   RequestContext* const request_;
   const std::unique_ptr<FrameWatch> watch_;  // null unless observed
@@ -425,6 +468,62 @@ class CallFrame {
   std::atomic<int32_t>* const ready_counts_;
   std::atomic<int32_t>* const use_counts_;  // see KernelRecord
 };
+
+void CallFrame::RunInOrder() {
+  const ExecutableFunction& fn = *function_;
+  const uint32_t* order = fn.run_order.data();
+  const uint32_t num_kernels = static_cast<uint32_t>(fn.run_order.size());
+  Worklist& ready = worklist;
+  in_order_ = true;
+  for (uint32_t position = 0; position < num_kernels; ++position) {
+    RunKernel(order[position]);
+    if (ABSL_PREDICT_FALSE(pending_)) {
+      SwitchToDataflow(position);
+      return;
+    }
+    if (ABSL_PREDICT_FALSE(--ready.until_share_check <= 0)) {
+      ready.until_share_check = kShareCheckInterval;
+      if (SlowEnoughToShare() && work_queue().HasIdleWorker()) {
+        SwitchToDataflow(position);
+        return;
+      }
+    }
+  }
+  in_order_ = false;
+}
+
+void CallFrame::SwitchToDataflow(uint32_t position) {
+  in_order_ = false;
+  pending_ = false;
+  const ExecutableFunction& fn = *function_;
+  Worklist& ready = worklist;
+  for (uint32_t later = position + 1; later < fn.run_order.size(); ++later) {
+    const KernelRecord& kernel = fn.record_at(fn.run_order[later]);
+    const uint32_t* operands = kernel.operands();
+    int32_t waiting = 0;
+    for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+      waiting += fn.produced_at[operands[i]] > position ? 1 : 0;
+    }
+    ready_counts_[kernel.kernel].store(waiting, std::memory_order_relaxed);
+    if (waiting == 0) ready.Push(WorkItem{this, fn.run_order[later]});
+  }
+  const KernelRecord& kernel = fn.record_at(fn.run_order[position]);
+  const bool exclusive = IsExclusive();
+  const uint32_t* users = kernel.users();
+  for (uint32_t i = 0; i < kernel.num_results; ++i) {
+    const uint32_t num_users = *users;
+    const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
+    AsyncValue* value = registers_[kernel.result_register(i)].value.get();
+    if (value == nullptr) {  // a payload in place: available
+      NotifyUsers(first_user, first_user + num_users, Which::kAll, exclusive);
+    } else {
+      bool still_exclusive = exclusive;
+      NotifyWhenAvailable(value, first_user, first_user + num_users,
+                          still_exclusive);
+    }
+    users += 1 + 2 * num_users;
+  }
+}
 
 void CallFrame::RunKernel(uint32_t record) {
   const KernelRecord& kernel = function_->record_at(record);
@@ -507,7 +606,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool CallFrame::RunDirectKernel(
                registers_[result & kRegisterMask].payload);
     const bool exclusive = IsExclusive();
     DropOperands(kernel, exclusive);
-    NotifyUsers(first_user, last_user, Which::kAll, exclusive);
+    if (!in_order_) NotifyUsers(first_user, last_user, Which::kAll, exclusive);
     return true;
   }
   uint64_t payload;
@@ -516,7 +615,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool CallFrame::RunDirectKernel(
   const bool exclusive = IsExclusive();
   DropOperands(kernel, exclusive);
   StoreResult(result, std::move(value), exclusive);
-  NotifyUsers(first_user, last_user, Which::kAll, exclusive);
+  if (!in_order_) NotifyUsers(first_user, last_user, Which::kAll, exclusive);
   return true;
 }
 
@@ -660,6 +759,12 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::StoreResults(
     AsyncValue* value = results[i].get();
     StoreResult(result_registers[i], std::move(results[i]), exclusive);
     results[i].~RCReference<AsyncValue>();
+    if (in_order_) {
+      // Its users come later in run order: nothing to count, unless it is
+      // pending (see RunInOrder).
+      pending_ = pending_ || !value->IsAvailable();
+      continue;
+    }
     const uint32_t num_users = *users;
     const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
     NotifyWhenAvailable(value, first_user, first_user + num_users, exclusive);
@@ -692,16 +797,8 @@ void RunSharedKernels(const std::vector<WorkItem>& batch) {
 // Hands the newer half of this thread's waiting kernels (from `next` on) to
 // an idle worker, if there are enough and one is idle.
 ABSL_ATTRIBUTE_NOINLINE void MaybeShareKernels(size_t next) {
+  if (!SlowEnoughToShare()) return;
   Worklist& ready = worklist;
-  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
-                          .count();
-  const int64_t last = std::exchange(ready.last_share_check, now);
-  // Two slow stretches in a row: one alone may be a pause between kernels
-  // (the thread preempted, a caller's work between two calls).
-  const bool slow =
-      last != 0 && now - last >= kShareCheckInterval * kMinSharedKernelNanos;
-  if (!std::exchange(ready.slow_before, slow) || !slow) return;
   const size_t waiting = ready.size - next;
   if (waiting < 2 * kMinSharedKernels) return;
   ConcurrentWorkQueue& queue = ready.items[next].frame->work_queue();

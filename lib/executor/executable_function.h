@@ -148,6 +148,15 @@ class ExecutableFunction final : public Function {
   KernelDebugInfos debug_infos;
   // Records of the kernels with no operands: ready as soon as a call starts.
   std::vector<uint32_t> initially_ready;
+  // Every kernel's record in run order: the order the dataflow worklist
+  // runs them in when each completes as it runs. A kernel's operands all
+  // come from kernels before it, and kernels ready at once keep program
+  // order, so running them one after another in this order is running
+  // them as dataflow, minus the counting.
+  std::vector<uint32_t> run_order;
+  // Per register, one past the run position of the kernel that makes it;
+  // 0 for arguments.
+  std::vector<uint32_t> produced_at;
   // The program's attribute section (for AggregateAttribute).
   absl::Span<const uint8_t> attribute_section;
 

@@ -31,9 +31,7 @@ using executor_internal::ToKernelLocation;
 // The order in which a call of `function` runs its kernels when every
 // kernel completes as it runs: the executor's first-in, first-out worklist
 // starts with the kernels without operands, then counts the arguments for
-// their users, and a kernel joins once its last input is counted. Kernels
-// that never join (none, in a program the compiler made) follow in program
-// order.
+// their users, and a kernel joins once its last input is counted.
 std::vector<uint32_t> RunOrder(const bef::SbfFunction& function) {
   const size_t num_kernels = function.kernels.size();
   std::vector<uint32_t> waiting(num_kernels);
@@ -45,7 +43,7 @@ std::vector<uint32_t> RunOrder(const bef::SbfFunction& function) {
   }
   auto count = [&](absl::Span<const uint32_t> users) {
     for (uint32_t user : users) {
-      if (user < num_kernels && waiting[user] != 0 && --waiting[user] == 0) {
+      if (--waiting[user] == 0) {
         order.push_back(user);
       }
     }
@@ -56,11 +54,9 @@ std::vector<uint32_t> RunOrder(const bef::SbfFunction& function) {
       count(users);
     }
   }
-  if (order.size() < num_kernels) {
-    for (size_t k = 0; k < num_kernels; ++k) {
-      if (waiting[k] != 0) order.push_back(static_cast<uint32_t>(k));
-    }
-  }
+  // The reader checked that registers are defined before they are read and
+  // that users lists name exactly the readers: every kernel joins.
+  assert(order.size() == num_kernels);
   return order;
 }
 
@@ -366,6 +362,14 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
       return;
     }
     if (!kernel.attributes.empty() || !kernel.functions.empty()) ++num_extras;
+  }
+  target.run_order.reserve(num_kernels);
+  target.produced_at.assign(source.num_registers, 0);
+  for (uint32_t k : order) {
+    for (uint32_t r : source.kernels[k].results) {
+      target.produced_at[r] = static_cast<uint32_t>(target.run_order.size() + 1);
+    }
+    target.run_order.push_back(target.record_offsets[k]);
   }
   target.code.assign(num_words / 2, 0);
   target.extras.reserve(num_extras);
