@@ -5,10 +5,16 @@
 // available, each of its strict users' counts drops by one; non-strict users
 // (calls, control flow) count a value as soon as it is stored, available or
 // not. A kernel whose count reaches zero is pushed on this thread's
-// worklist. Ready kernels run in
-// the order they became ready (first in, first out): on the single-threaded
-// queue, a program's output order is therefore fixed by its dataflow and,
-// among kernels ready at the same time, by their order in the program.
+// worklist. Ready kernels run in the order they became ready (first in,
+// first out): on the single-threaded queue, a program's output order is
+// therefore fixed by its dataflow and, among kernels ready at the same
+// time, by their order in the program.
+//
+// Most calls never need the counts: while every kernel completes as it
+// runs, the worklist order is known at load time (the function's run
+// order), and a call runs its kernels one after another in that order
+// (RunInOrder). Only a pending value, or kernels slow enough to hand to
+// another thread, make the rest of the call run as dataflow.
 //
 // Every loop that pushes work runs it before returning (nested calls run
 // their own segment of the worklist on top of the caller's), so a frame is
@@ -286,12 +292,12 @@ class CallFrame {
       registers_[fn.argument_registers[i]].value = TakeRef(arguments[i]);
       available = available && arguments[i]->IsAvailable();
     }
-    InitCounts(fn.num_kernels());
-    if (watch_ == nullptr && available) {
+    const bool in_order = watch_ == nullptr && available;
+    InitCounts(in_order ? fn.num_kernels() : 0);
+    if (in_order) {
       RunInOrder();
       return;
     }
-    InitCounts(0);
     if (watch_ != nullptr) watch_->Started(arguments);
     for (uint32_t record : fn.initially_ready) {
       worklist.Push(WorkItem{this, record});
@@ -329,8 +335,8 @@ class CallFrame {
   ABSL_ATTRIBUTE_NOINLINE void RunFramedKernel(const KernelRecord& kernel);
   ABSL_ATTRIBUTE_NOINLINE void RunWideKernel(const KernelRecord& kernel);
   // Runs a call or branch (KernelRecord::control) without its frame. False,
-  // having done nothing, when the call is cancelled or the condition is not
-  // an available i1: the kernel then runs through its frame.
+  // having done nothing, when the condition is not an available i1: the
+  // kernel then runs through its frame.
   ABSL_ATTRIBUTE_NOINLINE bool RunControlKernel(const KernelRecord& kernel);
   void RunKernelWith(const KernelRecord& kernel, AsyncValue** arguments,
                      RCReference<AsyncValue>* results);
@@ -508,7 +514,7 @@ void CallFrame::SwitchToDataflow(uint32_t position) {
     if (waiting == 0) ready.Push(WorkItem{this, fn.run_order[later]});
   }
   const KernelRecord& kernel = fn.record_at(fn.run_order[position]);
-  const bool exclusive = IsExclusive();
+  bool exclusive = IsExclusive();
   const uint32_t* users = kernel.users();
   for (uint32_t i = 0; i < kernel.num_results; ++i) {
     const uint32_t num_users = *users;
@@ -517,9 +523,8 @@ void CallFrame::SwitchToDataflow(uint32_t position) {
     if (value == nullptr) {  // a payload in place: available
       NotifyUsers(first_user, first_user + num_users, Which::kAll, exclusive);
     } else {
-      bool still_exclusive = exclusive;
       NotifyWhenAvailable(value, first_user, first_user + num_users,
-                          still_exclusive);
+                          exclusive);
     }
     users += 1 + 2 * num_users;
   }
@@ -542,35 +547,51 @@ void CallFrame::RunKernel(uint32_t record) {
 }
 
 bool CallFrame::RunControlKernel(const KernelRecord& kernel) {
-  if (ABSL_PREDICT_FALSE(request_->GetCancelAsyncValue() != nullptr)) {
-    return false;
-  }
-  // Neither kernel's operands are read by direct kernels only: every one is
-  // an AsyncValue.
-  AsyncValue* arguments[kMaxControlValues];
   const uint32_t* operands = kernel.operands();
-  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
-    arguments[i] = registers_[operands[i]].value.get();
-  }
   const absl::Span<const Function* const> functions =
       function_->extras[kernel.extras].functions;
   const Function* callee = functions[0];
-  AsyncValue* const* passed = arguments;
+  uint32_t first_passed = 0;
   if (static_cast<ControlKind>(kernel.control) == ControlKind::kIf) {
-    const AsyncValue& condition = *arguments[0];
-    if (!condition.IsAvailable() || !condition.IsType<bool>()) return false;
-    callee = functions[condition.get<bool>() ? 0 : 1];
-    ++passed;
+    // The condition may be kept in place (see the loader): an available i1.
+    Register& condition = registers_[operands[0]];
+    bool taken;
+    if (condition.value == nullptr) {
+      taken = *reinterpret_cast<const bool*>(condition.payload);
+    } else if (condition.value->IsAvailable() &&
+               condition.value->IsType<bool>()) {
+      taken = condition.value->get<bool>();
+    } else {
+      return false;
+    }
+    callee = functions[taken ? 0 : 1];
+    first_passed = 1;
   }
   alignas(RCReference<AsyncValue>) char
       storage[kMaxControlValues * sizeof(RCReference<AsyncValue>)];
   auto* results = reinterpret_cast<RCReference<AsyncValue>*>(storage);
-  for (uint32_t i = 0; i < kernel.num_results; ++i) {
-    new (&results[i]) RCReference<AsyncValue>();
+  const uint32_t num_results = kernel.num_results;
+  if (num_results == 1) {  // no loop, which the compiler makes a memset call
+    new (&results[0]) RCReference<AsyncValue>();
+  } else {
+    for (uint32_t i = 0; i < num_results; ++i) {
+      new (&results[i]) RCReference<AsyncValue>();
+    }
   }
-  callee->Execute(*context_,
-                  absl::MakeConstSpan(passed, callee->num_arguments()),
-                  absl::MakeSpan(results, kernel.num_results));
+  if (AsyncValue* cancelled = request_->GetCancelAsyncValue();
+      ABSL_PREDICT_FALSE(cancelled != nullptr)) {
+    // As a skipped kernel: every result is the cancellation.
+    for (uint32_t i = 0; i < num_results; ++i) results[i] = FormRef(cancelled);
+  } else {
+    // The values passed on are never kept in place: AsyncValues all.
+    AsyncValue* arguments[kMaxControlValues];
+    const uint32_t num_passed = static_cast<uint32_t>(callee->num_arguments());
+    for (uint32_t i = 0; i < num_passed; ++i) {
+      arguments[i] = registers_[operands[first_passed + i]].value.get();
+    }
+    callee->Execute(*context_, absl::MakeConstSpan(arguments, num_passed),
+                    absl::MakeSpan(results, num_results));
+  }
   StoreResults(kernel, results);
   return true;
 }
@@ -819,7 +840,6 @@ ABSL_ATTRIBUTE_NOINLINE void MaybeShareKernels(size_t next) {
 
 void RunWorklist(size_t base) {
   Worklist& ready = worklist;
-  // A thread starting afresh times its kernels from its next look on.
   if (base == 0) ready.last_share_check = 0;
   size_t next = base;
   while (next < ready.size) {
@@ -869,6 +889,9 @@ void ExecutableFunction::Execute(
   ++call_depth;
   CallFrame* frame = CallFrame::Create(this, context);
   const size_t base = worklist.size;
+  // A thread starting afresh times its kernels from its next look on (see
+  // SlowEnoughToShare).
+  if (base == 0) worklist.last_share_check = 0;
   frame->Start(arguments);
   RunWorklist(base);
   if (frame->watch() != nullptr) frame->watch()->Returned();

@@ -238,10 +238,15 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     registered[k] =
         registry.GetKernel(sbf.kernel_names[source.kernels[k].name_index]);
   }
+  std::vector<executor_internal::ControlKind> control(num_kernels);
+  for (size_t k = 0; k < num_kernels; ++k) {
+    control[k] = ControlKindOf(
+        sbf.kernel_names[source.kernels[k].name_index], source.kernels[k]);
+  }
   // Kernels that run through their DirectKernel entry, and the registers
   // kept in place (kInlineRegister): a direct kernel's value that is not
-  // returned and that only direct kernels read, as the type it makes. Such
-  // a value never becomes an AsyncValue.
+  // returned and that only direct kernels read, as the type it makes, or
+  // tfrt.if as its condition. Such a value never becomes an AsyncValue.
   std::vector<const DirectKernel*> direct(num_kernels, nullptr);
   std::vector<const internal::PayloadTypeInfo*> in_place(source.num_registers,
                                                          nullptr);
@@ -263,11 +268,13 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     const absl::Span<const uint32_t> operands = source.kernels[k].operands;
     for (size_t i = 0; i < operands.size(); ++i) {
       const uint32_t r = operands[i];
-      if (in_place[r] != nullptr &&
-          (direct[k] == nullptr ||
-           direct[k]->operand_types[i] != in_place[r])) {
-        in_place[r] = nullptr;
-      }
+      if (in_place[r] == nullptr) continue;
+      const bool read_directly =
+          direct[k] != nullptr && direct[k]->operand_types[i] == in_place[r];
+      const bool branched_on =
+          control[k] == executor_internal::ControlKind::kIf && i == 0 &&
+          in_place[r] == &ConcreteAsyncValue<bool>::kTypeInfo;
+      if (!read_directly && !branched_on) in_place[r] = nullptr;
     }
   }
 
@@ -424,7 +431,7 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     record->direct = direct[k];
     record->kernel = static_cast<uint32_t>(k);
     record->strict = registered[k]->strictness == Strictness::kStrict;
-    record->control = static_cast<uint32_t>(ControlKindOf(name, kernel));
+    record->control = static_cast<uint32_t>(control[k]);
     record->num_operands = static_cast<uint32_t>(kernel.operands.size());
     record->num_results = static_cast<uint32_t>(kernel.results.size());
     word += sizeof(KernelRecord) / 4;

@@ -32,6 +32,10 @@ bool IsPositive(int32_t x) { return x > 0; }
 AsyncValueRef<bool> AsyncIsPositive(int32_t x, HostContext* host) {
   return EnqueueWork(host, [x] { return x > 0; });
 }
+Chain CancelRequest(int32_t, const ExecutionContext& context) {
+  context.request_context()->Cancel();
+  return Chain{};
+}
 absl::StatusOr<bool> FailToCompare(int32_t) {
   return absl::InvalidArgumentError("no comparison today");
 }
@@ -51,6 +55,7 @@ class ControlKernelTest : public ::testing::TestWithParam<const char*> {
                 {"test.is_positive", SLUICE_KERNEL(IsPositive)},
                 {"test.async_is_positive", SLUICE_KERNEL(AsyncIsPositive)},
                 {"test.fail_to_compare", SLUICE_KERNEL(FailToCompare)},
+                {"test.cancel", SLUICE_KERNEL(CancelRequest)},
             })
             .ok());
   }
@@ -71,10 +76,17 @@ class ControlKernelTest : public ::testing::TestWithParam<const char*> {
     return results;
   }
 
+  static const executor_internal::KernelRecord& Record(const Program& program,
+                                                      uint32_t kernel) {
+    return static_cast<const ExecutableFunction*>(program.GetFunction("main"))
+        ->record(kernel);
+  }
   static ControlKind Control(const Program& program, uint32_t kernel) {
-    const auto* main =
-        static_cast<const ExecutableFunction*>(program.GetFunction("main"));
-    return static_cast<ControlKind>(main->record(kernel).control);
+    return static_cast<ControlKind>(Record(program, kernel).control);
+  }
+  static bool InPlace(const Program& program, uint32_t kernel) {
+    return (Record(program, kernel).results()[0] &
+            executor_internal::kInlineRegister) != 0;
   }
 
   // Declares "inc" (x + 1) and "add" (a + b); returns their indices.
@@ -162,6 +174,35 @@ TEST_P(ControlKernelTest, LeavesPendingAndFailedConditionsToTheKernel) {
     EXPECT_THAT(results[2]->GetError().message(),
                 HasSubstr("no comparison today"));
   }
+}
+
+// A condition that only tfrt.if branches on stays in place; one also
+// passed on to a branch is an AsyncValue. A branch that becomes ready after
+// the request was cancelled runs nothing: its result is the cancellation.
+TEST_P(ControlKernelTest, BranchesOnAConditionKeptInPlace) {
+  ProgramBuilder b;
+  const auto [inc, add] = AddCallees(b);
+  const uint32_t main = b.Declare("main", 0, 2);
+  b.Begin(0);
+  const uint32_t one = b.Constant(1);                             // 0
+  const uint32_t yes = b.Kernel("test.is_positive", {one});       // 1
+  const uint32_t taken = b.Kernel("tfrt.if", {yes, one}, 1, {},   // 2
+                                  {inc, inc});
+  const uint32_t passed = b.Kernel("test.is_positive", {one});    // 3
+  b.Kernel("tfrt.if", {passed, one, passed}, 1, {}, {inc, inc});  // 4
+  const uint32_t cancelled = b.Kernel("test.cancel", {taken});    // 5
+  const uint32_t late =
+      b.Kernel("tfrt.if", {yes, one, cancelled}, 1, {}, {inc, inc});  // 6
+  b.End(main, {taken, late});
+  auto program = Load(b.Finish());
+
+  EXPECT_TRUE(InPlace(*program, 1));
+  EXPECT_FALSE(InPlace(*program, 3));
+  auto results = Run(*program);
+  ASSERT_TRUE(results[0]->IsConcrete());
+  EXPECT_EQ(results[0]->get<int32_t>(), 2);
+  ASSERT_TRUE(results[1]->IsError());
+  EXPECT_EQ(results[1]->GetError().code(), absl::StatusCode::kCancelled);
 }
 
 INSTANTIATE_TEST_SUITE_P(Queues, ControlKernelTest,
