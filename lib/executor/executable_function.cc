@@ -530,7 +530,8 @@ void CallFrame::SwitchToDataflow(uint32_t position) {
   }
 }
 
-void CallFrame::RunKernel(uint32_t record) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernel(
+    uint32_t record) {
   const KernelRecord& kernel = function_->record_at(record);
   // Observed calls run every kernel through its frame, which their watch
   // wraps: their registers all hold AsyncValues.
@@ -864,18 +865,23 @@ thread_local int call_depth = 0;
 
 }  // namespace
 
+void ExecutableFunction::FailNestedTooDeep(
+    absl::Span<RCReference<AsyncValue>> results) const {
+  const absl::Status error = absl::ResourceExhaustedError(
+      absl::StrCat("calls nested deeper than ", kMaxCallDepth,
+                   " at a call of '", name(), "': unbounded recursion?"));
+  for (RCReference<AsyncValue>& result : results) {
+    result = MakeErrorAsyncValueRef(error);
+  }
+}
+
 void ExecutableFunction::Execute(
     const ExecutionContext& context, absl::Span<AsyncValue* const> arguments,
     absl::Span<RCReference<AsyncValue>> results) const {
   assert(arguments.size() == num_arguments());
   assert(results.size() == num_results());
-  if (call_depth >= kMaxCallDepth) {
-    const absl::Status error = absl::ResourceExhaustedError(
-        absl::StrCat("calls nested deeper than ", kMaxCallDepth,
-                     " at a call of '", name(), "': unbounded recursion?"));
-    for (RCReference<AsyncValue>& result : results) {
-      result = MakeErrorAsyncValueRef(error);
-    }
+  if (ABSL_PREDICT_FALSE(call_depth >= kMaxCallDepth)) {
+    FailNestedTooDeep(results);
     return;
   }
   // A body without kernels only hands arguments back (an identity branch,
@@ -887,13 +893,15 @@ void ExecutableFunction::Execute(
     return;
   }
   ++call_depth;
-  CallFrame* frame = CallFrame::Create(this, context);
-  const size_t base = worklist.size;
+  Worklist& ready = worklist;
+  const size_t base = ready.size;
   // A thread starting afresh times its kernels from its next look on (see
   // SlowEnoughToShare).
-  if (base == 0) worklist.last_share_check = 0;
+  if (base == 0) ready.last_share_check = 0;
+  CallFrame* frame = CallFrame::Create(this, context);
   frame->Start(arguments);
-  RunWorklist(base);
+  // A call that ran in order left nothing to run.
+  if (ready.size != base) RunWorklist(base);
   if (frame->watch() != nullptr) frame->watch()->Returned();
   frame->Return(results);
   frame->DropRef();

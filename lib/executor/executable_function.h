@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/types/span.h"
 #include "lib/executor/kernel_debug_infos.h"
 #include "sluice/kernel/function.h"
@@ -168,6 +169,11 @@ class ExecutableFunction final : public Function {
   const KernelRecord& record(uint32_t kernel) const {
     return record_at(record_offsets[kernel]);
   }
+
+ private:
+  // Every result is the error for a call nested past kMaxCallDepth.
+  ABSL_ATTRIBUTE_NOINLINE void FailNestedTooDeep(
+      absl::Span<RCReference<AsyncValue>> results) const;
 };
 
 }  // namespace executor_internal
