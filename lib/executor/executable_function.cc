@@ -479,7 +479,10 @@ void CallFrame::RunInOrder() {
   const ExecutableFunction& fn = *function_;
   const uint32_t* order = fn.run_order.data();
   const uint32_t num_kernels = static_cast<uint32_t>(fn.run_order.size());
-  Worklist& ready = worklist;
+  // Counted here, not in the thread's worklist: the calls among these
+  // kernels count their own, so a look comes every kShareCheckInterval
+  // kernels of one frame.
+  int until_share_check = kShareCheckInterval;
   in_order_ = true;
   for (uint32_t position = 0; position < num_kernels; ++position) {
     RunKernel(order[position]);
@@ -487,8 +490,8 @@ void CallFrame::RunInOrder() {
       SwitchToDataflow(position);
       return;
     }
-    if (ABSL_PREDICT_FALSE(--ready.until_share_check <= 0)) {
-      ready.until_share_check = kShareCheckInterval;
+    if (ABSL_PREDICT_FALSE(--until_share_check == 0)) {
+      until_share_check = kShareCheckInterval;
       if (SlowEnoughToShare() && work_queue().HasIdleWorker()) {
         SwitchToDataflow(position);
         return;
