@@ -240,6 +240,7 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   }
   std::vector<executor_internal::ControlKind> control(num_kernels);
   for (size_t k = 0; k < num_kernels; ++k) {
+    if (registered[k] == nullptr) continue;
     control[k] = ControlKindOf(
         sbf.kernel_names[source.kernels[k].name_index], source.kernels[k]);
   }
