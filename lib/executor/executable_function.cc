@@ -25,9 +25,9 @@
 #include "lib/executor/executable_function.h"
 
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <cstdint>
-#include <cassert>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -355,7 +355,8 @@ class CallFrame {
       const ExecutableFunction& fn = *function_;
       for (size_t i = 0; i < results.size(); ++i) {
         Register& reg = registers_[fn.result_registers[i]];
-        results[i] = fn.results_move ? std::move(reg.value) : reg.value.CopyRef();
+        results[i] =
+            fn.results_move ? std::move(reg.value) : reg.value.CopyRef();
       }
       return;
     }
@@ -526,15 +527,13 @@ void CallFrame::SwitchToDataflow(uint32_t position) {
     if (value == nullptr) {  // a payload in place: available
       NotifyUsers(first_user, first_user + num_users, Which::kAll, exclusive);
     } else {
-      NotifyWhenAvailable(value, first_user, first_user + num_users,
-                          exclusive);
+      NotifyWhenAvailable(value, first_user, first_user + num_users, exclusive);
     }
     users += 1 + 2 * num_users;
   }
 }
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernel(
-    uint32_t record) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernel(uint32_t record) {
   const KernelRecord& kernel = function_->record_at(record);
   // Observed calls run every kernel through its frame, which their watch
   // wraps: their registers all hold AsyncValues.
@@ -543,8 +542,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernel(
     RunDirectKernelInFrame(kernel);
     return;
   }
-  if (kernel.control != 0 && watch_ == nullptr &&
-      RunControlKernel(kernel)) {
+  if (kernel.control != 0 && watch_ == nullptr && RunControlKernel(kernel)) {
     return;
   }
   RunFramedKernel(kernel);

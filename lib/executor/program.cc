@@ -50,7 +50,8 @@ std::vector<uint32_t> RunOrder(const bef::SbfFunction& function) {
   };
   for (const auto& users : function.argument_users) count(users);
   for (size_t next = 0; next < order.size(); ++next) {
-    for (absl::Span<const uint32_t> users : function.kernels[order[next]].users) {
+    for (absl::Span<const uint32_t> users :
+         function.kernels[order[next]].users) {
       count(users);
     }
   }
@@ -208,8 +209,8 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
                             "", ""});
         return;
       }
-      target.returned_arguments.push_back(static_cast<uint32_t>(
-          argument - source.argument_registers.begin()));
+      target.returned_arguments.push_back(
+          static_cast<uint32_t>(argument - source.argument_registers.begin()));
     }
   }
   if (source.num_registers > executor_internal::kRegisterMask) {
@@ -226,8 +227,7 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
         {absl::StatusCode::kResourceExhausted,
          absl::StrCat("function '", std::string(source.name), "' has ",
                       num_kernels, " kernels, more than ",
-                      executor_internal::kMaxKernels,
-                      " the executor runs"),
+                      executor_internal::kMaxKernels, " the executor runs"),
          "", ""});
     return;
   }
@@ -241,8 +241,8 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   std::vector<executor_internal::ControlKind> control(num_kernels);
   for (size_t k = 0; k < num_kernels; ++k) {
     if (registered[k] == nullptr) continue;
-    control[k] = ControlKindOf(
-        sbf.kernel_names[source.kernels[k].name_index], source.kernels[k]);
+    control[k] = ControlKindOf(sbf.kernel_names[source.kernels[k].name_index],
+                               source.kernels[k]);
   }
   // Kernels that run through their DirectKernel entry, and the registers
   // kept in place (kInlineRegister): a direct kernel's value that is not
@@ -375,7 +375,8 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   target.produced_at.assign(source.num_registers, 0);
   for (uint32_t k : order) {
     for (uint32_t r : source.kernels[k].results) {
-      target.produced_at[r] = static_cast<uint32_t>(target.run_order.size() + 1);
+      target.produced_at[r] =
+          static_cast<uint32_t>(target.run_order.size() + 1);
     }
     target.run_order.push_back(target.record_offsets[k]);
   }

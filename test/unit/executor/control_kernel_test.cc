@@ -17,6 +17,7 @@
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/kernels/basic_kernels.h"
 #include "test/unit/executor/program_builder.h"
+#include "test/unit/executor/run_program.h"
 
 namespace sluice {
 namespace {
@@ -61,23 +62,15 @@ class ControlKernelTest : public ::testing::TestWithParam<const char*> {
   }
 
   std::unique_ptr<Program> Load(const std::vector<uint8_t>& bytes) {
-    absl::StatusOr<std::unique_ptr<Program>> program =
-        Program::Load(bytes, GetKernelRegistry(&host_));
-    EXPECT_TRUE(program.ok()) << program.status();
-    return program.ok() ? *std::move(program) : nullptr;
+    return testing_util::LoadProgram(host_, bytes);
   }
 
   std::vector<RCReference<AsyncValue>> Run(const Program& program) {
-    std::vector<RCReference<AsyncValue>> results =
-        CallFunction(*program.GetFunction("main"),
-                     ExecutionContext(RequestContext::Create(&host_)), {});
-    host_.Await(results);
-    host_.Quiesce();
-    return results;
+    return testing_util::RunToEnd(host_, program, "main");
   }
 
   static const executor_internal::KernelRecord& Record(const Program& program,
-                                                      uint32_t kernel) {
+                                                       uint32_t kernel) {
     return static_cast<const ExecutableFunction*>(program.GetFunction("main"))
         ->record(kernel);
   }
@@ -109,14 +102,14 @@ TEST_P(ControlKernelTest, TakesOverCallsAndBranchesWhoseFunctionsFit) {
   const auto [inc, add] = AddCallees(b);
   const uint32_t main = b.Declare("main", 0, 5);
   b.Begin(0);
-  const uint32_t one = b.Constant(1);                                 // 0
-  const uint32_t two = b.Kernel("tfrt.call", {one}, 1, {}, {inc});    // 1
+  const uint32_t one = b.Constant(1);                                  // 0
+  const uint32_t two = b.Kernel("tfrt.call", {one}, 1, {}, {inc});     // 1
   const uint32_t misfit = b.Kernel("tfrt.call", {one}, 1, {}, {add});  // 2
-  const uint32_t yes = b.Kernel("test.is_positive", {one});           // 3
+  const uint32_t yes = b.Kernel("test.is_positive", {one});            // 3
   const uint32_t three =
       b.Kernel("tfrt.if", {yes, two, one}, 1, {}, {inc, add});  // 4
-  const uint32_t sum = b.Kernel("tfrt.cond", {yes, two, one}, 1, {},
-                                {add, inc});                         // 5
+  const uint32_t sum =
+      b.Kernel("tfrt.cond", {yes, two, one}, 1, {}, {add, inc});           // 5
   const uint32_t no_else = b.Kernel("tfrt.if", {yes, two}, 1, {}, {inc});  // 6
   b.End(main, {two, misfit, three, sum, no_else});
   auto program = Load(b.Finish());
@@ -184,9 +177,9 @@ TEST_P(ControlKernelTest, BranchesOnAConditionKeptInPlace) {
   const auto [inc, add] = AddCallees(b);
   const uint32_t main = b.Declare("main", 0, 2);
   b.Begin(0);
-  const uint32_t one = b.Constant(1);                             // 0
-  const uint32_t yes = b.Kernel("test.is_positive", {one});       // 1
-  const uint32_t taken = b.Kernel("tfrt.if", {yes, one}, 1, {},   // 2
+  const uint32_t one = b.Constant(1);                            // 0
+  const uint32_t yes = b.Kernel("test.is_positive", {one});      // 1
+  const uint32_t taken = b.Kernel("tfrt.if", {yes, one}, 1, {},  // 2
                                   {inc, inc});
   const uint32_t passed = b.Kernel("test.is_positive", {one});    // 3
   b.Kernel("tfrt.if", {passed, one, passed}, 1, {}, {inc, inc});  // 4

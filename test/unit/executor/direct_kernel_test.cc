@@ -17,6 +17,7 @@
 #include "sluice/kernel/kernel_binding.h"
 #include "sluice/kernel/kernel_registry.h"
 #include "test/unit/executor/program_builder.h"
+#include "test/unit/executor/run_program.h"
 
 namespace sluice {
 namespace {
@@ -64,21 +65,12 @@ class DirectKernelTest : public ::testing::TestWithParam<const char*> {
   }
 
   std::unique_ptr<Program> Load(const std::vector<uint8_t>& bytes) {
-    absl::StatusOr<std::unique_ptr<Program>> program =
-        Program::Load(bytes, GetKernelRegistry(&host_));
-    EXPECT_TRUE(program.ok()) << program.status();
-    return program.ok() ? *std::move(program) : nullptr;
+    return testing_util::LoadProgram(host_, bytes);
   }
 
   std::vector<RCReference<AsyncValue>> Run(const Program& program,
                                            std::string_view name) {
-    const Function* function = program.GetFunction(name);
-    EXPECT_NE(function, nullptr);
-    std::vector<RCReference<AsyncValue>> results = CallFunction(
-        *function, ExecutionContext(RequestContext::Create(&host_)), {});
-    host_.Await(results);
-    host_.Quiesce();
-    return results;
+    return testing_util::RunToEnd(host_, program, name);
   }
 
   // Whether kernel `k` of `name` runs directly, and keeps its result in

@@ -18,6 +18,7 @@
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/support/error_util.h"
 #include "test/unit/executor/program_builder.h"
+#include "test/unit/executor/run_program.h"
 
 namespace sluice {
 namespace {
@@ -113,25 +114,13 @@ class ExecutorTest : public ::testing::TestWithParam<const char*> {
   ~ExecutorTest() override { trace = nullptr; }
 
   std::unique_ptr<Program> Load(const std::vector<uint8_t>& bytes) {
-    absl::StatusOr<std::unique_ptr<Program>> program =
-        Program::Load(bytes, GetKernelRegistry(&host_));
-    EXPECT_TRUE(program.ok()) << program.status();
-    return program.ok() ? *std::move(program) : nullptr;
+    return testing_util::LoadProgram(host_, bytes);
   }
 
-  // Runs `name` with no arguments on a fresh request and waits for its
-  // results and for all work to finish.
   std::vector<RCReference<AsyncValue>> Run(
       const Program& program, std::string_view name,
       RCReference<RequestContext> request = nullptr) {
-    if (!request) request = RequestContext::Create(&host_);
-    const Function* function = program.GetFunction(name);
-    EXPECT_NE(function, nullptr);
-    std::vector<RCReference<AsyncValue>> results =
-        CallFunction(*function, ExecutionContext(std::move(request)), {});
-    host_.Await(results);
-    host_.Quiesce();
-    return results;
+    return testing_util::RunToEnd(host_, program, name, std::move(request));
   }
 
   std::vector<std::string> diagnostics() {
