@@ -131,6 +131,19 @@ ABSL_ATTRIBUTE_NOINLINE bool SlowEnoughToShare() {
 // Kernels with more operands or results than this use heap storage.
 constexpr size_t kInlineValues = 16;
 
+// Constructs `count` empty result slots in raw storage. One slot, the
+// common case, goes without the loop that the compiler makes a memset call.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void ConstructResults(
+    RCReference<AsyncValue>* results, uint32_t count) {
+  if (count == 1) {
+    new (&results[0]) RCReference<AsyncValue>();
+    return;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    new (&results[i]) RCReference<AsyncValue>();
+  }
+}
+
 // One register of a call: the value's AsyncValue, or, in an inline register
 // (kInlineRegister) that a direct kernel set, null and the payload itself.
 // An inline register holds an AsyncValue only when its kernel was skipped
@@ -248,6 +261,22 @@ class CallFrame {
     }
   }
 
+  // Counts one result of a kernel for its users, whose list starts at
+  // `users` (a count, then that many UserRefs); `value` is null for a
+  // payload kept in place, which is available. Returns where the next
+  // result's list starts.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE const uint32_t* NotifyResultUsers(
+      AsyncValue* value, const uint32_t* users, bool& exclusive) {
+    const UserRef* first = reinterpret_cast<const UserRef*>(users + 1);
+    const UserRef* last = first + *users;
+    if (value == nullptr) {
+      NotifyUsers(first, last, Which::kAll, exclusive);
+    } else {
+      NotifyWhenAvailable(value, first, last, exclusive);
+    }
+    return users + 1 + 2 * *users;
+  }
+
   // Returns whether it registered a waiter.
   ABSL_ATTRIBUTE_NOINLINE bool WaitForValue(AsyncValue* value,
                                             const UserRef* users_begin,
@@ -343,6 +372,13 @@ class CallFrame {
   void StoreResults(const KernelRecord& kernel,
                     RCReference<AsyncValue>* results);
   void DropOperands(const KernelRecord& kernel, bool exclusive);
+  // The kernel's operands as AsyncValues: none is kept in place.
+  void GatherArguments(const KernelRecord& kernel, AsyncValue** arguments) {
+    const uint32_t* operands = kernel.operands();
+    for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+      arguments[i] = registers_[operands[i]].value.get();
+    }
+  }
 
   FrameWatch* watch() const { return watch_.get(); }
 
@@ -521,15 +557,8 @@ void CallFrame::SwitchToDataflow(uint32_t position) {
   bool exclusive = IsExclusive();
   const uint32_t* users = kernel.users();
   for (uint32_t i = 0; i < kernel.num_results; ++i) {
-    const uint32_t num_users = *users;
-    const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
-    AsyncValue* value = registers_[kernel.result_register(i)].value.get();
-    if (value == nullptr) {  // a payload in place: available
-      NotifyUsers(first_user, first_user + num_users, Which::kAll, exclusive);
-    } else {
-      NotifyWhenAvailable(value, first_user, first_user + num_users, exclusive);
-    }
-    users += 1 + 2 * num_users;
+    users = NotifyResultUsers(registers_[kernel.result_register(i)].value.get(),
+                              users, exclusive);
   }
 }
 
@@ -573,13 +602,7 @@ bool CallFrame::RunControlKernel(const KernelRecord& kernel) {
       storage[kMaxControlValues * sizeof(RCReference<AsyncValue>)];
   auto* results = reinterpret_cast<RCReference<AsyncValue>*>(storage);
   const uint32_t num_results = kernel.num_results;
-  if (num_results == 1) {  // no loop, which the compiler makes a memset call
-    new (&results[0]) RCReference<AsyncValue>();
-  } else {
-    for (uint32_t i = 0; i < num_results; ++i) {
-      new (&results[i]) RCReference<AsyncValue>();
-    }
-  }
+  ConstructResults(results, num_results);
   if (AsyncValue* cancelled = request_->GetCancelAsyncValue();
       ABSL_PREDICT_FALSE(cancelled != nullptr)) {
     // As a skipped kernel: every result is the cancellation.
@@ -621,24 +644,22 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool CallFrame::RunDirectKernel(
   const void* const* attributes =
       function_->extras[kernel.extras].attributes.data();
   const uint32_t result = kernel.results()[0];
-  const uint32_t* users = kernel.users();
-  const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
-  const UserRef* last_user = first_user + *users;
   if ((result & kInlineRegister) != 0) {
     direct.run(payloads, attributes,
                registers_[result & kRegisterMask].payload);
-    const bool exclusive = IsExclusive();
+    bool exclusive = IsExclusive();
     DropOperands(kernel, exclusive);
-    if (!in_order_) NotifyUsers(first_user, last_user, Which::kAll, exclusive);
+    if (!in_order_) NotifyResultUsers(nullptr, kernel.users(), exclusive);
     return true;
   }
   uint64_t payload;
   direct.run(payloads, attributes, &payload);
   RCReference<AsyncValue> value = direct.make_result(&payload);
-  const bool exclusive = IsExclusive();
+  AsyncValue* made = value.get();
+  bool exclusive = IsExclusive();
   DropOperands(kernel, exclusive);
   StoreResult(result, std::move(value), exclusive);
-  if (!in_order_) NotifyUsers(first_user, last_user, Which::kAll, exclusive);
+  if (!in_order_) NotifyResultUsers(made, kernel.users(), exclusive);
   return true;
 }
 
@@ -668,10 +689,7 @@ void CallFrame::RunFramedKernel(const KernelRecord& kernel) {
     return;
   }
   AsyncValue* arguments[kInlineValues];
-  const uint32_t* operands = kernel.operands();
-  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
-    arguments[i] = registers_[operands[i]].value.get();
-  }
+  GatherArguments(kernel, arguments);
   // Raw storage: only the kernel's own result slots are constructed.
   alignas(RCReference<AsyncValue>) char
       results[kInlineValues * sizeof(RCReference<AsyncValue>)];
@@ -681,10 +699,7 @@ void CallFrame::RunFramedKernel(const KernelRecord& kernel) {
 
 void CallFrame::RunWideKernel(const KernelRecord& kernel) {
   std::vector<AsyncValue*> arguments(kernel.num_operands);
-  const uint32_t* operands = kernel.operands();
-  for (uint32_t i = 0; i < kernel.num_operands; ++i) {
-    arguments[i] = registers_[operands[i]].value.get();
-  }
+  GatherArguments(kernel, arguments.data());
   std::vector<RCReference<AsyncValue>> results(kernel.num_results);
   RunKernelWith(kernel, arguments.data(), results.data());
 }
@@ -717,15 +732,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
   const ExecutableFunction& fn = *function_;
   const uint32_t num_operands = kernel.num_operands;
   const uint32_t num_results = kernel.num_results;
-  // Most kernels have one result: no loop (that the compiler would make a
-  // memset call) for it.
-  if (num_results == 1) {
-    new (&results[0]) RCReference<AsyncValue>();
-  } else {
-    for (uint32_t i = 0; i < num_results; ++i) {
-      new (&results[i]) RCReference<AsyncValue>();
-    }
-  }
+  ConstructResults(results, num_results);
 
   AsyncValue* error = request_->GetCancelAsyncValue();
   if (error == nullptr && kernel.strict) {
@@ -771,7 +778,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::StoreResults(
   DropOperands(kernel, exclusive);
 
   const uint32_t* result_registers = kernel.results();
-  const uint32_t* users = kernel.users();
+  // A call running in order counts nothing (see RunInOrder).
+  const uint32_t* users = in_order_ ? nullptr : kernel.users();
   for (uint32_t i = 0; i < kernel.num_results; ++i) {
     if (ABSL_PREDICT_FALSE(!results[i])) {
       // A kernel bug: say so rather than leave users waiting forever.
@@ -783,15 +791,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::StoreResults(
     StoreResult(result_registers[i], std::move(results[i]), exclusive);
     results[i].~RCReference<AsyncValue>();
     if (in_order_) {
-      // Its users come later in run order: nothing to count, unless it is
-      // pending (see RunInOrder).
-      pending_ = pending_ || !value->IsAvailable();
-      continue;
+      if (!value->IsAvailable()) pending_ = true;
+    } else {
+      users = NotifyResultUsers(value, users, exclusive);
     }
-    const uint32_t num_users = *users;
-    const UserRef* first_user = reinterpret_cast<const UserRef*>(users + 1);
-    NotifyWhenAvailable(value, first_user, first_user + num_users, exclusive);
-    users += 1 + 2 * num_users;
   }
 }
 

@@ -20,11 +20,11 @@
 namespace sluice {
 
 // Payload types a register holds in place of an AsyncValue: 8 bytes of
-// storage, copied and dropped without running any code.
+// storage, copied and dropped without running any code (trivially copyable
+// types are trivially destructible too).
 template <typename T>
-inline constexpr bool kInlinePayload =
-    std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T> &&
-    sizeof(T) <= 8 && alignof(T) <= 8;
+inline constexpr bool kInlinePayload = std::is_trivially_copyable_v<T> &&
+                                       sizeof(T) <= 8 && alignof(T) <= 8;
 
 struct DirectKernel {
   // Reads operand i at operands[i] and attribute i at attributes[i] (the

@@ -186,11 +186,11 @@ struct ReturnCount<absl::StatusOr<T>> : ReturnCount<T> {};
 template <typename T>
 struct ReturnCount<llvm::Expected<T>> : ReturnCount<T> {};
 
-// What a parameter takes from the op, for the kernel's signature. Binders
-// derive from it and override what they take.
 // How a parameter reaches a DirectKernel, if it can.
 enum class DirectUse : uint8_t { kNone, kOperand, kAttribute };
 
+// What a parameter takes from the op, for the kernel's signature. Binders
+// derive from it and override what they take.
 struct TakesNothing {
   static constexpr DirectUse kDirectUse = DirectUse::kNone;
   static constexpr bool kPayload = false;
@@ -566,50 +566,42 @@ constexpr std::array<uint32_t, sizeof...(Params)> DirectIndicesOf() {
   return indices;
 }
 
+// What a DirectKernel keeps per operand parameter P: the payload type it
+// reads, and how to make an AsyncValue of such a payload (null for types
+// never kept in place). Null for parameters that are not operands.
 template <typename P>
-constexpr const PayloadTypeInfo* DirectOperandType() {
-  if constexpr (IsDirectOperand<P>()) {
-    return &ConcreteAsyncValue<typename BinderFor<P>::Payload>::kTypeInfo;
-  } else {
+struct DirectOperandType {
+  static constexpr const PayloadTypeInfo* Get() {
+    if constexpr (IsDirectOperand<P>()) {
+      return &ConcreteAsyncValue<typename BinderFor<P>::Payload>::kTypeInfo;
+    }
     return nullptr;
   }
-}
-
+};
 template <typename P>
-constexpr PayloadMaker DirectOperandMaker() {
-  if constexpr (IsDirectOperand<P>()) {
-    using Payload = typename BinderFor<P>::Payload;
-    if constexpr (IsInlinePayload<Payload>()) {
-      return &MakeValueFromPayload<Payload>;
+struct DirectOperandMaker {
+  static constexpr PayloadMaker Get() {
+    if constexpr (IsDirectOperand<P>()) {
+      using Payload = typename BinderFor<P>::Payload;
+      if constexpr (IsInlinePayload<Payload>()) {
+        return &MakeValueFromPayload<Payload>;
+      }
     }
+    return nullptr;
   }
-  return nullptr;
-}
+};
 
-template <typename... Params>
-constexpr auto DirectOperandTypesOf() {
+// Entry<P>::Get() for each operand parameter P of Params, in order.
+template <typename T, template <typename> class Entry, typename... Params>
+constexpr auto DirectOperandArray() {
   constexpr size_t kCount = (size_t{0} + ... + IsDirectOperand<Params>());
-  std::array<const PayloadTypeInfo*, kCount> types{};
+  std::array<T, kCount> entries{};
   size_t next = 0;
-  ((IsDirectOperand<Params>()
-        ? (void)(types[next++] = DirectOperandType<Params>())
-        : (void)0),
+  ((IsDirectOperand<Params>() ? (void)(entries[next++] = Entry<Params>::Get())
+                              : (void)0),
    ...);
   (void)next;
-  return types;
-}
-
-template <typename... Params>
-constexpr auto DirectOperandMakersOf() {
-  constexpr size_t kCount = (size_t{0} + ... + IsDirectOperand<Params>());
-  std::array<PayloadMaker, kCount> makers{};
-  size_t next = 0;
-  ((IsDirectOperand<Params>()
-        ? (void)(makers[next++] = DirectOperandMaker<Params>())
-        : (void)0),
-   ...);
-  (void)next;
-  return makers;
+  return entries;
 }
 
 // What parameter P gets from the operand or attribute at kIndex.
@@ -666,8 +658,11 @@ struct KernelInvoker<R (*)(Params...), function> {
 
   struct Direct {
     static constexpr auto kIndices = DirectIndicesOf<Params...>();
-    static constexpr auto kOperandTypes = DirectOperandTypesOf<Params...>();
-    static constexpr auto kOperandMakers = DirectOperandMakersOf<Params...>();
+    static constexpr auto kOperandTypes =
+        DirectOperandArray<const PayloadTypeInfo*, DirectOperandType,
+                           Params...>();
+    static constexpr auto kOperandMakers =
+        DirectOperandArray<PayloadMaker, DirectOperandMaker, Params...>();
 
     template <size_t... I>
     ABSL_ATTRIBUTE_ALWAYS_INLINE static void Call(void* const* operands,
