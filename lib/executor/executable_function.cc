@@ -32,12 +32,14 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
+#include "lib/executor/cpu_placement.h"
 #include "lib/executor/frame_watch.h"
 #include "sluice/host_context/async_value_pool.h"
 #include "sluice/host_context/async_value_ref.h"
@@ -128,6 +130,10 @@ ABSL_ATTRIBUTE_NOINLINE bool SlowEnoughToShare() {
   return std::exchange(ready.slow_before, slow) && slow;
 }
 
+// Frames of at least this size are kept for the function's next call (see
+// ExecutableFunction::TakeSpareFrame).
+constexpr size_t kMinSpareFrameBytes = 64 * 1024;
+
 // Kernels with more operands or results than this use heap storage.
 constexpr size_t kInlineValues = 16;
 
@@ -143,6 +149,21 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void ConstructResults(
     new (&results[i]) RCReference<AsyncValue>();
   }
 }
+
+// One split call (see SplitPlan): which band is next, how many kernels
+// each has run, and whether the helper runs. Each count has a cache line of
+// its own: the thread that advances one should not lose it to a reader of
+// another. Shared with the helper's task, which may start after the call
+// is over.
+struct SplitRun {
+  enum class Helper { kWaiting, kRunning, kDone, kAbandoned };
+  struct alignas(64) Count {
+    std::atomic<uint32_t> value{0};
+  };
+  Count next_band;
+  Count ran[kSplitBands];
+  std::atomic<Helper> helper{Helper::kWaiting};
+};
 
 // One register of a call: the value's AsyncValue, or, in an inline register
 // (kInlineRegister) that a direct kernel set, null and the payload itself.
@@ -163,7 +184,10 @@ class CallFrame {
 
   static CallFrame* Create(const ExecutableFunction* function,
                            const ExecutionContext& context) {
-    void* memory = internal::AllocateSmall(SizeOf(function));
+    const size_t bytes = SizeOf(function);
+    void* memory =
+        bytes >= kMinSpareFrameBytes ? function->TakeSpareFrame() : nullptr;
+    if (memory == nullptr) memory = internal::AllocateSmall(bytes);
     return new (memory) CallFrame(function, context);
   }
 
@@ -173,9 +197,12 @@ class CallFrame {
   void DropRef(uint32_t count = 1) {
     if (refs_.load(std::memory_order_acquire) == count ||
         refs_.fetch_sub(count, std::memory_order_acq_rel) == count) {
-      const size_t bytes = SizeOf(function_);
+      const ExecutableFunction* function = function_;
+      const size_t bytes = SizeOf(function);
       this->~CallFrame();
-      internal::FreeSmall(this, bytes);
+      if (bytes < kMinSpareFrameBytes || !function->KeepSpareFrame(this)) {
+        internal::FreeSmall(this, bytes);
+      }
     }
   }
 
@@ -347,6 +374,10 @@ class CallFrame {
   // kernels slow enough to share with a worker, hand the rest to the
   // dataflow worklist (SwitchToDataflow).
   void RunInOrder();
+  // Runs the function's SplitPlan with an idle worker of the queue.
+  ABSL_ATTRIBUTE_NOINLINE void RunSplit();
+  // Takes bands of the plan and runs them until none is left.
+  void RunSplitBands(SplitRun& run);
   // Kernels up to run position `position` ran in order: counts the inputs
   // of the others that are still to come, queues those that have them all,
   // then counts the results of the kernel at `position` for its users.
@@ -521,6 +552,11 @@ void CallFrame::RunInOrder() {
   // kernels of one frame.
   int until_share_check = kShareCheckInterval;
   in_order_ = true;
+  if (fn.split != nullptr && work_queue().HasIdleWorker()) {
+    RunSplit();
+    in_order_ = false;
+    return;
+  }
   for (uint32_t position = 0; position < num_kernels; ++position) {
     RunKernel(order[position]);
     if (ABSL_PREDICT_FALSE(pending_)) {
@@ -536,6 +572,82 @@ void CallFrame::RunInOrder() {
     }
   }
   in_order_ = false;
+}
+
+// Spins, then yields, until `done()`.
+template <typename Done>
+void WaitUntil(Done done) {
+  for (int spins = 0; !done();) {
+    if (++spins > 64) std::this_thread::yield();
+  }
+}
+
+void CallFrame::RunSplit() {
+  auto run = std::make_shared<SplitRun>();
+  // The helper's kernels count as another thread's (IsExclusive()), and
+  // a returned register is stored under the shared state's lock.
+  Share(1);
+  const int caller_cpu = CurrentCpu();
+  work_queue().AddTask([this, run, caller_cpu] {
+    SplitRun::Helper waiting = SplitRun::Helper::kWaiting;
+    if (!run->helper.compare_exchange_strong(waiting,
+                                             SplitRun::Helper::kRunning,
+                                             std::memory_order_acquire)) {
+      return;  // the call is over, and the frame may be gone
+    }
+    MoveOffCpu(caller_cpu);
+    RunSplitBands(*run);
+    run->helper.store(SplitRun::Helper::kDone, std::memory_order_release);
+  });
+  RunSplitBands(*run);
+  // A helper that has not started by now never will; one that has may
+  // still be running a band, whose values are this call's. Either way the
+  // frame ends with this thread: a frame freed on another thread's heap
+  // comes back as fresh pages on this one, and faults them in again.
+  SplitRun::Helper waiting = SplitRun::Helper::kWaiting;
+  if (!run->helper.compare_exchange_strong(waiting,
+                                           SplitRun::Helper::kAbandoned,
+                                           std::memory_order_acquire)) {
+    WaitUntil([&] {
+      return run->helper.load(std::memory_order_acquire) ==
+             SplitRun::Helper::kDone;
+    });
+  }
+  DropRef();
+}
+
+void CallFrame::RunSplitBands(SplitRun& run) {
+  const SplitPlan& plan = *function_->split;
+  const uint32_t num_bands = static_cast<uint32_t>(plan.bands.size());
+  // How far this thread last saw each band run: most waits are then over
+  // without reading another thread's count.
+  uint32_t seen[kSplitBands] = {};
+  for (;;) {
+    const uint32_t b =
+        run.next_band.value.fetch_add(1, std::memory_order_relaxed);
+    if (b >= num_bands) return;
+    const SplitPlan::Band& band = plan.bands[b];
+    std::atomic<uint32_t>& ran = run.ran[b].value;
+    const SplitPlan::Wait* wait = plan.waits.data() + band.first_wait;
+    const SplitPlan::Wait* const last_wait = plan.waits.data() + band.end_wait;
+    const uint32_t* const records = plan.records.data() + band.first_record;
+    const uint32_t size = band.end_record - band.first_record;
+    for (uint32_t i = 0; i < size; ++i) {
+      for (; wait != last_wait && wait->position == i; ++wait) {
+        if (seen[wait->band] >= wait->count) continue;
+        std::atomic<uint32_t>& count = run.ran[wait->band].value;
+        WaitUntil([&] {
+          seen[wait->band] = count.load(std::memory_order_acquire);
+          return seen[wait->band] >= wait->count;
+        });
+      }
+      RunKernel(records[i]);
+      // Published every few kernels: a waiter lags a little, but the
+      // count's line moves between the threads that much less often.
+      if ((i + 1) % 16 == 0) ran.store(i + 1, std::memory_order_release);
+    }
+    ran.store(size, std::memory_order_release);
+  }
 }
 
 void CallFrame::SwitchToDataflow(uint32_t position) {
@@ -868,6 +980,10 @@ void RunWorklist(size_t base) {
 thread_local int call_depth = 0;
 
 }  // namespace
+
+ExecutableFunction::~ExecutableFunction() {
+  ::operator delete(spare_frame_.load(std::memory_order_acquire));
+}
 
 void ExecutableFunction::FailNestedTooDeep(
     absl::Span<RCReference<AsyncValue>> results) const {

@@ -3,13 +3,16 @@
 #ifndef SLUICE_LIB_EXECUTOR_EXECUTABLE_FUNCTION_H_
 #define SLUICE_LIB_EXECUTOR_EXECUTABLE_FUNCTION_H_
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/base/attributes.h"
 #include "absl/types/span.h"
 #include "lib/executor/kernel_debug_infos.h"
+#include "lib/executor/split_plan.h"
 #include "sluice/kernel/function.h"
 #include "sluice/kernel/kernel_frame.h"
 #include "sluice/kernel/kernel_registry.h"
@@ -158,8 +161,26 @@ class ExecutableFunction final : public Function {
   // Per register, one past the run position of the kernel that makes it;
   // 0 for arguments.
   std::vector<uint32_t> produced_at;
+  // Null unless a call may run on two threads (see SplitPlan).
+  std::unique_ptr<const SplitPlan> split;
   // The program's attribute section (for AggregateAttribute).
   absl::Span<const uint8_t> attribute_section;
+
+  ~ExecutableFunction() override;
+
+  // A large call frame's memory, kept from one call for the next: fresh
+  // memory of that size comes from the system each time, and faulting its
+  // pages in costs as much as running a wide call on two threads saves.
+  // Null when none is kept (or another call holds it).
+  void* TakeSpareFrame() const {
+    return spare_frame_.exchange(nullptr, std::memory_order_acquire);
+  }
+  // Keeps `memory` for the next call; false if one is kept already.
+  bool KeepSpareFrame(void* memory) const {
+    void* none = nullptr;
+    return spare_frame_.compare_exchange_strong(none, memory,
+                                                std::memory_order_release);
+  }
 
   size_t num_kernels() const { return record_offsets.size(); }
   const KernelRecord& record_at(uint32_t offset) const {
@@ -174,6 +195,8 @@ class ExecutableFunction final : public Function {
   // Every result is the error for a call nested past kMaxCallDepth.
   ABSL_ATTRIBUTE_NOINLINE void FailNestedTooDeep(
       absl::Span<RCReference<AsyncValue>> results) const;
+
+  mutable std::atomic<void*> spare_frame_{nullptr};
 };
 
 }  // namespace executor_internal

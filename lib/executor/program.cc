@@ -18,6 +18,7 @@
 #include "lib/executor/executable_function.h"
 #include "lib/executor/kernel_contract.h"
 #include "lib/executor/kernel_debug_infos.h"
+#include "lib/executor/split_plan.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/support/error_util.h"
 
@@ -601,6 +602,11 @@ absl::StatusOr<std::unique_ptr<Program>> Program::LoadOwned(
     impl->LoadBody(function, target, registry, problems);
   }
   if (!problems.empty()) return CombineProblems(problems);
+  for (size_t f = 0; f < impl->sbf.functions.size(); ++f) {
+    if (impl->sbf.functions[f].kind == bef::FunctionKind::kNative) continue;
+    auto& body = static_cast<ExecutableFunction&>(*impl->functions[f]);
+    body.split = executor_internal::PlanSplit(body);
+  }
   impl->PointAttributes();
   // The loaded functions hold all a call needs: the decoded kernels and
   // locations would only double the program's memory.

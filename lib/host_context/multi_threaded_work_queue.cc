@@ -88,6 +88,7 @@ using internal::SpinLock;
 using internal::TaskRing;
 
 constexpr std::chrono::microseconds kSpinTime{5};
+constexpr std::chrono::microseconds kParkDelay{200};
 constexpr size_t kMaxSteal = 128;
 // Most tasks an owner moves out of its ring under one lock.
 constexpr size_t kLocalBatch = 8;
@@ -429,8 +430,14 @@ void MultiThreadedWorkQueue::WorkerLoop(int index) {
     // Steal only after a spin's length without work (see the top of the
     // file).
     idle_workers_.fetch_add(1, std::memory_order_relaxed);
-    const bool own_work = SpinForOwnWork(self);
-    const bool stolen = !own_work && Steal(index, task);
+    const auto park_at = std::chrono::steady_clock::now() + kParkDelay;
+    bool own_work = false;
+    bool stolen = false;
+    do {
+      own_work = SpinForOwnWork(self);
+      stolen = !own_work && Steal(index, task);
+    } while (!own_work && !stolen &&
+             std::chrono::steady_clock::now() < park_at);
     const bool running = own_work || stolen || Park();
     idle_workers_.fetch_sub(1, std::memory_order_relaxed);
     if (!running) break;
