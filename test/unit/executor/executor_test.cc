@@ -65,6 +65,23 @@ absl::StatusOr<int32_t> Fail() {
 AsyncValueRef<int32_t> AsyncIncrement(int32_t x, HostContext* host) {
   return EnqueueWork(host, [x] { return x + 1; });
 }
+// Its operand plus one, made once the test opens the gate (OpenGate).
+struct Gate {
+  std::mutex mu;
+  std::vector<std::pair<AsyncValueRef<int32_t>, int32_t>> waiting;
+};
+Gate gate;
+AsyncValueRef<int32_t> GatedIncrement(int32_t x) {
+  AsyncValueRef<int32_t> value = MakeUnconstructedAsyncValueRef<int32_t>();
+  std::lock_guard<std::mutex> lock(gate.mu);
+  gate.waiting.push_back({value.CopyRef(), x + 1});
+  return value;
+}
+void OpenGate() {
+  std::lock_guard<std::mutex> lock(gate.mu);
+  for (auto& [value, made] : gate.waiting) value.emplace(made);
+  gate.waiting.clear();
+}
 // Cancels the current request once its operand is available.
 Chain CancelRequest(int32_t, const ExecutionContext& context) {
   context.request_context()->Cancel();
@@ -93,6 +110,7 @@ absl::Status RegisterTestKernels(KernelRegistry* registry) {
       {"test.record", SLUICE_KERNEL(Record)},
       {"test.fail", SLUICE_KERNEL(Fail)},
       {"test.async_increment", SLUICE_KERNEL(AsyncIncrement)},
+      {"test.gated_increment", SLUICE_KERNEL(GatedIncrement)},
       {"test.later_copy", SLUICE_KERNEL(LaterCopy)},
       {"test.cancel", SLUICE_KERNEL(CancelRequest)},
       {"test.call", SLUICE_KERNEL(Call), Strictness::kNonStrict},
@@ -489,11 +507,17 @@ TEST_P(ExecutorTest, CancelledRequestSkipsPendingKernels) {
   uint32_t one = b.Constant(1);
   uint32_t before = b.Kernel("test.add.i32", {one, one});
   b.Kernel("test.cancel", {before});
-  uint32_t pending = b.Kernel("test.async_increment", {one});
+  // Made only after the call returned: the cancellation ran by then.
+  uint32_t pending = b.Kernel("test.gated_increment", {one});
   uint32_t after = b.Kernel("test.add.i32", {pending, one});
   b.End(f, {before, after});
   auto program = Load(b.Finish());
-  auto results = Run(*program, "main");
+  auto results = CallFunction(*program->GetFunction("main"),
+                              ExecutionContext(RequestContext::Create(&host_)),
+                              {});
+  OpenGate();
+  host_.Await(results);
+  host_.Quiesce();
   EXPECT_EQ(results[0]->get<int32_t>(), 2);
   ASSERT_TRUE(results[1]->IsError());
   EXPECT_EQ(results[1]->GetError().code(), absl::StatusCode::kCancelled);
