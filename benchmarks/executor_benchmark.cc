@@ -209,7 +209,7 @@ BENCHMARK(BM_Fan)->Arg(1000000)->Unit(benchmark::kMillisecond);
 void BM_Wave(benchmark::State& state) { RunProgram(state, "s", Shape::kWave); }
 BENCHMARK(BM_Wave)->Arg(90000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
-// The wave on two worker threads: its diagonals are wide enough to share.
+// The wave on two worker threads: wide enough to split (see SplitPlan).
 void BM_WaveTwoThreads(benchmark::State& state) {
   RunProgram(state, "mstd:2", Shape::kWave);
 }

@@ -19,6 +19,15 @@
 // work_queue_benchmark on two pinned cores). Work that takes long enough to
 // matter still gets shared within microseconds.
 //
+// Lingering. Waking a parked worker takes tens of microseconds, and up to a
+// millisecond in a virtual machine whose idle CPUs are halted; the
+// scheduler may also wake it on the CPU of the thread that woke it, which
+// is busy. So one idle worker at a time (the lingerer) goes on spinning and
+// stealing for kLingerTime before it parks, and tasks added from outside
+// the workers go to its ring: a burst of work that follows another soon
+// finds a worker awake, on a CPU of its own. Only one, so that idle workers
+// do not take every CPU from the threads that have work.
+//
 // Parking. A worker that still finds nothing parks. The sleeper count and
 // the wake tokens share one word, `park_state_`, changed only by seq_cst
 // read-modify-writes; tokens never outnumber sleepers.
@@ -88,7 +97,7 @@ using internal::SpinLock;
 using internal::TaskRing;
 
 constexpr std::chrono::microseconds kSpinTime{5};
-constexpr std::chrono::microseconds kParkDelay{200};
+constexpr std::chrono::microseconds kLingerTime{200};
 constexpr size_t kMaxSteal = 128;
 // Most tasks an owner moves out of its ring under one lock.
 constexpr size_t kLocalBatch = 8;
@@ -196,6 +205,11 @@ class MultiThreadedWorkQueue final : public ConcurrentWorkQueue {
   bool AnyRingIsNonEmpty();
   // Spins for up to kSpinTime; true if work showed up in `self`'s ring.
   bool SpinForOwnWork(const Worker& self) const;
+  // Unless another worker lingers, goes on spinning and stealing for up to
+  // kLingerTime before the worker parks; sets `own_work` or `stolen` (and
+  // `task`) if work showed up.
+  void Linger(int index, const Worker& self, TaskFunction& task,
+              bool& own_work, bool& stolen);
   // Returns false when the queue is shutting down.
   bool Park();
   // Wakes a parked worker unless every one already has a token.
@@ -218,6 +232,10 @@ class MultiThreadedWorkQueue final : public ConcurrentWorkQueue {
   // Workers spinning, stealing or parked: written only on the way into and
   // out of idleness, read by HasIdleWorker().
   alignas(64) std::atomic<int> idle_workers_{0};
+  // The worker that lingers (see Linger), or -1: tasks from outside go to
+  // its ring. Only one at a time, so that idle workers never spin on every
+  // CPU while the threads with work wait for one.
+  std::atomic<int> lingering_{-1};
 
   std::atomic<int> quiesce_waiters_{0};
   std::mutex quiesce_mu_;
@@ -258,9 +276,10 @@ MultiThreadedWorkQueue::~MultiThreadedWorkQueue() {
 
 void MultiThreadedWorkQueue::AddTask(TaskFunction task) {
   const int n = static_cast<int>(workers_.size());
-  const int target = current_worker.queue == this
-                         ? current_worker.index
-                         : static_cast<int>(outside_cursor++ % n);
+  const int lingering = lingering_.load(std::memory_order_relaxed);
+  const int target = current_worker.queue == this ? current_worker.index
+                     : lingering >= 0 ? lingering
+                                      : static_cast<int>(outside_cursor++ % n);
   Worker& worker = *workers_[target];
   worker.lock.lock();
   worker.ring.PushBack(std::move(task));
@@ -382,6 +401,23 @@ bool MultiThreadedWorkQueue::SpinForOwnWork(const Worker& self) const {
   }
 }
 
+void MultiThreadedWorkQueue::Linger(int index, const Worker& self,
+                                    TaskFunction& task, bool& own_work,
+                                    bool& stolen) {
+  int none = -1;
+  if (!lingering_.compare_exchange_strong(none, index,
+                                          std::memory_order_relaxed)) {
+    return;
+  }
+  const auto park_at = std::chrono::steady_clock::now() + kLingerTime;
+  do {
+    own_work = SpinForOwnWork(self);
+    stolen = !own_work && Steal(index, task);
+  } while (!own_work && !stolen &&
+           std::chrono::steady_clock::now() < park_at);
+  lingering_.store(-1, std::memory_order_relaxed);
+}
+
 bool MultiThreadedWorkQueue::Park() {
   park_state_.fetch_add(kSleeper, std::memory_order_seq_cst);
   if (AnyRingIsNonEmpty()) {
@@ -430,14 +466,9 @@ void MultiThreadedWorkQueue::WorkerLoop(int index) {
     // Steal only after a spin's length without work (see the top of the
     // file).
     idle_workers_.fetch_add(1, std::memory_order_relaxed);
-    const auto park_at = std::chrono::steady_clock::now() + kParkDelay;
-    bool own_work = false;
-    bool stolen = false;
-    do {
-      own_work = SpinForOwnWork(self);
-      stolen = !own_work && Steal(index, task);
-    } while (!own_work && !stolen &&
-             std::chrono::steady_clock::now() < park_at);
+    bool own_work = SpinForOwnWork(self);
+    bool stolen = !own_work && Steal(index, task);
+    if (!own_work && !stolen) Linger(index, self, task, own_work, stolen);
     const bool running = own_work || stolen || Park();
     idle_workers_.fetch_sub(1, std::memory_order_relaxed);
     if (!running) break;
