@@ -208,7 +208,7 @@ class MultiThreadedWorkQueue final : public ConcurrentWorkQueue {
   // Unless another worker lingers, goes on spinning and stealing for up to
   // kLingerTime before the worker parks; sets `own_work` or `stolen` (and
   // `task`) if work showed up.
-  void Linger(int index, const Worker& self, TaskFunction& task,
+  void Linger(int index, Worker& self, TaskFunction& task,
               bool& own_work, bool& stolen);
   // Returns false when the queue is shutting down.
   bool Park();
@@ -286,6 +286,14 @@ void MultiThreadedWorkQueue::AddTask(TaskFunction task) {
   UpdateHasTasks(worker);
   Bump(worker.added);
   worker.lock.unlock();
+  // A lingerer still lingering after the push finds the task itself: waking
+  // a sleeper as well would only have it spin on some busy CPU. One that
+  // stopped lingering has not parked yet (it stops before it parks), and
+  // its look at every ring on the way sees the task.
+  if (target == lingering &&
+      lingering_.load(std::memory_order_seq_cst) == lingering) {
+    return;
+  }
   MaybeWakeOne();
 }
 
@@ -401,7 +409,7 @@ bool MultiThreadedWorkQueue::SpinForOwnWork(const Worker& self) const {
   }
 }
 
-void MultiThreadedWorkQueue::Linger(int index, const Worker& self,
+void MultiThreadedWorkQueue::Linger(int index, Worker& self,
                                     TaskFunction& task, bool& own_work,
                                     bool& stolen) {
   int none = -1;
@@ -415,7 +423,14 @@ void MultiThreadedWorkQueue::Linger(int index, const Worker& self,
     stolen = !own_work && Steal(index, task);
   } while (!own_work && !stolen &&
            std::chrono::steady_clock::now() < park_at);
-  lingering_.store(-1, std::memory_order_relaxed);
+  // Sequentially consistent: see AddTask.
+  lingering_.store(-1, std::memory_order_seq_cst);
+  // Producers that found this worker lingering woke nobody: if their tasks
+  // are more than this worker starts now, let a sleeper share them.
+  self.lock.lock();
+  const size_t queued = self.ring.size();
+  self.lock.unlock();
+  if (queued > (own_work ? 1u : 0u)) MaybeWakeOne();
 }
 
 bool MultiThreadedWorkQueue::Park() {

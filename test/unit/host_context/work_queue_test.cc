@@ -397,6 +397,25 @@ TEST_P(MultiThreadedWorkQueueTest, IdleWorkersStealFromABusyOne) {
   EXPECT_EQ(threads.count(std::thread::id()), 0u);
 }
 
+// Tasks added from outside while a worker lingers go to its ring and wake
+// nobody: when the first of them holds that worker, another worker must
+// still run the next.
+TEST_P(MultiThreadedWorkQueueTest, TaskBehindAHeldLingererStillRuns) {
+  for (int round = 0; round < 20; ++round) {
+    // The worker that runs this lingers once it is done.
+    queue_->AddTask([] {});
+    Spin(std::chrono::microseconds(20));
+    std::atomic<bool> released{false};
+    std::atomic<bool> holder_saw_release{false};
+    queue_->AddTask([&] {
+      holder_saw_release = WaitFor([&] { return released.load(); });
+    });
+    queue_->AddTask([&] { released = true; });
+    queue_->Quiesce();
+    EXPECT_TRUE(holder_saw_release) << "round " << round;
+  }
+}
+
 TEST_P(MultiThreadedWorkQueueTest, BlockingTaskDoesNotHoldUpNormalTasks) {
   std::atomic<bool> flag{false};
   std::atomic<bool> saw_flag{false};
