@@ -32,7 +32,6 @@
 #include <memory>
 #include <mutex>
 #include <new>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -46,6 +45,7 @@
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
+#include "sluice/support/spin_wait.h"
 
 namespace sluice {
 namespace executor_internal {
@@ -547,16 +547,16 @@ void CallFrame::RunInOrder() {
   const ExecutableFunction& fn = *function_;
   const uint32_t* order = fn.run_order.data();
   const uint32_t num_kernels = static_cast<uint32_t>(fn.run_order.size());
-  // Counted here, not in the thread's worklist: the calls among these
-  // kernels count their own, so a look comes every kShareCheckInterval
-  // kernels of one frame.
-  int until_share_check = kShareCheckInterval;
   in_order_ = true;
   if (fn.split != nullptr && work_queue().HasIdleWorker()) {
     RunSplit();
     in_order_ = false;
     return;
   }
+  // Counted here, not in the thread's worklist: the calls among these
+  // kernels count their own, so a look comes every kShareCheckInterval
+  // kernels of one frame.
+  int until_share_check = kShareCheckInterval;
   for (uint32_t position = 0; position < num_kernels; ++position) {
     RunKernel(order[position]);
     if (ABSL_PREDICT_FALSE(pending_)) {
@@ -574,14 +574,6 @@ void CallFrame::RunInOrder() {
   in_order_ = false;
 }
 
-// Spins, then yields, until `done()`.
-template <typename Done>
-void WaitUntil(Done done) {
-  for (int spins = 0; !done();) {
-    if (++spins > 64) std::this_thread::yield();
-  }
-}
-
 void CallFrame::RunSplit() {
   auto run = std::make_shared<SplitRun>();
   // The helper's kernels count as another thread's (IsExclusive()), and
@@ -590,9 +582,8 @@ void CallFrame::RunSplit() {
   const int caller_cpu = CurrentCpu();
   work_queue().AddTask([this, run, caller_cpu] {
     SplitRun::Helper waiting = SplitRun::Helper::kWaiting;
-    if (!run->helper.compare_exchange_strong(waiting,
-                                             SplitRun::Helper::kRunning,
-                                             std::memory_order_acquire)) {
+    if (!run->helper.compare_exchange_strong(
+            waiting, SplitRun::Helper::kRunning, std::memory_order_acquire)) {
       return;  // the call is over, and the frame may be gone
     }
     MoveOffCpu(caller_cpu);
@@ -605,10 +596,9 @@ void CallFrame::RunSplit() {
   // frame ends with this thread: a frame freed on another thread's heap
   // comes back as fresh pages on this one, and faults them in again.
   SplitRun::Helper waiting = SplitRun::Helper::kWaiting;
-  if (!run->helper.compare_exchange_strong(waiting,
-                                           SplitRun::Helper::kAbandoned,
-                                           std::memory_order_acquire)) {
-    WaitUntil([&] {
+  if (!run->helper.compare_exchange_strong(
+          waiting, SplitRun::Helper::kAbandoned, std::memory_order_acquire)) {
+    internal::SpinUntil([&] {
       return run->helper.load(std::memory_order_acquire) ==
              SplitRun::Helper::kDone;
     });
@@ -636,7 +626,7 @@ void CallFrame::RunSplitBands(SplitRun& run) {
       for (; wait != last_wait && wait->position == i; ++wait) {
         if (seen[wait->band] >= wait->count) continue;
         std::atomic<uint32_t>& count = run.ran[wait->band].value;
-        WaitUntil([&] {
+        internal::SpinUntil([&] {
           seen[wait->band] = count.load(std::memory_order_acquire);
           return seen[wait->band] >= wait->count;
         });

@@ -184,6 +184,7 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
                              ExecutableFunction& target,
                              const KernelRegistry& registry,
                              std::vector<LoadProblem>& problems) {
+  const size_t first_problem = problems.size();
   const size_t num_kernels = source.kernels.size();
   target.num_registers = source.num_registers;
   target.attribute_section = sbf.attributes_section;
@@ -486,6 +487,9 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
       target.initially_ready.push_back(target.record_offsets[k]);
     }
   }
+  if (problems.size() == first_problem) {
+    target.split = executor_internal::PlanSplit(target);
+  }
 }
 
 executor_internal::ControlKind Program::Impl::ControlKindOf(
@@ -602,11 +606,6 @@ absl::StatusOr<std::unique_ptr<Program>> Program::LoadOwned(
     impl->LoadBody(function, target, registry, problems);
   }
   if (!problems.empty()) return CombineProblems(problems);
-  for (size_t f = 0; f < impl->sbf.functions.size(); ++f) {
-    if (impl->sbf.functions[f].kind == bef::FunctionKind::kNative) continue;
-    auto& body = static_cast<ExecutableFunction&>(*impl->functions[f]);
-    body.split = executor_internal::PlanSplit(body);
-  }
   impl->PointAttributes();
   // The loaded functions hold all a call needs: the decoded kernels and
   // locations would only double the program's memory.

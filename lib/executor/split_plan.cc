@@ -25,9 +25,8 @@ struct Producer {
 // after another, if every kernel took the same time: a band's kernel starts
 // once its thread is free and what it reads is made.
 uint64_t TwoThreadSpan(const ExecutableFunction& function,
-                       const SplitPlan& plan,
-                       const std::vector<Producer>& producers) {
-  std::vector<uint64_t> made_at(producers.size(), 0);
+                       const SplitPlan& plan) {
+  std::vector<uint64_t> made_at(function.num_registers, 0);
   std::array<uint64_t, 2> free_at{0, 0};
   for (const SplitPlan::Band& band : plan.bands) {
     uint64_t& clock = free_at[0] <= free_at[1] ? free_at[0] : free_at[1];
@@ -74,7 +73,7 @@ std::unique_ptr<const SplitPlan> PlanSplit(const ExecutableFunction& function) {
       const uint32_t position =
           static_cast<uint32_t>(plan->records.size()) - band.first_record;
       for (uint32_t o = 0; o < kernel.num_operands; ++o) {
-        const Producer& made = producers[kernel.operands()[o] & kRegisterMask];
+        const Producer& made = producers[kernel.operands()[o]];
         if (made.band == kNoBand || made.band == b ||
             waited[made.band] >= made.count) {
           continue;
@@ -91,7 +90,7 @@ std::unique_ptr<const SplitPlan> PlanSplit(const ExecutableFunction& function) {
     band.end_wait = static_cast<uint32_t>(plan->waits.size());
     plan->bands.push_back(band);
   }
-  if (4 * TwoThreadSpan(function, *plan, producers) > 3 * uint64_t{num_kernels}) {
+  if (4 * TwoThreadSpan(function, *plan) > 3 * uint64_t{num_kernels}) {
     return nullptr;
   }
   return plan;

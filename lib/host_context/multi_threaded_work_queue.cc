@@ -87,6 +87,7 @@
 #include "lib/host_context/task_deque.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/run_when_ready.h"
+#include "sluice/support/spin_wait.h"
 
 namespace sluice {
 namespace {
@@ -205,11 +206,14 @@ class MultiThreadedWorkQueue final : public ConcurrentWorkQueue {
   bool AnyRingIsNonEmpty();
   // Spins for up to kSpinTime; true if work showed up in `self`'s ring.
   bool SpinForOwnWork(const Worker& self) const;
+  // What an idle worker found: work in its own ring, or a stolen task (in
+  // `task`).
+  enum class Found { kNothing, kOwnWork, kStolen };
+  // Spins for own work, then tries once to steal.
+  Found SpinThenSteal(int index, const Worker& self, TaskFunction& task);
   // Unless another worker lingers, goes on spinning and stealing for up to
-  // kLingerTime before the worker parks; sets `own_work` or `stolen` (and
-  // `task`) if work showed up.
-  void Linger(int index, Worker& self, TaskFunction& task,
-              bool& own_work, bool& stolen);
+  // kLingerTime before the worker parks.
+  Found Linger(int index, Worker& self, TaskFunction& task);
   // Returns false when the queue is shutting down.
   bool Park();
   // Wakes a parked worker unless every one already has a token.
@@ -277,9 +281,11 @@ MultiThreadedWorkQueue::~MultiThreadedWorkQueue() {
 void MultiThreadedWorkQueue::AddTask(TaskFunction task) {
   const int n = static_cast<int>(workers_.size());
   const int lingering = lingering_.load(std::memory_order_relaxed);
-  const int target = current_worker.queue == this ? current_worker.index
-                     : lingering >= 0 ? lingering
-                                      : static_cast<int>(outside_cursor++ % n);
+  int target = current_worker.index;
+  if (current_worker.queue != this) {
+    target =
+        lingering >= 0 ? lingering : static_cast<int>(outside_cursor++ % n);
+  }
   Worker& worker = *workers_[target];
   worker.lock.lock();
   worker.ring.PushBack(std::move(task));
@@ -409,19 +415,24 @@ bool MultiThreadedWorkQueue::SpinForOwnWork(const Worker& self) const {
   }
 }
 
-void MultiThreadedWorkQueue::Linger(int index, Worker& self,
-                                    TaskFunction& task, bool& own_work,
-                                    bool& stolen) {
+MultiThreadedWorkQueue::Found MultiThreadedWorkQueue::SpinThenSteal(
+    int index, const Worker& self, TaskFunction& task) {
+  if (SpinForOwnWork(self)) return Found::kOwnWork;
+  return Steal(index, task) ? Found::kStolen : Found::kNothing;
+}
+
+MultiThreadedWorkQueue::Found MultiThreadedWorkQueue::Linger(
+    int index, Worker& self, TaskFunction& task) {
   int none = -1;
   if (!lingering_.compare_exchange_strong(none, index,
                                           std::memory_order_relaxed)) {
-    return;
+    return Found::kNothing;
   }
   const auto park_at = std::chrono::steady_clock::now() + kLingerTime;
+  Found found;
   do {
-    own_work = SpinForOwnWork(self);
-    stolen = !own_work && Steal(index, task);
-  } while (!own_work && !stolen &&
+    found = SpinThenSteal(index, self, task);
+  } while (found == Found::kNothing &&
            std::chrono::steady_clock::now() < park_at);
   // Sequentially consistent: see AddTask.
   lingering_.store(-1, std::memory_order_seq_cst);
@@ -430,7 +441,8 @@ void MultiThreadedWorkQueue::Linger(int index, Worker& self,
   self.lock.lock();
   const size_t queued = self.ring.size();
   self.lock.unlock();
-  if (queued > (own_work ? 1u : 0u)) MaybeWakeOne();
+  if (queued > (found == Found::kOwnWork ? 1u : 0u)) MaybeWakeOne();
+  return found;
 }
 
 bool MultiThreadedWorkQueue::Park() {
@@ -481,13 +493,12 @@ void MultiThreadedWorkQueue::WorkerLoop(int index) {
     // Steal only after a spin's length without work (see the top of the
     // file).
     idle_workers_.fetch_add(1, std::memory_order_relaxed);
-    bool own_work = SpinForOwnWork(self);
-    bool stolen = !own_work && Steal(index, task);
-    if (!own_work && !stolen) Linger(index, self, task, own_work, stolen);
-    const bool running = own_work || stolen || Park();
+    Found found = SpinThenSteal(index, self, task);
+    if (found == Found::kNothing) found = Linger(index, self, task);
+    const bool running = found != Found::kNothing || Park();
     idle_workers_.fetch_sub(1, std::memory_order_relaxed);
     if (!running) break;
-    if (stolen) Run(self, task);
+    if (found == Found::kStolen) Run(self, task);
   }
   current_worker = {};
 }

@@ -7,24 +7,13 @@
 #include <cassert>
 #include <cstddef>
 #include <memory>
-#include <thread>
 #include <utility>
 
 #include "sluice/host_context/concurrent_work_queue.h"
+#include "sluice/support/spin_wait.h"
 
 namespace sluice {
 namespace internal {
-
-// Tells the core that the caller is in a spin-wait loop, so a sibling
-// hyperthread gets the pipeline and the loop exit does not pay for a memory
-// order mis-speculation.
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 // A FIFO of tasks in one power-of-two ring that doubles when full and never
 // shrinks: after warm-up, pushing and popping allocate nothing (a
@@ -105,17 +94,7 @@ class SpinLock {
  public:
   void lock() {
     while (locked_.exchange(true, std::memory_order_seq_cst)) {
-      // The holder may have been preempted (two cores, more threads than
-      // cores under sanitizers); yielding lets it finish instead of burning
-      // our whole time slice.
-      int spins = 0;
-      while (locked_.load(std::memory_order_relaxed)) {
-        if (++spins < 64) {
-          CpuRelax();
-        } else {
-          std::this_thread::yield();
-        }
-      }
+      SpinUntil([this] { return !locked_.load(std::memory_order_relaxed); });
     }
   }
   void unlock() { locked_.store(false, std::memory_order_release); }

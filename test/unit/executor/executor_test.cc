@@ -512,9 +512,9 @@ TEST_P(ExecutorTest, CancelledRequestSkipsPendingKernels) {
   uint32_t after = b.Kernel("test.add.i32", {pending, one});
   b.End(f, {before, after});
   auto program = Load(b.Finish());
-  auto results = CallFunction(*program->GetFunction("main"),
-                              ExecutionContext(RequestContext::Create(&host_)),
-                              {});
+  auto results =
+      CallFunction(*program->GetFunction("main"),
+                   ExecutionContext(RequestContext::Create(&host_)), {});
   OpenGate();
   host_.Await(results);
   host_.Quiesce();

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "gtest/gtest.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/host_context.h"
@@ -28,17 +29,18 @@ inline std::unique_ptr<Program> LoadProgram(HostContext& host,
   return program.ok() ? *std::move(program) : nullptr;
 }
 
-// Calls `name` without arguments on `request` (a fresh one if null), then
+// Calls `name` with `arguments` on `request` (a fresh one if null), then
 // waits for its results and for all work on `host` to finish.
 inline std::vector<RCReference<AsyncValue>> RunToEnd(
     HostContext& host, const Program& program, std::string_view name,
-    RCReference<RequestContext> request = nullptr) {
+    RCReference<RequestContext> request = nullptr,
+    absl::Span<AsyncValue* const> arguments = {}) {
   if (!request) request = RequestContext::Create(&host);
   const Function* function = program.GetFunction(name);
   EXPECT_NE(function, nullptr);
   if (function == nullptr) return {};
   std::vector<RCReference<AsyncValue>> results =
-      CallFunction(*function, ExecutionContext(std::move(request)), {});
+      CallFunction(*function, ExecutionContext(std::move(request)), arguments);
   host.Await(results);
   host.Quiesce();
   return results;

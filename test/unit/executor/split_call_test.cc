@@ -148,10 +148,8 @@ TEST_P(SplitCallTest, PlansOnlyLargeWideFunctionsOfDirectKernels) {
 
   // Too small; a chain (no two threads run it faster); a kernel that is
   // not direct.
-  EXPECT_EQ(PlanOf(*testing_util::LoadProgram(host_, Wave(100, 100))),
-            nullptr);
-  EXPECT_EQ(PlanOf(*testing_util::LoadProgram(host_, Wave(20000, 1))),
-            nullptr);
+  EXPECT_EQ(PlanOf(*testing_util::LoadProgram(host_, Wave(100, 100))), nullptr);
+  EXPECT_EQ(PlanOf(*testing_util::LoadProgram(host_, Wave(20000, 1))), nullptr);
   EXPECT_EQ(PlanOf(*testing_util::LoadProgram(
                 host_, Wave(150, 150, "test.mix.i32", false, "test.copy.i32"))),
             nullptr);
@@ -185,23 +183,18 @@ TEST_P(SplitCallTest, ErrorArgumentReachesTheResultThroughEveryBand) {
   auto program = testing_util::LoadProgram(
       host_, Wave(130, 130, "test.mix.i32", /*edge_is_argument=*/true));
   ASSERT_NE(PlanOf(*program), nullptr);
-  const Function& wave = *program->GetFunction("wave");
   for (int run = 0; run < 5; ++run) {
     auto error = MakeErrorAsyncValueRef(absl::DataLossError("bad edge"));
     AsyncValue* arguments[] = {error.get()};
-    auto results = CallFunction(
-        wave, ExecutionContext(RequestContext::Create(&host_)), arguments);
-    host_.Await(results);
-    host_.Quiesce();
+    auto results =
+        testing_util::RunToEnd(host_, *program, "wave", nullptr, arguments);
     ASSERT_TRUE(results[0]->IsError());
     EXPECT_EQ(results[0]->GetError(), absl::DataLossError("bad edge"));
   }
   auto edge = MakeAvailableAsyncValueRef<int32_t>(11);
   AsyncValue* arguments[] = {edge.GetAsyncValue()};
-  auto results = CallFunction(
-      wave, ExecutionContext(RequestContext::Create(&host_)), arguments);
-  host_.Await(results);
-  host_.Quiesce();
+  auto results =
+      testing_util::RunToEnd(host_, *program, "wave", nullptr, arguments);
   ASSERT_TRUE(results[0]->IsConcrete());
   EXPECT_EQ(results[0]->get<int32_t>(), ExpectedWave(130, 130, 11));
 }

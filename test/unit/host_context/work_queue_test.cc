@@ -407,9 +407,8 @@ TEST_P(MultiThreadedWorkQueueTest, TaskBehindAHeldLingererStillRuns) {
     Spin(std::chrono::microseconds(20));
     std::atomic<bool> released{false};
     std::atomic<bool> holder_saw_release{false};
-    queue_->AddTask([&] {
-      holder_saw_release = WaitFor([&] { return released.load(); });
-    });
+    queue_->AddTask(
+        [&] { holder_saw_release = WaitFor([&] { return released.load(); }); });
     queue_->AddTask([&] { released = true; });
     queue_->Quiesce();
     EXPECT_TRUE(holder_saw_release) << "round " << round;
