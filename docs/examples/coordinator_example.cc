@@ -102,9 +102,11 @@ TEST(CoordinatorExample, SchedulesClosuresWithAPerWorkerResource) {
     offsets_used.insert(*y - x);
   }
   // Built once on each worker that ran a closure (a fast worker may have
-  // taken all ten).
-  EXPECT_EQ((*coordinator)->stats().resource_builds,
+  // taken all ten), and at most once on each worker: a worker builds its
+  // resource before it asks for a closure, and may find none left.
+  EXPECT_GE((*coordinator)->stats().resource_builds,
             static_cast<int64_t>(offsets_used.size()));
+  EXPECT_LE((*coordinator)->stats().resource_builds, 2);
 }
 
 }  // namespace
