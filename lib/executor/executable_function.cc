@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -101,6 +102,10 @@ void Worklist::Grow() {
 
 // Runs the items pushed on this thread from `base` on, until none is left.
 void RunWorklist(size_t base);
+
+// Calls (tfrt.call, regions of control flow) that run synchronously nest on
+// the native stack; this counts how deep on this thread.
+thread_local int call_depth = 0;
 
 // A wide program readies more kernels than one thread runs: every this many
 // kernels, a thread with at least 2 * kMinSharedKernels waiting hands the
@@ -178,8 +183,8 @@ class CallFrame {
  public:
   // The frame and its registers and counts, in one block.
   static size_t SizeOf(const ExecutableFunction* function) {
-    return sizeof(CallFrame) + sizeof(Register) * function->num_registers +
-           sizeof(std::atomic<int32_t>) * function->initial_counts.size();
+    return sizeof(CallFrame) + sizeof(Register) * function->frame_registers +
+           sizeof(std::atomic<int32_t>) * function->frame_counts;
   }
 
   static CallFrame* Create(const ExecutableFunction* function,
@@ -398,6 +403,23 @@ class CallFrame {
   // having done nothing, when the condition is not an available i1: the
   // kernel then runs through its frame.
   ABSL_ATTRIBUTE_NOINLINE bool RunControlKernel(const KernelRecord& kernel);
+  // A kInlineIf kernel's chosen function, on its arguments: inline if this
+  // frame runs in order.
+  void RunInlineIf(const ExecutableFunction& region,
+                   AsyncValue* const* arguments,
+                   RCReference<AsyncValue>* results);
+  // Runs `region`, a function with kernels, in this frame's region area
+  // (see ExecutableFunction::frame_registers) as a call of it would run in
+  // its own frame: this frame runs in order, so no other thread reads it
+  // while the region's registers stand in for its own.
+  void RunRegionInline(const ExecutableFunction& region,
+                       AsyncValue* const* arguments,
+                       RCReference<AsyncValue>* results);
+  // The region running inline left a pending result at run position
+  // `position`: moves its registers to a frame of its own, which runs the
+  // rest as dataflow and hands over the results, pending or not.
+  ABSL_ATTRIBUTE_NOINLINE void ContinueRegionInOwnFrame(
+      uint32_t position, RCReference<AsyncValue>* results);
   void RunKernelWith(const KernelRecord& kernel, AsyncValue** arguments,
                      RCReference<AsyncValue>* results);
   void StoreResults(const KernelRecord& kernel,
@@ -454,11 +476,15 @@ class CallFrame {
                    : nullptr),
         registers_(reinterpret_cast<Register*>(this + 1)),
         ready_counts_(reinterpret_cast<std::atomic<int32_t>*>(
-            registers_ + function->num_registers)),
+            registers_ + function->frame_registers)),
         use_counts_(ready_counts_ + function->num_kernels()) {
-    for (uint32_t i = 0; i < function->num_registers; ++i) {
-      new (&registers_[i]) Register;
-    }
+    ConstructRegisters(registers_, function->num_registers);
+  }
+
+  // The region area's registers are made as a region starts, and left empty
+  // when it ends.
+  static void ConstructRegisters(Register* registers, uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i) new (&registers[i]) Register;
   }
 
   // Sets the counts from `first` on to their initial values: the kernels'
@@ -470,15 +496,34 @@ class CallFrame {
     }
   }
 
+  // Registers left empty need no destructor: only the arguments and the
+  // end registers are dropped.
   ~CallFrame() {
     if (shared_ == nullptr) {
+      ReleaseArguments();
+    } else {
       for (uint32_t r : function_->argument_registers) {
-        (void)registers_[r].value.release();
+        registers_[r].value.reset();
       }
     }
+    DropEndRegisters();
+#ifndef NDEBUG
     for (uint32_t i = 0; i < function_->num_registers; ++i) {
-      registers_[i].~Register();
+      assert(registers_[i].value == nullptr && "a register no kernel dropped");
     }
+#endif
+  }
+
+  // Gives the borrowed arguments back (see Start).
+  void ReleaseArguments() {
+    for (uint32_t r : function_->argument_registers) {
+      (void)registers_[r].value.release();
+    }
+  }
+  // Every kernel ran, and each dropped the registers it read last: only
+  // these may still hold values.
+  void DropEndRegisters() {
+    for (uint32_t r : function_->end_registers) registers_[r].value.reset();
   }
 
   // Stores a kernel's result. Returned registers are stored under the lock
@@ -526,7 +571,10 @@ class CallFrame {
   };
 
   std::atomic<uint32_t> refs_{1};
-  const ExecutableFunction* const function_;
+  // The function whose kernels run, and its registers and use counts: the
+  // frame's own, or while a region runs inline, the region's (see
+  // RunRegionInline).
+  const ExecutableFunction* function_;
   // The caller's context while the call runs synchronously; the frame's own
   // copy once it may outlive the call (KeepContext).
   const ExecutionContext* context_;
@@ -538,9 +586,9 @@ class CallFrame {
   // Both contexts' request: read by every kernel for cancellation.
   RequestContext* const request_;
   const std::unique_ptr<FrameWatch> watch_;  // null unless observed
-  Register* const registers_;
+  Register* registers_;
   std::atomic<int32_t>* const ready_counts_;
-  std::atomic<int32_t>* const use_counts_;  // see KernelRecord
+  std::atomic<int32_t>* use_counts_;  // see KernelRecord
 };
 
 void CallFrame::RunInOrder() {
@@ -685,7 +733,8 @@ bool CallFrame::RunControlKernel(const KernelRecord& kernel) {
       function_->extras[kernel.extras].functions;
   const Function* callee = functions[0];
   uint32_t first_passed = 0;
-  if (static_cast<ControlKind>(kernel.control) == ControlKind::kIf) {
+  const auto kind = static_cast<ControlKind>(kernel.control);
+  if (kind != ControlKind::kCall) {
     // The condition may be kept in place (see the loader): an available i1.
     Register& condition = registers_[operands[0]];
     bool taken;
@@ -716,11 +765,108 @@ bool CallFrame::RunControlKernel(const KernelRecord& kernel) {
     for (uint32_t i = 0; i < num_passed; ++i) {
       arguments[i] = registers_[operands[first_passed + i]].value.get();
     }
-    callee->Execute(*context_, absl::MakeConstSpan(arguments, num_passed),
-                    absl::MakeSpan(results, num_results));
+    if (kind == ControlKind::kInlineIf && call_depth < kMaxCallDepth) {
+      RunInlineIf(static_cast<const ExecutableFunction&>(*callee), arguments,
+                  results);
+    } else {
+      callee->Execute(*context_, absl::MakeConstSpan(arguments, num_passed),
+                      absl::MakeSpan(results, num_results));
+    }
   }
   StoreResults(kernel, results);
   return true;
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunInlineIf(
+    const ExecutableFunction& region, AsyncValue* const* arguments,
+    RCReference<AsyncValue>* results) {
+  if (region.num_kernels() == 0) {
+    // Only arguments handed back: what Execute() does without a frame.
+    for (size_t i = 0; i < region.returned_arguments.size(); ++i) {
+      results[i] = FormRef(arguments[region.returned_arguments[i]]);
+    }
+  } else if (in_order_) {
+    ++call_depth;
+    RunRegionInline(region, arguments, results);
+    --call_depth;
+  } else {
+    // Kernels of this frame may run on other threads now: the region gets
+    // a frame of its own.
+    region.Execute(*context_,
+                   absl::MakeConstSpan(arguments, region.num_arguments()),
+                   absl::MakeSpan(results, region.num_results()));
+  }
+}
+
+void CallFrame::RunRegionInline(const ExecutableFunction& region,
+                                AsyncValue* const* arguments,
+                                RCReference<AsyncValue>* results) {
+  const ExecutableFunction* const caller = function_;
+  Register* const caller_registers = registers_;
+  std::atomic<int32_t>* const caller_use_counts = use_counts_;
+  function_ = &region;
+  registers_ = caller_registers + caller->num_registers;
+  use_counts_ = caller_use_counts +
+                (caller->initial_counts.size() - caller->num_kernels());
+  ConstructRegisters(registers_, region.num_registers);
+  // As in Start: the arguments are borrowed from this frame's registers,
+  // which hold them until the region is over.
+  for (size_t i = 0; i < region.argument_registers.size(); ++i) {
+    registers_[region.argument_registers[i]].value = TakeRef(arguments[i]);
+  }
+  const uint32_t num_kernels = static_cast<uint32_t>(region.num_kernels());
+  for (uint32_t i = num_kernels; i < region.initial_counts.size(); ++i) {
+    new (&use_counts_[i - num_kernels])
+        std::atomic<int32_t>(region.initial_counts[i]);
+  }
+  const uint32_t* order = region.run_order.data();
+  uint32_t position = 0;
+  for (; position < num_kernels; ++position) {
+    RunKernel(order[position]);
+    if (ABSL_PREDICT_FALSE(pending_)) break;
+  }
+  if (ABSL_PREDICT_TRUE(position == num_kernels)) {
+    for (size_t i = 0; i < region.result_registers.size(); ++i) {
+      Register& reg = registers_[region.result_registers[i]];
+      results[i] =
+          region.results_move ? std::move(reg.value) : reg.value.CopyRef();
+    }
+    // The area is left empty for the next region.
+    ReleaseArguments();
+    DropEndRegisters();
+  } else {
+    pending_ = false;
+    ContinueRegionInOwnFrame(position, results);
+  }
+  function_ = caller;
+  registers_ = caller_registers;
+  use_counts_ = caller_use_counts;
+}
+
+void CallFrame::ContinueRegionInOwnFrame(uint32_t position,
+                                         RCReference<AsyncValue>* results) {
+  const ExecutableFunction& region = *function_;
+  CallFrame* frame = Create(&region, *context_);
+  for (uint32_t r = 0; r < region.num_registers; ++r) {
+    frame->registers_[r].value = std::move(registers_[r].value);
+    std::memcpy(frame->registers_[r].payload, registers_[r].payload,
+                sizeof(Register::payload));
+  }
+  const uint32_t num_kernels = static_cast<uint32_t>(region.num_kernels());
+  for (uint32_t i = num_kernels; i < region.initial_counts.size(); ++i) {
+    frame->use_counts_[i - num_kernels].store(
+        use_counts_[i - num_kernels].load(std::memory_order_relaxed),
+        std::memory_order_relaxed);
+  }
+  // The new frame is where the region's own call would be by now: run in
+  // order through `position`.
+  frame->in_order_ = true;
+  Worklist& ready = worklist;
+  const size_t base = ready.size;
+  frame->SwitchToDataflow(position);
+  if (ready.size != base) RunWorklist(base);
+  frame->Return(absl::MakeSpan(results, region.num_results()));
+  frame->DropRef();
 }
 
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool CallFrame::RunDirectKernel(
@@ -964,10 +1110,6 @@ void RunWorklist(size_t base) {
   }
   ready.size = base;
 }
-
-// Calls (tfrt.call, regions of control flow) that run synchronously nest on
-// the native stack; this counts how deep on this thread.
-thread_local int call_depth = 0;
 
 }  // namespace
 

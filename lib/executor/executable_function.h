@@ -65,6 +65,10 @@ enum class ControlKind : uint32_t {
   kNone = 0,
   kCall = 1,  // tfrt.call: function 0 with the leading operands
   kIf = 2,    // tfrt.if, tfrt.cond: function 0 or 1 by operand 0, an i1
+  // As kIf, and a call running in order runs the chosen function's kernels
+  // in its own frame (see ExecutableFunction::region_area): a small
+  // region's frame costs more than its kernels.
+  kInlineIf = 3,
 };
 
 // A kernel as the executor runs it: everything resolved at load time, in
@@ -126,12 +130,21 @@ class ExecutableFunction final : public Function {
 
   // The body, filled by the loader.
   uint32_t num_registers = 0;
+  // What a call's frame holds: the function's registers and counts, then an
+  // area where the regions of its kInlineIf kernels run, one at a time, as
+  // if their frames were there (see PlanInlineRegions).
+  uint32_t frame_registers = 0;
+  uint32_t frame_counts = 0;
   std::vector<uint32_t> argument_registers;
   std::vector<uint32_t> result_registers;
   // Whether a call that ends with its frame to itself may move its results
   // out of their registers: no register is returned twice or is an
   // argument's.
   bool results_move = false;
+  // The registers that may still hold a value once every kernel ran:
+  // arguments aside, those no kernel drops (returned and unread results,
+  // values kept in place that hold an error).
+  std::vector<uint32_t> end_registers;
   // In a body without kernels, which argument each result is.
   std::vector<uint32_t> returned_arguments;
   // Users of each argument: argument i's users are

@@ -18,6 +18,7 @@
 #include "lib/executor/executable_function.h"
 #include "lib/executor/kernel_contract.h"
 #include "lib/executor/kernel_debug_infos.h"
+#include "lib/executor/region_inlining.h"
 #include "lib/executor/split_plan.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/support/error_util.h"
@@ -319,6 +320,11 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   auto counted_down = [&](uint32_t r) {
     return uses[r] > 1 && !returned[r] && !kept[r] && in_place[r] == nullptr;
   };
+  for (uint32_t r = 0; r < source.num_registers; ++r) {
+    if (!argument[r] && !dropped_by_reader(r) && !counted_down(r)) {
+      target.end_registers.push_back(r);
+    }
+  }
   constexpr uint32_t kNoSlot = ~0u;
   std::vector<uint32_t> use_slot(source.num_registers, kNoSlot);
   size_t num_slots = 0;
@@ -487,6 +493,8 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
       target.initially_ready.push_back(target.record_offsets[k]);
     }
   }
+  target.frame_registers = target.num_registers;
+  target.frame_counts = static_cast<uint32_t>(target.initial_counts.size());
   if (problems.size() == first_problem) {
     target.split = executor_internal::PlanSplit(target);
   }
@@ -599,13 +607,16 @@ absl::StatusOr<std::unique_ptr<Program>> Program::LoadOwned(
   impl->callee_pointers.reserve(num_callees);
 
   std::vector<LoadProblem> problems;
+  std::vector<ExecutableFunction*> loaded;
   for (size_t f = 0; f < impl->sbf.functions.size(); ++f) {
     const bef::SbfFunction& function = impl->sbf.functions[f];
     if (function.kind == bef::FunctionKind::kNative) continue;
     auto& target = static_cast<ExecutableFunction&>(*impl->functions[f]);
     impl->LoadBody(function, target, registry, problems);
+    loaded.push_back(&target);
   }
   if (!problems.empty()) return CombineProblems(problems);
+  executor_internal::PlanInlineRegions(loaded);
   impl->PointAttributes();
   // The loaded functions hold all a call needs: the decoded kernels and
   // locations would only double the program's memory.
