@@ -584,7 +584,22 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
       return;
     }
     KeepResults();
+    // The call's deadline stopped the function: the caller's transport
+    // ends the call at that deadline too, and this answer says the same,
+    // instead of racing it with results this side's timer cut short (which
+    // would reach the caller without saying which call timed out).
+    if (StoppedByDeadline()) {
+      Done(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                        "deadline exceeded"));
+      return;
+    }
     Done(service_->EncodeResults(results_, *request_, response_));
+  }
+
+  bool StoppedByDeadline() const {
+    const AsyncValue* cancel = context_->GetCancelAsyncValue();
+    return cancel != nullptr &&
+           cancel->GetError().code() == absl::StatusCode::kDeadlineExceeded;
   }
 
   // Keeps each result the caller asked to keep, answering a chain in its

@@ -14,7 +14,9 @@
 // runs, the worklist order is known at load time (the function's run
 // order), and a call runs its kernels one after another in that order
 // (RunInOrder). Only a pending value, or kernels slow enough to hand to
-// another thread, make the rest of the call run as dataflow.
+// another thread, make the rest of the call run as dataflow. A branch of
+// such a call runs its small regions the same way inside the call's own
+// frame (RunRegionInline).
 //
 // Every loop that pushes work runs it before returning (nested calls run
 // their own segment of the worklist on top of the caller's), so a frame is
@@ -481,8 +483,9 @@ class CallFrame {
     ConstructRegisters(registers_, function->num_registers);
   }
 
-  // The region area's registers are made as a region starts, and left empty
-  // when it ends.
+  // Makes `count` empty registers: the frame's own as it is made, and a
+  // region's in the area as the region starts (each region leaves the area
+  // empty).
   static void ConstructRegisters(Register* registers, uint32_t count) {
     for (uint32_t i = 0; i < count; ++i) new (&registers[i]) Register;
   }
@@ -854,9 +857,8 @@ void CallFrame::ContinueRegionInOwnFrame(uint32_t position,
   }
   const uint32_t num_kernels = static_cast<uint32_t>(region.num_kernels());
   for (uint32_t i = num_kernels; i < region.initial_counts.size(); ++i) {
-    frame->use_counts_[i - num_kernels].store(
-        use_counts_[i - num_kernels].load(std::memory_order_relaxed),
-        std::memory_order_relaxed);
+    new (&frame->use_counts_[i - num_kernels]) std::atomic<int32_t>(
+        use_counts_[i - num_kernels].load(std::memory_order_relaxed));
   }
   // The new frame is where the region's own call would be by now: run in
   // order through `position`.

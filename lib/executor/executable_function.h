@@ -66,8 +66,8 @@ enum class ControlKind : uint32_t {
   kCall = 1,  // tfrt.call: function 0 with the leading operands
   kIf = 2,    // tfrt.if, tfrt.cond: function 0 or 1 by operand 0, an i1
   // As kIf, and a call running in order runs the chosen function's kernels
-  // in its own frame (see ExecutableFunction::region_area): a small
-  // region's frame costs more than its kernels.
+  // in its own frame (see ExecutableFunction::frame_registers): a small
+  // region's frame of its own costs more than its kernels.
   kInlineIf = 3,
 };
 
