@@ -72,6 +72,7 @@ class RegionPlanner {
     // it, and would hold its own area.
     if (states_[&region].state != State::kPlanned) return nullptr;
     if (region.num_kernels() > kMaxInlineRegionKernels ||
+        region.frame_registers > kMaxInlineRegionRegisters ||
         region.split != nullptr) {
       return nullptr;
     }

@@ -16,12 +16,15 @@ class ExecutableFunction;
 // for an idle worker while inline, and their frame's cost is small beside
 // theirs.
 inline constexpr uint32_t kMaxInlineRegionKernels = 256;
+// Nor may a region's frame, its own areas included, hold more registers:
+// each caller's frame grows by that much, however deep regions nest.
+inline constexpr uint32_t kMaxInlineRegionRegisters = 1024;
 
 // Marks kInlineIf the kIf kernels of `functions` whose two functions are
-// both loaded functions of at most kMaxInlineRegionKernels kernels that
-// do not lead back to the kernel's own function by regions (tfrt.cond may
-// name any function), and sizes every function's frame for its regions:
-// a region's area holds the larger region's own frame, areas included.
+// both loaded functions within the limits above that do not lead back to
+// the kernel's own function by regions (tfrt.cond may name any function),
+// and sizes every function's frame for its regions: the area holds the
+// largest region's frame, areas included.
 // Functions must have their bodies loaded.
 void PlanInlineRegions(absl::Span<ExecutableFunction* const> functions);
 
