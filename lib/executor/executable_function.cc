@@ -31,7 +31,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -350,13 +349,9 @@ class CallFrame {
   // until the frame gives them back (~CallFrame).
   void Start(absl::Span<AsyncValue* const> arguments) {
     const ExecutableFunction& fn = *function_;
-    bool available = true;
-    for (size_t i = 0; i < arguments.size(); ++i) {
-      registers_[fn.argument_registers[i]].value = TakeRef(arguments[i]);
-      available = available && arguments[i]->IsAvailable();
-    }
+    const bool available = BorrowArguments(arguments.data());
     const bool in_order = watch_ == nullptr && available;
-    InitCounts(in_order ? fn.num_kernels() : 0);
+    InitCounts(/*ready_counts=*/!in_order);
     if (in_order) {
       RunInOrder();
       return;
@@ -490,13 +485,32 @@ class CallFrame {
     for (uint32_t i = 0; i < count; ++i) new (&registers[i]) Register;
   }
 
-  // Sets the counts from `first` on to their initial values: the kernels'
-  // ready counts (first 0) matter only to a frame that runs as dataflow.
-  void InitCounts(size_t first) {
+  // Sets the use counts to their initial values, and the kernels' ready
+  // counts if `ready_counts`: those matter only to a frame that runs as
+  // dataflow.
+  void InitCounts(bool ready_counts) {
     const std::vector<int32_t>& counts = function_->initial_counts;
-    for (size_t i = first; i < counts.size(); ++i) {
-      new (&ready_counts_[i]) std::atomic<int32_t>(counts[i]);
+    const size_t num_kernels = function_->num_kernels();
+    if (ready_counts) {
+      for (size_t i = 0; i < num_kernels; ++i) {
+        new (&ready_counts_[i]) std::atomic<int32_t>(counts[i]);
+      }
     }
+    for (size_t i = num_kernels; i < counts.size(); ++i) {
+      new (&use_counts_[i - num_kernels]) std::atomic<int32_t>(counts[i]);
+    }
+  }
+
+  // Points the argument registers at `arguments` without taking references
+  // (see Start). Returns whether every argument is available.
+  bool BorrowArguments(AsyncValue* const* arguments) {
+    const std::vector<uint32_t>& registers = function_->argument_registers;
+    bool available = true;
+    for (size_t i = 0; i < registers.size(); ++i) {
+      registers_[registers[i]].value = TakeRef(arguments[i]);
+      available = available && arguments[i]->IsAvailable();
+    }
+    return available;
   }
 
   // Registers left empty need no destructor: only the arguments and the
@@ -812,16 +826,11 @@ void CallFrame::RunRegionInline(const ExecutableFunction& region,
   use_counts_ = caller_use_counts +
                 (caller->initial_counts.size() - caller->num_kernels());
   ConstructRegisters(registers_, region.num_registers);
-  // As in Start: the arguments are borrowed from this frame's registers,
-  // which hold them until the region is over.
-  for (size_t i = 0; i < region.argument_registers.size(); ++i) {
-    registers_[region.argument_registers[i]].value = TakeRef(arguments[i]);
-  }
+  // This frame's registers hold the arguments until the region is over, and
+  // they are available: the frame runs in order.
+  BorrowArguments(arguments);
+  InitCounts(/*ready_counts=*/false);
   const uint32_t num_kernels = static_cast<uint32_t>(region.num_kernels());
-  for (uint32_t i = num_kernels; i < region.initial_counts.size(); ++i) {
-    new (&use_counts_[i - num_kernels])
-        std::atomic<int32_t>(region.initial_counts[i]);
-  }
   const uint32_t* order = region.run_order.data();
   uint32_t position = 0;
   for (; position < num_kernels; ++position) {
@@ -851,9 +860,7 @@ void CallFrame::ContinueRegionInOwnFrame(uint32_t position,
   const ExecutableFunction& region = *function_;
   CallFrame* frame = Create(&region, *context_);
   for (uint32_t r = 0; r < region.num_registers; ++r) {
-    frame->registers_[r].value = std::move(registers_[r].value);
-    std::memcpy(frame->registers_[r].payload, registers_[r].payload,
-                sizeof(Register::payload));
+    frame->registers_[r] = std::move(registers_[r]);
   }
   const uint32_t num_kernels = static_cast<uint32_t>(region.num_kernels());
   for (uint32_t i = num_kernels; i < region.initial_counts.size(); ++i) {

@@ -493,8 +493,6 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
       target.initially_ready.push_back(target.record_offsets[k]);
     }
   }
-  target.frame_registers = target.num_registers;
-  target.frame_counts = static_cast<uint32_t>(target.initial_counts.size());
   if (problems.size() == first_problem) {
     target.split = executor_internal::PlanSplit(target);
   }

@@ -25,7 +25,8 @@ class RegionPlanner {
 
   // Plans `function` and the regions it runs, first.
   void Plan(ExecutableFunction& function, int depth) {
-    State& state = states_[&function].state;
+    // No entry is added after the constructor: references stay valid.
+    State& state = states_.find(&function)->second.state;
     if (state != State::kUnplanned) return;
     state = State::kPlanning;
     uint32_t area_registers = 0;
@@ -52,7 +53,7 @@ class RegionPlanner {
     function.frame_registers = function.num_registers + area_registers;
     function.frame_counts =
         static_cast<uint32_t>(function.initial_counts.size()) + area_counts;
-    states_[&function].state = State::kPlanned;
+    state = State::kPlanned;
   }
 
  private:
@@ -70,7 +71,7 @@ class RegionPlanner {
     Plan(region, depth + 1);
     // Still being planned: the region leads back to a function that runs
     // it, and would hold its own area.
-    if (states_[&region].state != State::kPlanned) return nullptr;
+    if (it->second.state != State::kPlanned) return nullptr;
     if (region.num_kernels() > kMaxInlineRegionKernels ||
         region.frame_registers > kMaxInlineRegionRegisters ||
         region.split != nullptr) {

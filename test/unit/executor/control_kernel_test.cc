@@ -71,6 +71,18 @@ class ControlKernelTest : public ::testing::TestWithParam<const char*> {
     return testing_util::RunToEnd(host_, program, "main");
   }
 
+  // Runs "main" three times, expecting `expected` as its results each time.
+  void ExpectResults(const Program& program,
+                     const std::vector<int32_t>& expected) {
+    for (int run = 0; run < 3; ++run) {
+      auto results = Run(program);
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_TRUE(results[i]->IsConcrete()) << i;
+        EXPECT_EQ(results[i]->get<int32_t>(), expected[i]) << i;
+      }
+    }
+  }
+
   static const ExecutableFunction& Loaded(const Program& program,
                                           std::string_view name) {
     return *static_cast<const ExecutableFunction*>(program.GetFunction(name));
@@ -245,16 +257,7 @@ TEST_P(ControlKernelTest, RunsSmallRegionsInTheCallersFrame) {
             caller.num_registers + region.frame_registers);
   EXPECT_EQ(Loaded(*program, "loop").frame_registers,
             Loaded(*program, "loop").num_registers);
-
-  for (int run = 0; run < 3; ++run) {
-    auto results = Run(*program);
-    ASSERT_TRUE(results[0]->IsConcrete());
-    EXPECT_EQ(results[0]->get<int32_t>(), 2);
-    ASSERT_TRUE(results[1]->IsConcrete());
-    EXPECT_EQ(results[1]->get<int32_t>(), 1);
-    ASSERT_TRUE(results[2]->IsConcrete());
-    EXPECT_EQ(results[2]->get<int32_t>(), 2);
-  }
+  ExpectResults(*program, {2, 1, 2});
 }
 
 // A region's own branches run inline too, in the area after its
@@ -286,14 +289,7 @@ TEST_P(ControlKernelTest, NestsRegionsAndReusesTheirArea) {
             region.num_registers + Loaded(*program, "inc").num_registers);
   EXPECT_EQ(Loaded(*program, "main").frame_registers,
             Loaded(*program, "main").num_registers + region.frame_registers);
-
-  for (int run = 0; run < 3; ++run) {
-    auto results = Run(*program);
-    ASSERT_TRUE(results[0]->IsConcrete());
-    EXPECT_EQ(results[0]->get<int32_t>(), 3);
-    ASSERT_TRUE(results[1]->IsConcrete());
-    EXPECT_EQ(results[1]->get<int32_t>(), 4);
-  }
+  ExpectResults(*program, {3, 4});
 }
 
 // A region running inline that meets a pending value moves to a frame of
@@ -322,16 +318,7 @@ TEST_P(ControlKernelTest, ARegionThatWaitsFinishesInAFrameOfItsOwn) {
   const uint32_t waited = b.Kernel("tfrt.if", {yes, one}, 1, {}, {later, inc});
   const uint32_t six = b.Kernel("test.add.i32", {waited, three});
   b.End(main, {two, three, waited, six});
-  auto program = Load(b.Finish());
-
-  for (int run = 0; run < 3; ++run) {
-    auto results = Run(*program);
-    const int32_t expected[] = {2, 3, 3, 6};
-    for (int i = 0; i < 4; ++i) {
-      ASSERT_TRUE(results[i]->IsConcrete()) << i;
-      EXPECT_EQ(results[i]->get<int32_t>(), expected[i]) << i;
-    }
-  }
+  ExpectResults(*Load(b.Finish()), {2, 3, 3, 6});
 }
 
 // Inline, a region's kernels fail and see cancellation as in a frame of
