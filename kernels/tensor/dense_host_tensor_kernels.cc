@@ -10,11 +10,13 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "kernels/tensor/tensor_kernels_internal.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/host_context.h"
@@ -22,6 +24,7 @@
 #include "sluice/kernel/kernel_binding.h"
 #include "sluice/support/print.h"
 #include "sluice/tensor/dense_host_tensor.h"
+#include "sluice/tensor/i1_bytes.h"
 
 namespace sluice {
 namespace tensor_kernels {
@@ -154,6 +157,16 @@ absl::StatusOr<std::tuple<DenseHostTensor, Chain>> MakeTensor(
                    fits ? absl::StrCat(needed, " bytes")
                         : std::string("more bytes than memory holds"),
                    ", the buffer has ", buffer->size());
+  }
+  // The buffer's bytes are whatever another view wrote: i1 elements are
+  // checked by the rule the wire applies, so that a byte a peer would refuse
+  // never reads as true here.
+  if constexpr (std::is_same_v<T, bool>) {
+    if (absl::Status bytes = CheckI1Bytes(absl::MakeConstSpan(
+            static_cast<const uint8_t*>(buffer->data()), needed));
+        !bytes.ok()) {
+      return PrefixOp(kMakeTensor, bytes);
+    }
   }
   absl::StatusOr<DenseHostTensor> tensor =
       DenseHostTensor::Create(DTypeOf<T>(), shape, buffer.CopyRef());

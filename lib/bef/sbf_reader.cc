@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "lib/bef/byte_reader.h"
 #include "lib/bef/format_internal.h"
@@ -18,6 +19,7 @@
 #include "sluice/bef/checksum.h"
 #include "sluice/bef/format.h"
 #include "sluice/support/logging.h"
+#include "sluice/support/utf8.h"
 
 namespace sluice {
 namespace bef {
@@ -287,6 +289,13 @@ absl::Status ReadFunctions(const ReaderContext& context,
     SLUICE_BEF_RETURN_IF_ERROR(reader.ReadU32("body size", &body.size));
     SLUICE_BEF_RETURN_IF_ERROR(
         context.strings.Resolve(reader, at, name, &function.name));
+    // A worker sends its functions' names in protobuf string fields, which
+    // a peer cannot parse unless they are UTF-8.
+    if (absl::Status utf8 =
+            CheckUtf8(absl::StrFormat("function #%d's name", i), function.name);
+        !utf8.ok()) {
+      return reader.Error(at, "%s", utf8.message());
+    }
     const std::string described = DescribeFunction(i, function.name);
     if (kind > static_cast<uint32_t>(FunctionKind::kNative)) {
       return reader.Error(at + 4, "function %s has unknown kind %d", described,

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "lib/compiler/attribute_codec.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -24,6 +25,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "sluice/bef/format.h"
 #include "sluice/bef/sbf_writer.h"
+#include "sluice/support/utf8.h"
 
 namespace sluice {
 namespace {
@@ -199,6 +201,16 @@ mlir::LogicalResult ModuleEmitter::Emit() {
     }
     if (mlir::failed(
             CheckNoNul(function, "function name", function.getSymName()))) {
+      ok = false;
+      continue;
+    }
+    // The reader refuses such a name (a worker sends function names in
+    // protobuf string fields): say so here, at the function.
+    if (absl::Status utf8 = CheckUtf8(
+            "function name", std::string_view(function.getSymName().data(),
+                                              function.getSymName().size()));
+        !utf8.ok()) {
+      function.emitError(std::string(utf8.message()));
       ok = false;
       continue;
     }

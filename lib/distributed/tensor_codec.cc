@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "sluice/tensor/i1_bytes.h"
 
 namespace sluice::dist {
 
@@ -58,13 +60,11 @@ absl::StatusOr<WireTensor> CheckTensor(const proto::Tensor& tensor) {
             : absl::StrCat(elements * element_size)));
   }
   if (wire.dtype == DType::kI1) {
-    for (size_t i = 0; i < wire.size; ++i) {
-      const uint8_t byte = static_cast<uint8_t>(wire.data[i]);
-      if (byte > 1) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("tensor message (", wire.Describe(), ") has byte ",
-                         byte, " at element ", i, ": an i1 element is 0 or 1"));
-      }
+    if (absl::Status bytes = CheckI1Bytes(absl::MakeConstSpan(
+            reinterpret_cast<const uint8_t*>(wire.data), wire.size));
+        !bytes.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "tensor message (", wire.Describe(), "): ", bytes.message()));
     }
   }
   return wire;
@@ -87,6 +87,19 @@ absl::Status EncodeTensor(const DenseHostTensor& tensor, proto::Tensor* out) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot send a tensor that holds no elements yet (",
                      DescribeTensor(tensor), ", never assigned)"));
+  }
+  // An i1 tensor's bytes may have been written through a view of another
+  // dtype since it was made: the peer would refuse them, so refuse them
+  // here, where the error belongs.
+  if (tensor.dtype() == DType::kI1) {
+    if (absl::Status bytes = CheckI1Bytes(
+            absl::MakeConstSpan(static_cast<const uint8_t*>(tensor.raw_data()),
+                                tensor.num_bytes()));
+        !bytes.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot send a tensor (",
+                                                     DescribeTensor(tensor),
+                                                     "): ", bytes.message()));
+    }
   }
   out->set_dtype(static_cast<uint32_t>(tensor.dtype()));
   out->mutable_dims()->Add(tensor.shape().dims().begin(),

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lib/tensor/accurate_sum.h"
 #include "lib/tensor/eigen_maps.h"
 #include "lib/tensor/math_operands.h"
 
@@ -29,19 +31,26 @@ absl::StatusOr<LossAndGradient> Compute(const DenseHostTensor& logits,
   auto z = tensor_internal::ConstArrayOf<T>(logits, batch, classes);
   auto grad = tensor_internal::ArrayOf<T>(*gradient, batch, classes);
   const T inverse_batch = T{1} / static_cast<T>(batch);
-  double total = 0;
+  // Each row's loss, summed pairwise at the end: a running sum's error
+  // would grow with the batch.
+  std::vector<double> row_losses(static_cast<size_t>(batch));
   for (int64_t b = 0; b < batch; ++b) {
     const int64_t label = tensor_internal::LabelAt(labels, b);
     const T shift = z.row(b).maxCoeff();
     // exp(z - max) is in (0, 1], and 1 for the largest logit, so the sum is
-    // in [1, classes]: its log neither overflows nor underflows.
+    // in [1, classes]: its log neither overflows nor underflows. Summed in
+    // f64, pairwise, since an f32 running sum stops growing at 2^24.
     grad.row(b) = (z.row(b) - shift).exp();
-    const T sum = grad.row(b).sum();
-    total += static_cast<double>(std::log(sum) + shift - z(b, label));
-    grad.row(b) *= inverse_batch / sum;
+    const double sum =
+        tensor_internal::PairwiseSum(grad.data() + b * classes, classes);
+    row_losses[b] = std::log(sum) + static_cast<double>(shift) -
+                    static_cast<double>(z(b, label));
+    grad.row(b) *= static_cast<T>(static_cast<double>(inverse_batch) / sum);
     grad(b, label) -= inverse_batch;
   }
-  loss->mutable_values<T>()[0] = static_cast<T>(total / batch);
+  loss->mutable_values<T>()[0] =
+      static_cast<T>(tensor_internal::PairwiseSum(row_losses.data(), batch) /
+                     static_cast<double>(batch));
   return LossAndGradient{*std::move(loss), *std::move(gradient)};
 }
 

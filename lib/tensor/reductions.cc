@@ -1,15 +1,20 @@
 #include "sluice/tensor/reductions.h"
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "lib/tensor/accurate_sum.h"
 #include "lib/tensor/eigen_maps.h"
 #include "lib/tensor/math_operands.h"
 
 namespace sluice {
 namespace {
 
+using tensor_internal::ColumnSums;
+using tensor_internal::PairwiseSum;
 using tensor_internal::RowMajorArray;
 
 enum class Reduction { kSum, kMean, kMax, kArgMax };
@@ -58,18 +63,44 @@ Extent AllExtent(const TensorShape& shape) {
 // The unsigned type wraps where the signed one's overflow is undefined.
 template <typename T>
 T WrappingAdd(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
 }
 
 // The larger, or a NaN if either is one.
 template <typename T>
 T MaxPropagatingNaN(T a, T b) {
   return (a != a || a > b) ? a : b;  // NOLINT: a != a is the NaN test.
+}
+
+// Floating-point sums and means: every term added in f64, pairwise (see
+// accurate_sum.h), and the result rounded to T once. Eigen's sum runs in T,
+// where an f32 sum of ones stops growing at 2^24.
+template <typename T>
+void SumFloatValues(Reduction reduction, const T* in, const Extent& extent,
+                    T* out) {
+  const bool mean = reduction == Reduction::kMean;
+  const double count = static_cast<double>(extent.size);
+  auto finish = [&](double sum) {
+    return static_cast<T>(mean ? sum / count : sum);
+  };
+  if (extent.inner == 1) {
+    for (int64_t o = 0; o < extent.outer; ++o) {
+      out[o] = finish(PairwiseSum(in + o * extent.size, extent.size));
+    }
+    return;
+  }
+  ColumnSums columns;
+  for (int64_t o = 0; o < extent.outer; ++o) {
+    const T* slice = in + o * extent.size * extent.inner;
+    T* reduced = out + o * extent.inner;
+    for (int64_t j = 0; j < extent.inner; j += ColumnSums::kMaxColumns) {
+      const int64_t cols = std::min(ColumnSums::kMaxColumns, extent.inner - j);
+      absl::Span<const double> sums =
+          columns.Sum(slice + j, extent.size, cols, extent.inner);
+      for (int64_t c = 0; c < cols; ++c) reduced[j + c] = finish(sums[c]);
+    }
+  }
 }
 
 // Reduces the [size, inner] slice of every outer index into the matching
@@ -79,6 +110,12 @@ void ReduceValues(Reduction reduction, const DenseHostTensor& x,
                   const Extent& extent, DenseHostTensor& result) {
   const T* in = x.values<T>().data();
   T* out = result.mutable_values<T>().data();
+  if constexpr (std::is_floating_point_v<T>) {
+    if (reduction != Reduction::kMax) {
+      SumFloatValues(reduction, in, extent, out);
+      return;
+    }
+  }
   for (int64_t o = 0; o < extent.outer; ++o) {
     Eigen::Map<const RowMajorArray<T>> slice(
         in + o * extent.size * extent.inner, extent.size, extent.inner);
@@ -91,11 +128,6 @@ void ReduceValues(Reduction reduction, const DenseHostTensor& x,
       reduced = slice.colwise().redux(&MaxPropagatingNaN<T>);
     } else if constexpr (std::is_integral_v<T>) {
       reduced = slice.colwise().redux(&WrappingAdd<T>);
-    } else {
-      reduced = slice.colwise().sum();
-      if (reduction == Reduction::kMean) {
-        reduced /= static_cast<T>(extent.size);
-      }
     }
   }
 }

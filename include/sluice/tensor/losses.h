@@ -19,8 +19,9 @@ struct LossAndGradient {
 //   label_b]) gradient = (softmax(logits) - one_hot(labels)) / batch
 // the mean over the batch, so the gradient is that of the mean. Each row is
 // shifted by its maximum first, so large logits neither overflow nor lose
-// the loss to rounding. Both results have the logits' dtype; the loss is
-// summed in double.
+// the loss to rounding. Both results have the logits' dtype; each row's
+// sum of exponentials and the batch's losses are summed in f64, pairwise,
+// as ReduceSum sums.
 //
 // InvalidArgument for logits that are not a non-empty [batch, classes]
 // matrix of f32 or f64, labels of another shape or dtype, or a label out of

@@ -16,15 +16,19 @@
 namespace sluice {
 
 // Sum: i32, i64 (wrapping on overflow), f32 and f64; an empty axis sums to
-// 0.
+// 0. Floating-point terms are added in f64, pairwise, and the sum rounded
+// to the dtype once: before that rounding it is within
+// (18 + ceil(log2 n)) * 2^-53 * sum(|x|) of the exact sum of n terms, at
+// any length (docs/tensor_math.md).
 absl::StatusOr<DenseHostTensor> ReduceSum(const DenseHostTensor& x,
                                           int64_t axis,
                                           HostAllocator* allocator);
 absl::StatusOr<DenseHostTensor> ReduceSumAll(const DenseHostTensor& x,
                                              HostAllocator* allocator);
 
-// Mean: f32 and f64 (an integer mean would need rounding); InvalidArgument
-// for an empty axis, whose mean is undefined.
+// Mean: f32 and f64 (an integer mean would need rounding): the f64 sum, as
+// above, divided by the count and rounded once. InvalidArgument for an empty
+// axis, whose mean is undefined.
 absl::StatusOr<DenseHostTensor> ReduceMean(const DenseHostTensor& x,
                                            int64_t axis,
                                            HostAllocator* allocator);

@@ -95,8 +95,10 @@ func.func @buffer_outlives_tensor() -> !ht.host_buffer {
   tfrt.return %buffer : !ht.host_buffer
 }
 
-// Viewed as i1, bytes another view wrote read as 0 or 1 (any nonzero byte
-// is true): printing and comparing never load a bool that is neither.
+// make_tensor.i1 refuses bytes other than 0 and 1 (errors.mlir), but an i1
+// view made first sees what another view writes afterwards. It reads those
+// bytes as 0 or 1 (any nonzero byte is true): printing and comparing never
+// load a bool that is neither. Sending it to a peer is refused.
 // CHECK-LABEL: --- Running 'bytes_as_i1':
 // CHECK-NEXT: DenseHostTensor dtype = i1, shape = [4], values = [1, 1, 0, 0]
 // CHECK-NEXT: int1 = 1
@@ -104,12 +106,12 @@ func.func @bytes_as_i1() -> !tfrt.chain {
   %c0 = tfrt.new.chain
   %four = tfrt.constant.i64 4
   %buffer = tfrt_dht.allocate_buffer %four, %four
-  %one = ts.build_shape [1 : i64]
-  %i32, %c1 = tfrt_dht.make_tensor.i32 %buffer, %one, %c0
-  // Little-endian bytes 7, 2, 0, 0.
-  %c2 = tfrt_dht.fill_tensor_with_constant.i32 %i32, %c1 519 : i32
   %shape = ts.build_shape [4 : i64]
-  %bools, %c3 = tfrt_dht.make_tensor.i1 %buffer, %shape, %c2
+  %bools, %c1 = tfrt_dht.make_tensor.i1 %buffer, %shape, %c0
+  %one = ts.build_shape [1 : i64]
+  %i32, %c2 = tfrt_dht.make_tensor.i32 %buffer, %one, %c1
+  // Little-endian bytes 7, 2, 0, 0.
+  %c3 = tfrt_dht.fill_tensor_with_constant.i32 %i32, %c2 519 : i32
   %c4 = tfrt_dht.print_tensor %bools, %c3
   %expected = tfrt_dht.create_uninitialized_tensor.i1.1 [4 : i64]
   %c5 = tfrt_dht.set_tensor_with_constant_values.i1 %expected, %c4 [true, true, false, false]

@@ -21,6 +21,24 @@ func.func @buffer_too_small() -> !t.tensor {
   tfrt.return %t : !t.tensor
 }
 
+// An i1 element is one byte, 0 or 1: the rule a tensor message from a peer
+// is checked by (docs/distributed.md), with the same words.
+// CHECK-LABEL: --- Running 'i1_bytes_other_than_0_and_1':
+// CHECK-NEXT: 'i1_bytes_other_than_0_and_1' returned <<error: tfrt_dht.make_tensor: i1 element 1 holds byte 2: an i1 element is 0 or 1, code: INVALID_ARGUMENT>>
+func.func @i1_bytes_other_than_0_and_1() -> !t.tensor {
+  %c0 = tfrt.new.chain
+  %four = tfrt.constant.i64 4
+  %buffer = tfrt_dht.allocate_buffer %four, %four
+  %one = ts.build_shape [1 : i64]
+  %i32, %c1 = tfrt_dht.make_tensor.i32 %buffer, %one, %c0
+  // Little-endian bytes 1, 2, 0, 0.
+  %c2 = tfrt_dht.fill_tensor_with_constant.i32 %i32, %c1 513 : i32
+  %shape = ts.build_shape [4 : i64]
+  // expected-error @+1 {{tfrt_dht.make_tensor: i1 element 1 holds byte 2: an i1 element is 0 or 1}}
+  %bools, %c3 = tfrt_dht.make_tensor.i1 %buffer, %shape, %c2
+  tfrt.return %bools : !t.tensor
+}
+
 // As in TFRT, the buffer must hold the tensor's bytes exactly.
 // CHECK-LABEL: --- Running 'buffer_too_large':
 // CHECK-NEXT: 'buffer_too_large' returned <<error: tfrt_dht.make_tensor: a tensor of dtype i64 and shape [3] takes 24 bytes, the buffer has 32, code: INVALID_ARGUMENT>>

@@ -479,6 +479,21 @@ TEST(SbfReaderValidationTest, DuplicateAndUnknownIds) {
                     HasSubstr("missing required section Types")));
 }
 
+// A worker sends function names in protobuf string fields, which a peer
+// cannot parse unless they are UTF-8.
+TEST(SbfReaderValidationTest, FunctionNamesMustBeUtf8) {
+  File file(BaseProgram());
+  const uint32_t entry = file.FunctionEntry(kMain);
+  const uint32_t name =
+      file.SectionOffset(SectionId::kStrings) + file.Get(entry);
+  ASSERT_EQ(file.bytes()[name + 1], 'a');
+  file.bytes()[name + 1] = 0xFF;
+  EXPECT_EQ(Message(file.Read()),
+            At("Functions", entry) +
+                "function #0's name \"m\\xffin\" is not valid UTF-8 (byte "
+                "0xff at offset 1)");
+}
+
 TEST(SbfReaderValidationTest, Strings) {
   // Dropping the last byte of Strings leaves its last string unterminated.
   File file(BaseProgram());

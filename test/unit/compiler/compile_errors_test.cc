@@ -221,6 +221,20 @@ TEST(CompileErrorsTest, NulBytesInNames) {
                           "SBF files cannot hold"));
 }
 
+// MLIR takes the escape \FF in a quoted symbol as the byte 0xFF, which no
+// UTF-8 text holds; a worker could not send the name to its clients.
+TEST(CompileErrorsTest, FunctionNamesMustBeUtf8) {
+  EXPECT_THAT(CompileErrors(R"mlir(func.func @"f\FF"() {
+  "tfrt.return"() : () -> ()
+}
+func.func @"caf\C3\A9"() {
+  "tfrt.return"() : () -> ()
+}
+)mlir"),
+              ElementsAre("1:1: function name \"f\\xff\" is not valid UTF-8 "
+                          "(byte 0xff at offset 1)"));
+}
+
 TEST(CompileErrorsTest, ErrorsInSeveralFunctionsAreAllReported) {
   EXPECT_THAT(CompileErrors(R"mlir(func.func @f() {
   "t.op"() : () -> ()

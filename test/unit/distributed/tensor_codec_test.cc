@@ -12,11 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/tensor/dense_host_tensor.h"
 #include "sluice/tensor/host_buffer.h"
+#include "sluice/tensor/i1_bytes.h"
 
 namespace sluice::dist {
 namespace {
@@ -145,12 +148,36 @@ TEST_F(TensorCodecTest, ByteCountsOtherThanTheShapesAreRefused) {
   EXPECT_EQ(allocator_.num_alive_allocations(), 0);
 }
 
+// The wire refuses byte 2 with the message of the rule every local path
+// that makes an i1 tensor from bytes applies (tfrt_dht.make_tensor's test
+// expects the same words).
 TEST_F(TensorCodecTest, I1BytesOtherThanZeroAndOneAreRefused) {
-  absl::Status error = DecodeError(Wire(0, {4}, std::string("\1\0\2\1", 4)));
+  const std::string bytes("\1\0\2\1", 4);
+  constexpr char kRule[] = "i1 element 2 holds byte 2: an i1 element is 0 or 1";
+  EXPECT_EQ(CheckI1Bytes(absl::MakeConstSpan(
+                             reinterpret_cast<const uint8_t*>(bytes.data()),
+                             bytes.size()))
+                .message(),
+            kRule);
+  absl::Status error = DecodeError(Wire(0, {4}, bytes));
   EXPECT_EQ(error.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(error.message(),
-              HasSubstr("(i1 [4]) has byte 2 at element 2: an i1 element is "
-                        "0 or 1"));
+  EXPECT_EQ(error.message(), absl::StrCat("tensor message (i1 [4]): ", kRule));
+}
+
+// Bytes written through another view after the i1 tensor was made: the
+// sender refuses them rather than leave it to the peer.
+TEST_F(TensorCodecTest, I1BytesOtherThanZeroAndOneAreNotSent) {
+  RCReference<HostBuffer> buffer = HostBuffer::Allocate(4, &allocator_);
+  std::memcpy(buffer->data(), "\1\0\2\1", 4);
+  absl::StatusOr<DenseHostTensor> flags =
+      DenseHostTensor::Create(DType::kI1, TensorShape{4}, std::move(buffer));
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  proto::Tensor wire;
+  absl::Status error = EncodeTensor(*flags, &wire);
+  EXPECT_EQ(error.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(error.message(),
+            "cannot send a tensor (i1 [4]): i1 element 2 holds byte 2: an i1 "
+            "element is 0 or 1");
 }
 
 TEST_F(TensorCodecTest, CheckTensorLeavesTheBytesInTheMessage) {

@@ -2,10 +2,12 @@
 // calls, errors raised on the worker, bad requests, cancellation.
 #include "sluice/distributed/worker_server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
+#include "sluice/bef/checksum.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/concurrent_work_queue.h"
@@ -282,6 +285,45 @@ TEST_F(WorkerServerTest, BadRequestsGetClearErrorsAndTheWorkerGoesOn) {
   // Still serving.
   results = CallAndWait(add, Args(I32(3), I32(4)));
   EXPECT_EQ(results[0]->get<int32_t>(), 7);
+}
+
+// A client's bytes may name a function anything; a name that is not UTF-8
+// could not go back in RegisterProgramResponse's protobuf string fields,
+// so registration refuses it, naming the function.
+TEST_F(WorkerServerTest, RegistrationRefusesFunctionNamesThatAreNotUtf8) {
+  absl::StatusOr<std::vector<uint8_t>> compiled = CompileProgram(R"mlir(
+func.func @victim() -> i32 {
+  %one = tfrt.constant.i32 1
+  tfrt.return %one : i32
+}
+)mlir",
+                                                                 "names.mlir");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  std::vector<uint8_t> bytes = *std::move(compiled);
+  const std::string_view name = "victim";
+  auto at = std::search(bytes.begin(), bytes.end(), name.begin(), name.end());
+  ASSERT_NE(at, bytes.end());
+  ASSERT_EQ(std::search(at + 1, bytes.end(), name.begin(), name.end()),
+            bytes.end());
+  at[1] = 0xFF;
+  bef::UpdateSbfChecksum(absl::MakeSpan(bytes));
+
+  AsyncValueRef<RemoteProgram> refused = task_->RegisterProgram(bytes);
+  client_host_->Await(refused.CopyRCRef());
+  ASSERT_TRUE(refused.IsError());
+  EXPECT_EQ(refused.GetError().code(), absl::StatusCode::kInvalidArgument);
+  const std::string message(refused.GetError().message());
+  EXPECT_THAT(message,
+              HasSubstr("task /job:worker/task:0 cannot load the program: "
+                        "invalid sbf file: Functions at offset "));
+  EXPECT_THAT(message,
+              HasSubstr("function #0's name \"v\\xff\\x63tim\" is not valid "
+                        "UTF-8 (byte 0xff at offset 1)"));
+  EXPECT_EQ(Status().registered_programs, 0);
+
+  // Still serving.
+  RemoteFunction add = *Register().GetFunction("add");
+  EXPECT_EQ(CallAndWait(add, Args(I32(3), I32(4)))[0]->get<int32_t>(), 7);
 }
 
 TEST_F(WorkerServerTest, CorruptTensorArgumentsAreRefusedAndTheWorkerGoesOn) {

@@ -85,6 +85,50 @@ TEST_F(ReductionsTest, OverEveryElement) {
               ElementsAre(-2.5));
 }
 
+// Floating-point sums run in blocks of rows and columns (pairwise, in f64):
+// a shape whose reduced axis spans several blocks of rows and whose inner
+// dimensions span several blocks of columns, against a plain loop. The
+// values are small integers, so every order of adding them is exact.
+TEST_F(ReductionsTest, FloatSumsOverEveryAxisOfALargerTensor) {
+  const int64_t d0 = 3, d1 = 41, d2 = 600;
+  std::vector<double> values(d0 * d1 * d2);
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<double>((i * 7919) % 13) - 6;
+  }
+  DenseHostTensor x = MakeTensor<double>({d0, d1, d2}, values, &allocator_);
+  auto at = [&](int64_t i, int64_t j, int64_t k) {
+    return values[(i * d1 + j) * d2 + k];
+  };
+  for (int axis = 0; axis < 3; ++axis) {
+    SCOPED_TRACE(axis);
+    absl::StatusOr<DenseHostTensor> sum = ReduceSum(x, axis, &allocator_);
+    absl::StatusOr<DenseHostTensor> mean = ReduceMean(x, axis, &allocator_);
+    ASSERT_TRUE(sum.ok()) << sum.status();
+    ASSERT_TRUE(mean.ok()) << mean.status();
+    const int64_t dims[3] = {d0, d1, d2};
+    std::vector<double> expected;
+    for (int64_t i = 0; i < (axis == 0 ? 1 : d0); ++i) {
+      for (int64_t j = 0; j < (axis == 1 ? 1 : d1); ++j) {
+        for (int64_t k = 0; k < (axis == 2 ? 1 : d2); ++k) {
+          double total = 0;
+          for (int64_t r = 0; r < dims[axis]; ++r) {
+            total +=
+                at(axis == 0 ? r : i, axis == 1 ? r : j, axis == 2 ? r : k);
+          }
+          expected.push_back(total);
+        }
+      }
+    }
+    std::vector<double> sums = ValuesOf<double>(*sum);
+    std::vector<double> means = ValuesOf<double>(*mean);
+    ASSERT_EQ(sums.size(), expected.size());
+    for (size_t e = 0; e < expected.size(); ++e) {
+      ASSERT_EQ(sums[e], expected[e]) << e;
+      ASSERT_EQ(means[e], expected[e] / dims[axis]) << e;
+    }
+  }
+}
+
 TEST_F(ReductionsTest, IntegerSumsWrap) {
   constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
   DenseHostTensor x = MakeTensor<int32_t>({2}, {kMax, 2}, &allocator_);

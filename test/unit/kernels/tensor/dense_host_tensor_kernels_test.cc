@@ -206,5 +206,41 @@ TEST_F(DenseHostTensorKernelsTest, MakeTensorSharesTheBuffer) {
   EXPECT_TRUE(frame.result(1)->IsConcrete());
 }
 
+// Byte 2 would read as true here; a peer refuses it in a tensor message.
+// Both apply one rule and say so in the same words (tensor_codec_test
+// expects them after "tensor message (i1 [4]): ").
+TEST_F(DenseHostTensorKernelsTest,
+       MakeTensorRefusesI1BytesOtherThanZeroAndOne) {
+  RCReference<HostBuffer> buffer =
+      HostBuffer::Allocate(4, host_.host_context()->allocator());
+  ASSERT_TRUE(buffer);
+  std::memcpy(buffer->data(), "\1\0\2\1", 4);
+  for (const char* op :
+       {"tfrt_dht.make_tensor.i1", "tfrt_dht.make_tensor.bool"}) {
+    KernelFrameBuilder frame = host_.Frame(op);
+    frame.AddAvailableArg<RCReference<HostBuffer>>(buffer.CopyRef())
+        .AddAvailableArg<TensorShape>(TensorShape{4})
+        .AddAvailableArg<Chain>()
+        .SetNumResults(2);
+    host_.Invoke(frame, op);
+    ASSERT_TRUE(frame.result(0)->IsError()) << op;
+    EXPECT_EQ(frame.result(0)->GetError().code(),
+              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(frame.result(0)->GetError().message(),
+              "tfrt_dht.make_tensor: i1 element 2 holds byte 2: an i1 element "
+              "is 0 or 1");
+  }
+  // Bytes 0 and 1 make a tensor over the same buffer.
+  std::memcpy(buffer->data(), "\1\0\0\1", 4);
+  KernelFrameBuilder frame = host_.Frame("tfrt_dht.make_tensor.i1");
+  frame.AddAvailableArg<RCReference<HostBuffer>>(buffer.CopyRef())
+      .AddAvailableArg<TensorShape>(TensorShape{4})
+      .AddAvailableArg<Chain>()
+      .SetNumResults(2);
+  host_.Invoke(frame, "tfrt_dht.make_tensor.i1");
+  ASSERT_TRUE(frame.result(0)->IsConcrete());
+  EXPECT_EQ(frame.result(0)->get<DenseHostTensor>().raw_data(), buffer->data());
+}
+
 }  // namespace
 }  // namespace sluice
