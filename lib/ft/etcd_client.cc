@@ -20,6 +20,8 @@ namespace {
 
 using Json = nlohmann::json;
 
+constexpr int kMaxReplyNesting = 32;
+
 // The gateway writes 64-bit integers as strings and leaves out zeros.
 int64_t IntField(const Json& object, const char* name) {
   auto it = object.find(name);
@@ -177,7 +179,18 @@ absl::StatusOr<Json> EtcdClient::Post(const std::string& path,
           absl::StrCat(endpoint.url, ": ", DescribeHttpError(result.error())));
       continue;
     }
-    Json reply = Json::parse(result->body, nullptr, false);
+    // etcd's replies nest a few levels. A deeper one is not etcd's, and
+    // printing it in an error (dump() recurses once per level) could
+    // overflow the stack: it counts as no JSON at all.
+    bool too_deep = false;
+    Json reply = Json::parse(
+        result->body,
+        [&too_deep](int depth, Json::parse_event_t, Json&) {
+          too_deep = too_deep || depth > kMaxReplyNesting;
+          return true;
+        },
+        false);
+    if (too_deep) reply = Json(Json::value_t::discarded);
     if (result->status == 200) {
       if (reply.is_discarded() || !reply.is_object()) {
         return absl::InternalError(absl::StrCat(

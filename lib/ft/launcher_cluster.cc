@@ -17,6 +17,8 @@
 namespace sluice::ft {
 namespace {
 
+constexpr int64_t kMaxTasks = 65535;
+
 bool IsJobName(absl::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
@@ -59,6 +61,7 @@ absl::StatusOr<std::vector<int>> FreePorts(int count) {
 absl::StatusOr<std::vector<JobCount>> ParseJobs(const std::string& text) {
   std::vector<JobCount> jobs;
   std::set<std::string> seen;
+  int64_t total = 0;
   for (absl::string_view entry : absl::StrSplit(text, ',')) {
     std::vector<absl::string_view> parts = absl::StrSplit(entry, ':');
     int count = 0;
@@ -72,6 +75,14 @@ absl::StatusOr<std::vector<JobCount>> ParseJobs(const std::string& text) {
     if (!seen.insert(std::string(parts[0])).second) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--jobs: job '", std::string(parts[0]), "' is named twice"));
+    }
+    // Each task gets a port of its own on one host, and callers add the
+    // counts up in an int.
+    total += count;
+    if (total > kMaxTasks) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--jobs: more than ", kMaxTasks,
+                       " tasks, the ports one host has for them"));
     }
     jobs.push_back(JobCount{std::string(parts[0]), count});
   }

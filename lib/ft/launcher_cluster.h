@@ -21,7 +21,7 @@ struct JobCount {
 };
 
 // Parses "ps:2,worker:4,chief:1": job names of letters, digits, '_' and
-// '-', each once, with positive counts.
+// '-', each once, with positive counts adding up to at most 65535.
 absl::StatusOr<std::vector<JobCount>> ParseJobs(const std::string& text);
 
 // `count` distinct ports free now on every interface. They are free when

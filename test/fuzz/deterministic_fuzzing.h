@@ -1,8 +1,9 @@
 // What the deterministic fuzz drivers (fuzz_driver.cc for the SBF reader,
-// mlir_fuzz_driver.cc for the compiler) share. They stand in for libFuzzer
+// mlir_fuzz_driver.cc for the compiler, seeded_fuzz_driver.cc for the
+// targets that include fuzz_target.h) share. They stand in for libFuzzer
 // under gcc, so a --seed must replay the same run on every platform, and a
 // crash input or a starting corpus must pass between them and libFuzzer the
-// same way for both targets. Each driver keeps its own seeds and mutations.
+// same way for every target. Each driver keeps its own seeds and mutations.
 #ifndef SLUICE_TEST_FUZZ_DETERMINISTIC_FUZZING_H_
 #define SLUICE_TEST_FUZZ_DETERMINISTIC_FUZZING_H_
 
