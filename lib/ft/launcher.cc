@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/ft/launcher_monitor.h"
 #include "lib/ft/launcher_rendezvous.h"
+#include "lib/ft/leftover_processes.h"
 #include "lib/ft/process.h"
 #include "lib/ft/process_output.h"
 
@@ -28,6 +31,7 @@ struct Rank {
   int local = 0;
   RankTask task;
   std::unique_ptr<ChildProcess> process;
+  int incarnation = 0;  // its SLUICE_RESTART
   absl::Time started;
   bool exited_cleanly = false;
   // --restart=rank: this rank's own restarts, when it starts again after a
@@ -48,14 +52,26 @@ struct Outcome {
 
 class Launcher {
  public:
-  explicit Launcher(const LauncherOptions& options) : options_(options) {
+  explicit Launcher(const LauncherOptions& options)
+      : options_(options), leftovers_(options.grace_period) {
     sigemptyset(&signals_);
     for (int signal : {SIGINT, SIGTERM, SIGCHLD}) sigaddset(&signals_, signal);
     pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
     output_ = std::make_unique<OutputPrefixer>();
+    // What a rank leaves outside its process group comes back to the
+    // launcher when its parent exits, instead of outliving the job.
+    if (absl::Status adopted = AdoptOrphans(); !adopted.ok()) {
+      Log(absl::StrCat(adopted.message(), "; processes the ranks leave ",
+                       "outside their process groups may outlive them"));
+    }
   }
 
-  int Run();
+  // Runs the job, then ends whatever is left of it.
+  int Run() {
+    const int code = RunJob();
+    EndEverything();
+    return code;
+  }
 
  private:
   void Log(const std::string& line) {
@@ -68,6 +84,7 @@ class Launcher {
                : static_cast<int>(AssignTasks(options_.jobs).size());
   }
   int WorldSize() const { return LocalCount() * options_.nnodes; }
+  int RunJob();
   // A node other than 0 of a multi-host job: follows node 0's decisions.
   int RunRemote();
   absl::StatusOr<JoinInfo> Join(RendezvousClient& rendezvous);
@@ -104,6 +121,24 @@ class Launcher {
   // --finish=first: gives the ranks still running the grace period to exit
   // on their own.
   void WaitForRanksToExit();
+  // The children a ChildProcess owns and reaps: running ranks, the monitor.
+  std::vector<pid_t> OwnedChildren() const;
+  // Whether `pid` was started (its environment says) by a rank that still
+  // runs as that incarnation: an orphan such a rank left (a daemon it
+  // started) lives as long as the rank.
+  bool StartedByRunningRank(pid_t pid) const;
+  // Ends the descendants of `ranks` (SIGTERM, SIGKILL after the grace
+  // period) and the orphans no running rank started; after a rank's exit,
+  // `ranks` is empty.
+  void EndLeftoversOf(const std::vector<pid_t>& ranks);
+  // Reaps orphans that exited and sends SIGKILL to leftovers past their
+  // grace period; `wait` shortened so that this runs often enough.
+  void TendLeftovers();
+  absl::Duration LeftoverWait(absl::Duration wait) const {
+    return leftovers_.ending() ? std::min(wait, absl::Milliseconds(50)) : wait;
+  }
+  // At the launcher's exit: SIGKILL to everything still below it.
+  void EndEverything();
   std::string Describe(const Rank& rank) const {
     if (rank.task.job.empty()) return absl::StrCat("rank ", rank.rank);
     return absl::StrCat("rank ", rank.rank, " (", rank.task.job, " ",
@@ -121,7 +156,54 @@ class Launcher {
   bool monitor_reachable_ = true;
   int64_t resume_epoch_ = 0;
   std::vector<Rank> ranks_;
+  LeftoverProcesses leftovers_;
+  // A SIGCHLD came: an orphan may have exited and wait to be reaped.
+  bool child_exited_ = false;
 };
+
+std::vector<pid_t> Launcher::OwnedChildren() const {
+  std::vector<pid_t> owned;
+  for (const Rank& rank : ranks_) {
+    if (rank.process != nullptr && !rank.process->exited()) {
+      owned.push_back(rank.process->pid());
+    }
+  }
+  if (monitor_process_ != nullptr) owned.push_back(monitor_process_->pid());
+  return owned;
+}
+
+bool Launcher::StartedByRunningRank(pid_t pid) const {
+  std::optional<std::string> rank = StartEnvironmentValue(pid, "SLUICE_RANK");
+  std::optional<std::string> restart =
+      StartEnvironmentValue(pid, "SLUICE_RESTART");
+  if (!rank.has_value() || !restart.has_value()) return false;
+  return std::any_of(ranks_.begin(), ranks_.end(), [&](const Rank& running) {
+    return running.process != nullptr && !running.process->exited() &&
+           absl::StrCat(running.rank) == *rank &&
+           absl::StrCat(running.incarnation) == *restart;
+  });
+}
+
+void Launcher::EndLeftoversOf(const std::vector<pid_t>& ranks) {
+  leftovers_.End(SIGTERM, ranks, OwnedChildren(),
+                 [this](pid_t pid) { return StartedByRunningRank(pid); });
+}
+
+void Launcher::TendLeftovers() {
+  if (std::exchange(child_exited_, false) || leftovers_.ending()) {
+    leftovers_.Step(OwnedChildren());
+  }
+}
+
+void Launcher::EndEverything() {
+  ranks_.clear();
+  monitor_process_.reset();
+  leftovers_.End(SIGKILL, {}, {});
+  const absl::Time deadline = absl::Now() + absl::Seconds(2);
+  while (leftovers_.Step({}) > 0 && absl::Now() < deadline) {
+    WaitForSignal(absl::Milliseconds(20));
+  }
+}
 
 absl::Status Launcher::StartMonitor() {
   if (options_.monitor == "none") return absl::OkStatus();
@@ -188,6 +270,7 @@ absl::Status Launcher::SpawnRank(Rank& rank, int restart,
   output_->Add((*process)->TakeStdout(), prefix, STDOUT_FILENO);
   output_->Add((*process)->TakeStderr(), prefix, STDERR_FILENO);
   rank.process = std::move(*process);
+  rank.incarnation = restart;
   rank.started = absl::Now();
   rank.exited_cleanly = false;
   rank.stop_reason.clear();
@@ -198,6 +281,7 @@ absl::Status Launcher::SpawnRank(Rank& rank, int restart,
 int Launcher::WaitForSignal(absl::Duration timeout) {
   timespec wait = absl::ToTimespec(std::max(timeout, absl::ZeroDuration()));
   int signal = sigtimedwait(&signals_, nullptr, &wait);
+  if (signal == SIGCHLD) child_exited_ = true;
   return signal == SIGINT || signal == SIGTERM ? signal : 0;
 }
 
@@ -206,6 +290,8 @@ std::optional<Outcome> Launcher::ReapRanks() {
     if (rank.process == nullptr || rank.process->exited()) continue;
     std::optional<int> status = rank.process->Poll();
     if (!status.has_value()) continue;
+    // Its orphans must not outlive it (nor meet its next start).
+    EndLeftoversOf({});
     const int code = ExitCodeOf(*status);
     if (monitor_ != nullptr) {
       // For the monitor's record, and so that a rank that exits with 0
@@ -304,6 +390,7 @@ std::optional<Outcome> Launcher::PollMonitor() {
 Outcome Launcher::Supervise() {
   absl::Time next_poll = absl::Now();
   for (;;) {
+    TendLeftovers();
     if (std::optional<Outcome> outcome = ReapRanks()) return *outcome;
     if (rendezvous_ != nullptr) {
       if (std::optional<Failure> failure = rendezvous_->RemoteFailure()) {
@@ -318,7 +405,7 @@ Outcome Launcher::Supervise() {
       }
       next_poll = absl::Now() + options_.poll_interval;
     }
-    if (int signal = WaitForSignal(next_poll - absl::Now())) {
+    if (int signal = WaitForSignal(LeftoverWait(next_poll - absl::Now()))) {
       Outcome stopped{Outcome::kSignalled};
       stopped.signal = signal;
       return stopped;
@@ -329,6 +416,7 @@ Outcome Launcher::Supervise() {
 Outcome Launcher::SuperviseEachRank() {
   absl::Time next_poll = absl::Now();
   for (;;) {
+    TendLeftovers();
     if (std::optional<Outcome> outcome = ReapRanks()) {
       if (outcome->kind != Outcome::kFailed) return *outcome;
       Rank& rank = ranks_[outcome->failure.rank - rank_offset_];
@@ -365,7 +453,7 @@ Outcome Launcher::SuperviseEachRank() {
       if (rank.restart_at.has_value()) wake = std::min(wake, *rank.restart_at);
       if (rank.kill_at.has_value()) wake = std::min(wake, *rank.kill_at);
     }
-    if (int signal = WaitForSignal(wake - absl::Now())) {
+    if (int signal = WaitForSignal(LeftoverWait(wake - absl::Now()))) {
       Outcome stopped{Outcome::kSignalled};
       stopped.signal = signal;
       return stopped;
@@ -379,6 +467,8 @@ void Launcher::StopForVerdict(const Failure& verdict) {
   rank.stop_reason = verdict.reason;
   rank.process->SignalGroup(SIGTERM);
   rank.process->SignalGroup(SIGCONT);
+  // Its descendants outside the group at the same time as the group.
+  EndLeftoversOf({rank.process->pid()});
   rank.kill_at = absl::Now() + options_.grace_period;
 }
 
@@ -395,6 +485,9 @@ absl::Status Launcher::RestartDueRanks() {
       }
     }
     if (!rank.restart_at.has_value() || now < *rank.restart_at) continue;
+    // Not while what an earlier start left still runs: a restarted rank
+    // must not meet its ghost (a port it held, a file it writes).
+    if (leftovers_.ending()) continue;
     rank.restart_at.reset();
     // The old process's group may hold leftovers: destroying it kills them.
     rank.process.reset();
@@ -412,14 +505,22 @@ void Launcher::StopRanks(int signal) {
       return rank.process != nullptr && !rank.process->Poll().has_value();
     });
   };
+  std::vector<pid_t> roots;
   for (Rank& rank : ranks_) {
     if (rank.process == nullptr || rank.process->exited()) continue;
     rank.process->SignalGroup(signal);
     // A stopped rank handles the signal only once it runs again.
     rank.process->SignalGroup(SIGCONT);
+    roots.push_back(rank.process->pid());
   }
+  // Also what the ranks started outside their groups, and the orphans.
+  leftovers_.End(signal, roots, OwnedChildren());
   const absl::Time deadline = absl::Now() + options_.grace_period;
-  while (running() > 0 && absl::Now() < deadline) {
+  int others = 0;  // what the ranks started, still running
+  for (;;) {
+    const int ranks = running();
+    others = leftovers_.Step(OwnedChildren());
+    if ((ranks == 0 && others == 0) || absl::Now() >= deadline) break;
     if (WaitForSignal(
             std::min(absl::Milliseconds(50), deadline - absl::Now())) != 0) {
       Log("a second signal: killing the ranks now");
@@ -431,8 +532,20 @@ void Launcher::StopRanks(int signal) {
                      absl::FormatDuration(options_.grace_period),
                      ": sending SIGKILL"));
   }
-  // Destroying a rank kills its whole group, leftovers included.
+  if (others > 0) {
+    Log(absl::StrCat(others, " process(es) the ranks started still running ",
+                     "after ", absl::FormatDuration(options_.grace_period),
+                     ": sending SIGKILL"));
+  }
+  // Destroying a rank kills its whole group; what it left elsewhere is
+  // killed with the orphans that its death made.
   ranks_.clear();
+  leftovers_.End(SIGKILL, {}, OwnedChildren());
+  leftovers_.KillNow(OwnedChildren());
+  const absl::Time killed = absl::Now() + absl::Seconds(2);
+  while (leftovers_.Step(OwnedChildren()) > 0 && absl::Now() < killed) {
+    WaitForSignal(absl::Milliseconds(10));
+  }
 }
 
 void Launcher::WaitForRanksToExit() {
@@ -443,6 +556,7 @@ void Launcher::WaitForRanksToExit() {
           return rank.process != nullptr && !rank.process->Poll().has_value();
         });
     if (!running || absl::Now() >= deadline) return;
+    TendLeftovers();
     if (WaitForSignal(
             std::min(absl::Milliseconds(50), deadline - absl::Now())) != 0) {
       return;
@@ -547,6 +661,7 @@ int Launcher::RunRemote() {
   absl::Time last_answer = absl::Now();
   bool reachable = true;
   for (;;) {
+    TendLeftovers();
     if (view.outcome != RendezvousView::kInProgress) {
       StopRanks(SIGTERM);
       output_->Drain(absl::Seconds(1));
@@ -623,7 +738,7 @@ int Launcher::RunRemote() {
       StopRanks(SIGTERM);
       report.ranks_stopped = true;
     }
-    if (int signal = WaitForSignal(options_.poll_interval)) {
+    if (int signal = WaitForSignal(LeftoverWait(options_.poll_interval))) {
       Log(absl::StrCat("got ", strsignal(signal), ": passing it to the ranks"));
       StopRanks(signal);
       output_->Drain(absl::Seconds(1));
@@ -632,7 +747,7 @@ int Launcher::RunRemote() {
   }
 }
 
-int Launcher::Run() {
+int Launcher::RunJob() {
   if (options_.node_rank > 0) return RunRemote();
   if (!options_.jobs.empty()) {
     absl::StatusOr<std::string> cluster =

@@ -4,6 +4,8 @@
 #ifndef SLUICE_LIB_FT_LAUNCHER_MONITOR_H_
 #define SLUICE_LIB_FT_LAUNCHER_MONITOR_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -66,6 +68,7 @@ class MonitorProcess {
       MonitorProcessOptions options, OutputPrefixer* output);
 
   const std::string& address() const { return address_; }
+  pid_t pid() const { return child_->pid(); }
 
   // When the child has exited: starts it again on the same port and returns
   // how the old one ended ("exit code 1"). nullopt while it runs.
