@@ -18,10 +18,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,7 +44,9 @@
 #include "sluice/kernels/math_kernels.h"
 #include "sluice/kernels/tensor_kernels.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/file_reading.h"
 #include "sluice/tensor/random.h"
+#include "tools/common/flag_checks.h"
 
 namespace {
 
@@ -63,8 +63,12 @@ cl::opt<std::string> lighthouse(
 cl::opt<std::string> replica_id(
     "replica_id", cl::desc("this replica's id, stable across its restarts "
                            "(default: replica_$SLUICE_RANK)"));
+// Far inside the int64_t step counters, and more than any run needs.
+constexpr int64_t kMaxSteps = 1000000000;
+
 cl::opt<int64_t> steps("steps", cl::desc("committed steps to train"),
-                       cl::init(600));
+                       cl::init(600),
+                       sluice::tools::InRange(int64_t{0}, kMaxSteps));
 cl::opt<uint64_t> seed("seed", cl::desc("seed of the initial weights"),
                        cl::init(1));
 
@@ -160,14 +164,6 @@ class CommittedState final : public sluice::ft::ReplicaState {
   std::vector<DenseHostTensor> parameters_;  // guarded by mutex_
 };
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 // $NAME as a number, or `fallback` when unset.
 absl::StatusOr<int64_t> EnvironmentNumber(const char* name, int64_t fallback) {
   const char* text = std::getenv(name);
@@ -234,7 +230,7 @@ class Model {
 };
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path) {
-  absl::StatusOr<std::string> source = ReadFile(path);
+  absl::StatusOr<std::string> source = sluice::ReadRegularFile(path);
   if (!source.ok()) return source.status();
   absl::StatusOr<std::vector<uint8_t>> compiled =
       sluice::CompileProgram(*source, path);

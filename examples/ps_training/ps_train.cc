@@ -7,9 +7,7 @@
 // starts it with its cluster; see README.md.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,7 +22,9 @@
 #include "sluice/ft/step_reporter.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
+#include "sluice/support/file_reading.h"
 #include "sluice/tensor/random.h"
+#include "tools/common/flag_checks.h"
 
 namespace {
 
@@ -34,33 +34,40 @@ using sluice::dist::ClosureArgument;
 using sluice::dist::ClosureFunction;
 using sluice::dist::Coordinator;
 using sluice::dist::VariableHandle;
+using sluice::tools::InRange;
 
 cl::opt<std::string> model_path("model", cl::desc("model.mlir (required)"));
 cl::opt<std::string> cluster(
     "cluster", cl::desc("cluster spec with worker and ps jobs, JSON or @file "
                         "(default: $SLUICE_CLUSTER)"));
-cl::opt<int64_t> epochs("epochs", cl::desc("epochs to train"), cl::init(10));
+// Epochs times steps stay far inside int64_t, in which Fit counts steps.
+constexpr int64_t kMaxEpochs = 1000000;
+constexpr int64_t kMaxSteps = 1000000000;
+
+cl::opt<int64_t> epochs("epochs", cl::desc("epochs to train"), cl::init(10),
+                        InRange(int64_t{0}, kMaxEpochs));
 cl::opt<int64_t> steps_per_epoch(
     "steps_per_epoch",
     cl::desc("steps of 64 examples per epoch, over all workers"),
-    cl::init(1562));
+    cl::init(1562), InRange(int64_t{1}, kMaxSteps));
 cl::opt<std::string> checkpoint_dir(
     "checkpoint_dir", cl::desc("where checkpoints go (default: none)"));
 cl::opt<int64_t> checkpoint_every_steps(
     "checkpoint_every_steps",
     cl::desc("also checkpoint every N steps of an epoch (default 0: never)"),
-    cl::init(0));
+    cl::init(0), InRange(int64_t{0}, kMaxSteps));
 cl::opt<uint64_t> seed("seed", cl::desc("seed of the initial weights"),
                        cl::init(1));
 cl::opt<double> closure_deadline(
     "closure_deadline_s",
     cl::desc("seconds before a silent worker's step goes elsewhere"),
-    cl::init(10));
+    cl::init(10),
+    InRange(sluice::tools::kMinSeconds, sluice::tools::kMaxSeconds));
 cl::opt<int64_t> signal_every_steps(
     "signal_every_steps",
     cl::desc("under a step monitor (SLUICE_MONITOR): a monitored step per "
              "this many training steps, each a sync point of Fit"),
-    cl::init(50));
+    cl::init(50), InRange(int64_t{1}, kMaxSteps));
 
 // The layer sizes; model.mlir's shapes.
 constexpr int64_t kFeatures = 16;
@@ -109,14 +116,6 @@ class StepSignals {
   sluice::ft::StepReporter* const reporter_;
   int64_t step_ = 0;
 };
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 // He-initialized weights (normal, stddev sqrt(2 / fan_in)), zero biases.
 absl::StatusOr<std::vector<VariableHandle>> CreateVariables(
@@ -180,7 +179,7 @@ absl::Status Train() {
   if (model_path.empty()) {
     return absl::InvalidArgumentError("--model is required");
   }
-  absl::StatusOr<std::string> source = ReadFile(model_path);
+  absl::StatusOr<std::string> source = sluice::ReadRegularFile(model_path);
   if (!source.ok()) return source.status();
   absl::StatusOr<std::vector<uint8_t>> compiled =
       sluice::CompileProgram(*source, model_path.getValue());

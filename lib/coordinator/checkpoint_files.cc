@@ -113,50 +113,29 @@ absl::Status RemoveFile(const std::string& path) {
 }
 
 absl::StatusOr<ReadOnlyFile> ReadOnlyFile::Open(const std::string& path) {
-  const int fd = OpenRetrying(path, O_RDONLY);
-  if (fd < 0) return ErrnoError(errno, "cannot open", path);
-  struct stat info;
-  if (::fstat(fd, &info) != 0) {
-    absl::Status status = ErrnoError(errno, "cannot stat", path);
-    CloseQuietly(fd);
-    return status;
+  absl::StatusOr<RegularFile> file = RegularFile::Open(path);
+  // Something other than a file where a checkpoint's file belongs is damage
+  // on disk, which lets a restore fall back to an older checkpoint.
+  if (absl::IsFailedPrecondition(file.status())) {
+    return absl::DataLossError(file.status().message());
   }
-  if (!S_ISREG(info.st_mode)) {
-    CloseQuietly(fd);
-    return absl::DataLossError(absl::StrCat("'", path, "' is not a file"));
-  }
-  return ReadOnlyFile(path, fd, static_cast<uint64_t>(info.st_size));
+  if (!file.ok()) return file.status();
+  return ReadOnlyFile(*std::move(file));
 }
-
-ReadOnlyFile::ReadOnlyFile(ReadOnlyFile&& other) noexcept
-    : path_(std::move(other.path_)),
-      fd_(std::exchange(other.fd_, -1)),
-      size_(other.size_) {}
-
-ReadOnlyFile& ReadOnlyFile::operator=(ReadOnlyFile&& other) noexcept {
-  if (this != &other) {
-    CloseQuietly(fd_);
-    path_ = std::move(other.path_);
-    fd_ = std::exchange(other.fd_, -1);
-    size_ = other.size_;
-  }
-  return *this;
-}
-
-ReadOnlyFile::~ReadOnlyFile() { CloseQuietly(fd_); }
 
 absl::Status ReadOnlyFile::ReadAt(uint64_t offset,
                                   absl::Span<uint8_t> out) const {
   size_t done = 0;
   while (done < out.size()) {
-    const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done,
-                                static_cast<off_t>(offset + done));
+    const ssize_t got =
+        ::pread(file_.fd(), out.data() + done, out.size() - done,
+                static_cast<off_t>(offset + done));
     if (got < 0) {
       if (errno == EINTR) continue;
-      return ErrnoError(errno, "cannot read", path_);
+      return ErrnoError(errno, "cannot read", path());
     }
     if (got == 0) {
-      return absl::DataLossError(absl::StrCat("'", path_, "' ends at byte ",
+      return absl::DataLossError(absl::StrCat("'", path(), "' ends at byte ",
                                               offset + done, " of the ",
                                               offset + out.size(), " read"));
     }

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "sluice/support/file_reading.h"
 
 namespace sluice::dist::internal {
 
@@ -30,29 +31,25 @@ absl::Status SyncDirectory(const std::string& directory);
 // Removes a file; a file already gone is not an error.
 absl::Status RemoveFile(const std::string& path);
 
-// A file opened for reading at offsets.
+// A regular file opened for reading at offsets. A checkpoint directory is
+// named by a program, so anything else in a file's place (a FIFO, a device)
+// is refused at once rather than read.
 class ReadOnlyFile {
  public:
   static absl::StatusOr<ReadOnlyFile> Open(const std::string& path);
-  ReadOnlyFile(ReadOnlyFile&& other) noexcept;
-  ReadOnlyFile& operator=(ReadOnlyFile&& other) noexcept;
-  ~ReadOnlyFile();
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return file_.path(); }
   // The size when the file was opened.
-  uint64_t size() const { return size_; }
+  uint64_t size() const { return file_.size(); }
 
   // Fills `out` from `offset`. DATA_LOSS when the file ends first (it
   // shrank since it was opened).
   absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) const;
 
  private:
-  ReadOnlyFile(std::string path, int fd, uint64_t size)
-      : path_(std::move(path)), fd_(fd), size_(size) {}
+  explicit ReadOnlyFile(RegularFile file) : file_(std::move(file)) {}
 
-  std::string path_;
-  int fd_ = -1;
-  uint64_t size_ = 0;
+  RegularFile file_;
 };
 
 // Writes a file under a temporary name (kTemporaryPrefix + its name) in the

@@ -1,8 +1,6 @@
 #include "sluice/distributed/cluster_spec.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -10,6 +8,8 @@
 #include "absl/strings/str_join.h"
 #include "llvm/Support/JSON.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/file_reading.h"
+#include "sluice/support/host_port.h"
 
 namespace sluice::dist {
 namespace {
@@ -19,9 +19,43 @@ absl::Status SpecError(std::string_view what) {
       absl::StrCat("invalid cluster spec: ", std::string(what)));
 }
 
+// llvm::json::parse recurses once per level of nesting, so that 100,000
+// '[' overflow the stack. A spec nests three levels ({"cluster": {"job":
+// [...]}}); one past this is refused before parsing.
+constexpr int kMaxJsonNesting = 32;
+
+// Whether `json` opens more than kMaxJsonNesting arrays and objects at
+// once, outside strings. After a stray closer the count runs low, but the
+// parser stops at that closer anyway.
+bool NestsTooDeep(std::string_view json) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonNesting) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<ClusterSpec> ClusterSpec::FromJson(std::string_view json) {
+  if (NestsTooDeep(json)) {
+    return SpecError(
+        absl::StrCat("JSON nested deeper than ", kMaxJsonNesting, " levels"));
+  }
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse(llvm::StringRef(json.data(), json.size()));
   if (!parsed) {
@@ -82,14 +116,13 @@ absl::StatusOr<ClusterSpec> ClusterSpec::FromFlagOrEnvironment(
     source = "SLUICE_CLUSTER";
   }
   if (!text.empty() && text[0] == '@') {
-    std::ifstream file(text.substr(1));
-    if (!file) {
-      return absl::NotFoundError(absl::StrCat(
-          "cannot read the cluster spec file '", text.substr(1), "'"));
+    absl::StatusOr<std::string> contents = ReadRegularFile(text.substr(1));
+    if (!contents.ok()) {
+      return absl::Status(
+          contents.status().code(),
+          absl::StrCat("cluster spec: ", contents.status().message()));
     }
-    std::stringstream contents;
-    contents << file.rdbuf();
-    text = contents.str();
+    text = *std::move(contents);
   }
   absl::StatusOr<ClusterSpec> spec = FromJson(text);
   if (!spec.ok()) {
@@ -125,38 +158,7 @@ std::vector<std::string> ClusterSpec::TaskNames() const {
 }
 
 absl::Status ValidateAddress(std::string_view address) {
-  const size_t colon = address.rfind(':');
-  if (colon == std::string_view::npos) {
-    return absl::InvalidArgumentError(
-        "expected host:port, there is no ':' before a port");
-  }
-  const std::string_view host = address.substr(0, colon);
-  const std::string_view port = address.substr(colon + 1);
-  if (host.empty()) return absl::InvalidArgumentError("the host is missing");
-  if (host.front() == '[') {
-    if (host.size() < 3 || host.back() != ']') {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "host '", std::string(host), "' opens a '[' it does not close"));
-    }
-  } else if (host.find(':') != std::string_view::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("host '", std::string(host),
-                     "' has a ':'; write an IPv6 host in brackets, [::1]"));
-  }
-  if (port.empty()) return absl::InvalidArgumentError("the port is missing");
-  if (port.find_first_not_of("0123456789") != std::string_view::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("port '", std::string(port), "' is not a number"));
-  }
-  // Digits only, so an overflow can only mean out of range.
-  uint64_t number = 0;
-  if (port.size() > 5 ||
-      !absl::SimpleAtoi(absl::string_view(port.data(), port.size()), &number) ||
-      number > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("port ", std::string(port), " is out of range 0..65535"));
-  }
-  return absl::OkStatus();
+  return ParseHostPort(address).status();
 }
 
 std::string TaskName(std::string_view job, int index) {

@@ -4,9 +4,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <limits>
 #include <new>
 #include <optional>
@@ -22,6 +19,7 @@
 #include "lib/executor/split_plan.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/file_reading.h"
 
 namespace sluice {
 namespace {
@@ -82,32 +80,15 @@ class NativeFunctionAdapter final : public Function {
 };
 
 // The whole of `path`, in a buffer that operator new aligns to 16 (the
-// reader needs 8).
+// reader needs 8). Only a regular file: a path may come from a peer.
 absl::StatusOr<std::vector<uint8_t>> ReadWholeFile(std::string_view path) {
   const std::string name(path);
-  std::FILE* file = std::fopen(name.c_str(), "rb");
-  if (file == nullptr) {
-    return absl::NotFoundError(absl::StrCat("cannot open sbf file '", name,
-                                            "': ", std::strerror(errno)));
+  absl::StatusOr<std::string> text = ReadRegularFile(name);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat("sbf program: ", text.status().message()));
   }
-  std::vector<uint8_t> bytes;
-  uint8_t chunk[1 << 16];
-  size_t n = 0;
-  if (std::fseek(file, 0, SEEK_END) == 0) {
-    const long size = std::ftell(file);
-    if (size > 0) bytes.reserve(static_cast<size_t>(size));
-    std::rewind(file);
-  }
-  while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0) {
-    bytes.insert(bytes.end(), chunk, chunk + n);
-  }
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);
-  if (failed) {
-    return absl::DataLossError(
-        absl::StrCat("cannot read sbf file '", name, "'"));
-  }
-  return bytes;
+  return std::vector<uint8_t>(text->begin(), text->end());
 }
 
 // One way an op of the program does not fit its kernel.

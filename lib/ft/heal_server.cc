@@ -10,6 +10,7 @@
 #include "lib/ft/crc32c.h"
 #include "lib/ft/heal_service.grpc.pb.h"
 #include "sluice/support/fault_point.h"
+#include "sluice/support/host_port.h"
 
 namespace sluice::ft {
 
@@ -79,11 +80,16 @@ struct HealServer::Impl {
 
 absl::StatusOr<std::unique_ptr<HealServer>> HealServer::Start(
     const std::string& host, std::string replica_id, StateSource source) {
+  const std::string address = absl::StrCat(host, ":0");
+  if (absl::StatusOr<HostPort> valid = ParseHostPort(address); !valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("healing service: cannot listen on '", address,
+                     "': ", valid.status().message()));
+  }
   auto impl = std::make_unique<Impl>(std::move(replica_id), std::move(source));
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(absl::StrCat(host, ":0"),
-                           grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || port == 0) {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/ft/rendezvous_service.grpc.pb.h"
+#include "sluice/support/host_port.h"
 
 namespace sluice::ft {
 namespace {
@@ -126,6 +127,11 @@ struct RendezvousServer::Grpc {
 absl::StatusOr<std::unique_ptr<RendezvousServer>> RendezvousServer::Start(
     const std::string& address, int nnodes, int nproc,
     const std::string& monitor_address, absl::Duration node_timeout) {
+  if (absl::StatusOr<HostPort> valid = ParseHostPort(address); !valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot serve the rendezvous at '", address,
+                     "' (--rendezvous): ", valid.status().message()));
+  }
   std::unique_ptr<RendezvousServer> server(new RendezvousServer());
   server->node_timeout_ = node_timeout;
   server->nnodes_ = nnodes;

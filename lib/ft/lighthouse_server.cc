@@ -26,6 +26,7 @@
 #include "lib/ft/lighthouse_service.grpc.pb.h"
 #include "lib/ft/quorum_rules.h"
 #include "sluice/ft/lighthouse.h"
+#include "sluice/support/host_port.h"
 
 namespace sluice::ft {
 namespace {
@@ -451,11 +452,21 @@ absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
         absl::StrCat("lighthouse: quorum_tick must be positive, got ",
                      absl::FormatDuration(options.quorum_tick)));
   }
-  const size_t colon = options.bind.rfind(':');
-  if (options.bind.empty() || colon == std::string::npos) {
+  absl::StatusOr<HostPort> bind = ParseHostPort(options.bind);
+  if (!bind.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("lighthouse: cannot listen on '", options.bind,
-                     "': expected host:port"));
+                     "': ", bind.status().message()));
+  }
+  // Replicas dial the advertised address: one that wraps past port 65535
+  // would send them elsewhere.
+  if (!options.advertise.empty()) {
+    absl::StatusOr<HostPort> advertised = ParseHostPort(options.advertise);
+    if (!advertised.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("lighthouse: cannot advertise '", options.advertise,
+                       "': ", advertised.status().message()));
+    }
   }
   auto impl = std::make_unique<Impl>(std::move(options), rules_options);
   const LighthouseOptions& opts = impl->options;
@@ -471,10 +482,9 @@ absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
     return absl::UnavailableError(
         absl::StrCat("lighthouse: cannot listen on ", opts.bind));
   }
-  std::string address =
-      opts.advertise.empty()
-          ? absl::StrCat(opts.bind.substr(0, colon), ":", port)
-          : opts.advertise;
+  std::string address = opts.advertise.empty()
+                            ? absl::StrCat(bind->host, ":", port)
+                            : opts.advertise;
   impl->authority = authority != nullptr ? std::move(authority)
                                          : NewLocalQuorumAuthority(address);
   absl::Status ready =

@@ -1,13 +1,13 @@
 #include "lib/ft/lighthouse_status_page.h"
 
 #include <httplib.h>
-#include <sys/socket.h>
 
-#include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
+#include "lib/ft/bounded_http_server.h"
+#include "sluice/support/host_port.h"
 
 namespace sluice::ft {
 
@@ -27,47 +27,50 @@ std::string StatusToJson(const proto::LighthouseStatus& status) {
 
 absl::StatusOr<std::unique_ptr<LighthouseStatusPage>>
 LighthouseStatusPage::Start(const std::string& host, int port,
-                            LighthouseStatusFunction status) {
-  auto server = std::make_unique<httplib::Server>();
-  // cpp-httplib's default adds SO_REUSEPORT, which would let a second
-  // lighthouse share the port and answer half the requests.
-  server->set_socket_options([](socket_t socket) {
-    const int yes = 1;
-    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  server->Get("/status.json", [status = std::move(status)](
+                            LighthouseStatusFunction status,
+                            const HttpServerLimits& limits) {
+  // A port past 65535 would wrap to 16 bits in the socket address: 95177
+  // would serve on 29641.
+  absl::Status valid = CheckPort(port);
+  if (valid.ok()) valid = ParseHostPort(absl::StrCat(host, ":", port)).status();
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lighthouse status page: cannot listen on '", host, ":",
+                     port, "': ", valid.message()));
+  }
+  auto routes = std::make_unique<HttpRoutes>();
+  routes->Get("/status.json", [status = std::move(status)](
                                   const httplib::Request&,
                                   httplib::Response& response) {
     response.set_header("Cache-Control", "no-store");
     response.set_content(StatusToJson(status()), "application/json");
   });
-  server->Get("/", [](const httplib::Request&, httplib::Response& response) {
+  routes->Get("/", [](const httplib::Request&, httplib::Response& response) {
     response.set_content(StatusPageHtml(), "text/html; charset=utf-8");
   });
-  const int bound = port == 0 ? server->bind_to_any_port(host)
-                              : (server->bind_to_port(host, port) ? port : -1);
-  if (bound <= 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "lighthouse status page: cannot listen on ", host, ":", port));
+  absl::StatusOr<std::unique_ptr<BoundedHttpServer>> server =
+      BoundedHttpServer::Start(host, port, std::move(routes), limits);
+  if (!server.ok()) {
+    return absl::Status(
+        server.status().code(),
+        absl::StrCat("lighthouse status page: cannot listen on ", host, ":",
+                     port, ": ", server.status().message()));
   }
-  std::unique_ptr<LighthouseStatusPage> page(
-      new LighthouseStatusPage(host, bound, std::move(server)));
-  return page;
+  return std::unique_ptr<LighthouseStatusPage>(
+      new LighthouseStatusPage(host, std::move(*server)));
+}
+
+absl::StatusOr<std::unique_ptr<LighthouseStatusPage>>
+LighthouseStatusPage::Start(const std::string& host, int port,
+                            LighthouseStatusFunction status) {
+  return Start(host, port, std::move(status), HttpServerLimits());
 }
 
 LighthouseStatusPage::LighthouseStatusPage(
-    std::string host, int port, std::unique_ptr<httplib::Server> server)
-    : host_(std::move(host)), port_(port), server_(std::move(server)) {
-  thread_ = std::thread([this] {
-    server_->listen_after_bind();
-    listen_returned_ = true;
-  });
-  // stop() is lost on a server that has not started its loop yet: wait for
-  // it, so that Stop right after Start cannot hang.
-  while (!server_->is_running() && !listen_returned_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
+    std::string host, std::unique_ptr<BoundedHttpServer> server)
+    : host_(std::move(host)),
+      port_(server->port()),
+      server_(std::move(server)) {}
 
 LighthouseStatusPage::~LighthouseStatusPage() { Stop(); }
 
@@ -75,10 +78,6 @@ std::string LighthouseStatusPage::url() const {
   return absl::StrCat("http://", host_, ":", port_, "/");
 }
 
-void LighthouseStatusPage::Stop() {
-  if (!thread_.joinable()) return;
-  server_->stop();
-  thread_.join();
-}
+void LighthouseStatusPage::Stop() { server_->Stop(); }
 
 }  // namespace sluice::ft

@@ -8,25 +8,25 @@
 //   /status.json  the lighthouse's proto::LighthouseStatus as JSON (proto
 //                 field names; 64-bit integers as strings)
 //
-// The page runs its own threads (cpp-httplib's), never the lighthouse's
-// gRPC threads; `status` is called from them and must be thread-safe.
+// The page runs on a thread of its own, never the lighthouse's gRPC
+// threads; `status` is called from it and must be thread-safe. Slow and
+// greedy clients are held to HttpServerLimits (bounded_http_server.h,
+// docs/lighthouse.md): they can neither stall the page nor keep their
+// connections.
 #ifndef SLUICE_LIB_FT_LIGHTHOUSE_STATUS_PAGE_H_
 #define SLUICE_LIB_FT_LIGHTHOUSE_STATUS_PAGE_H_
 
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
 #include "lib/ft/lighthouse_service.pb.h"
 
-namespace httplib {
-class Server;
-}  // namespace httplib
-
 namespace sluice::ft {
+
+class BoundedHttpServer;
+struct HttpServerLimits;
 
 using LighthouseStatusFunction = std::function<proto::LighthouseStatus()>;
 
@@ -39,9 +39,14 @@ const std::string& StatusPageHtml();
 class LighthouseStatusPage {
  public:
   // Listens on host:port (port 0 picks a free one) and serves in the
-  // background. UNAVAILABLE when the address cannot be bound.
+  // background. INVALID_ARGUMENT for a port outside 0..65535 or a malformed
+  // host, UNAVAILABLE when the address cannot be bound.
   static absl::StatusOr<std::unique_ptr<LighthouseStatusPage>> Start(
       const std::string& host, int port, LighthouseStatusFunction status);
+  // The same, with other limits than the defaults.
+  static absl::StatusOr<std::unique_ptr<LighthouseStatusPage>> Start(
+      const std::string& host, int port, LighthouseStatusFunction status,
+      const HttpServerLimits& limits);
 
   // Stops and joins.
   ~LighthouseStatusPage();
@@ -52,19 +57,17 @@ class LighthouseStatusPage {
   // "http://host:port/".
   std::string url() const;
 
-  // Stops serving and joins the server's threads; in-flight requests end
-  // first. Idempotent.
+  // Stops serving: closes the port and every connection (an answer being
+  // sent is cut short) and joins the server's thread. Idempotent.
   void Stop();
 
  private:
-  LighthouseStatusPage(std::string host, int port,
-                       std::unique_ptr<httplib::Server> server);
+  LighthouseStatusPage(std::string host,
+                       std::unique_ptr<BoundedHttpServer> server);
 
   const std::string host_;
   const int port_;
-  std::unique_ptr<httplib::Server> server_;
-  std::atomic<bool> listen_returned_{false};
-  std::thread thread_;
+  std::unique_ptr<BoundedHttpServer> server_;
 };
 
 }  // namespace sluice::ft

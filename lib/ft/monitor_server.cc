@@ -11,6 +11,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/ft/monitor_service.grpc.pb.h"
 #include "sluice/ft/monitor.h"
+#include "sluice/support/host_port.h"
 
 namespace sluice::ft {
 namespace {
@@ -94,9 +95,10 @@ absl::StatusOr<std::unique_ptr<MonitorServer>> MonitorServer::Start(
     std::string address, MonitorOptions options) {
   absl::Status valid = ValidateMonitorOptions(options);
   if (!valid.ok()) return valid;
-  if (address.empty() || address.rfind(':') == std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "monitor: cannot listen on '", address, "': expected host:port"));
+  if (absl::StatusOr<HostPort> valid = ParseHostPort(address); !valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("monitor: cannot listen on '", address,
+                     "': ", valid.status().message()));
   }
   auto impl = std::make_unique<Impl>(std::move(options));
   grpc::ServerBuilder builder;

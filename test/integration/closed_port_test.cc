@@ -76,5 +76,32 @@ TEST_F(ClosedPortTest, ACallRunningAtShutdownIsAnswered) {
   EXPECT_EQ(Classify(error), FailureClass::kRetryable);
 }
 
+// A kernel blocked outside the executor (a 2,000 s sleep) ignores the
+// cancellation at the grace's end; the worker still exits within its grace
+// and a second, saying why, instead of outliving its SIGTERM.
+TEST_F(ClosedPortTest, AKernelThatNeverReturnsDoesNotHoldShutdown) {
+  absl::StatusOr<RemoteFunction> blocked =
+      RegisterTestFunction(task(0), "blocked");
+  ASSERT_TRUE(blocked.ok()) << blocked.status();
+  RCReference<AsyncValue> forever = I32(2000000000);
+  std::vector<AsyncValue*> arguments = {forever.get()};
+  std::vector<RCReference<AsyncValue>> results =
+      task(0)->Call(*blocked, arguments, nullptr);
+  absl::StatusOr<TaskStatus> running = WaitForStatus(
+      task(0),
+      [](const TaskStatus& status) { return status.active_executions == 1; });
+  ASSERT_TRUE(running.ok()) << running.status();
+
+  const absl::Time start = absl::Now();
+  absl::StatusOr<int> exit_code = worker(0).Terminate(kHangBound);
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 1);
+  EXPECT_LT(absl::Now() - start, kShutdownGrace + absl::Seconds(1) + kMargin);
+  ASSERT_TRUE(AwaitFor(results, kMargin));
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(Classify(results[0]->GetError()), FailureClass::kRetryable)
+      << results[0]->GetError();
+}
+
 }  // namespace
 }  // namespace sluice::dist::testing

@@ -64,6 +64,11 @@ func.func @fail() -> i32 {
   %bad = "tfrt_test.fail"() : () -> i32
   tfrt.return %bad : i32
 }
+
+func.func @blocked(%us: i32) -> !tfrt.chain {
+  %slept = "tfrt_test.blocking.usleep"(%us) : (i32) -> !tfrt.chain
+  tfrt.return %slept : !tfrt.chain
+}
 )mlir";
 
 absl::Status Hung(std::string_view what) {

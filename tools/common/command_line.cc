@@ -9,6 +9,7 @@
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
+#include "tools/common/flag_checks.h"
 
 namespace sluice::tools {
 
@@ -44,6 +45,7 @@ void ParseToolCommandLine(int argc, char** argv, const std::string& tool,
                           const char* overview,
                           llvm::cl::OptionCategory& category) {
   SetVersionPrinter(tool);
+  SetFlagErrorTool(tool);
   HideLibraryOptions(category);
   EnterCallersDirectory();
   llvm::cl::ParseCommandLineOptions(argc, argv, overview);

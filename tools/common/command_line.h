@@ -32,7 +32,8 @@ void HideLibraryOptions(llvm::cl::OptionCategory& category);
 // its command line mean what the caller meant.
 void EnterCallersDirectory();
 
-// All of the above, then parses the command line (exiting on errors, on
+// All of the above, and names `tool` in the errors of flags out of range
+// (flag_checks.h); then parses the command line (exiting on errors, on
 // --help and on --version, as LLVM's parser does).
 void ParseToolCommandLine(int argc, char** argv, const std::string& tool,
                           const char* overview,

@@ -4,19 +4,36 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "lib/ft/launcher.h"
 #include "llvm/Support/CommandLine.h"
+#include "sluice/support/host_port.h"
 #include "tools/common/command_line.h"
+#include "tools/common/flag_checks.h"
 
 namespace {
 
 namespace cl = llvm::cl;
+namespace tools = sluice::tools;
+
+// The exit status of every flag error (docs/launcher.md).
+constexpr int kFlagErrorExitCode = 2;
+
+// Bounds of this tool's own flags (the shared ones are in flag_checks.h).
+// Restarts are cheap to count; a million is "never give up" in practice.
+constexpr int kMaxRestarts = 1000000;
+// A longer first wait would be cut to RestartPolicy's cap anyway.
+const int kMaxBackoffMs = static_cast<int>(
+    absl::ToInt64Milliseconds(sluice::ft::RestartPolicy().max_backoff));
+// The state is read at least once a minute, or a failure waits that long.
+constexpr int kMaxPollIntervalMs = 60000;
 
 // The tool's options: --help lists these and nothing of the libraries it
 // links.
@@ -25,7 +42,8 @@ cl::OptionCategory category("Options");
 cl::opt<int> nproc("nproc",
                    cl::desc("ranks to start (with --jobs: may be left out, "
                             "else must equal the sum of the counts)"),
-                   cl::init(0), cl::cat(category));
+                   cl::init(0), cl::cat(category),
+                   tools::InRange(1, tools::kMaxLocalRanks));
 cl::opt<std::string> jobs(
     "jobs",
     cl::desc("JOB:COUNT,...: tasks of a coordinator job, ranks given in this "
@@ -63,12 +81,14 @@ cl::opt<std::string> monitor_binary(
     cl::cat(category));
 cl::opt<std::string> stuck_timeout(
     "stuck_timeout_s",
-    cl::desc("passed to the monitor: seconds a step may take"),
+    cl::desc(tools::WithRange("passed to the monitor: seconds a step may take",
+                              tools::kMinSeconds, tools::kMaxSeconds)),
     cl::cat(category));
 cl::opt<std::string> silent_timeout(
     "silent_timeout_s",
-    cl::desc("passed to the monitor: seconds a training rank may stay "
-             "silent"),
+    cl::desc(tools::WithRange(
+        "passed to the monitor: seconds a training rank may stay silent",
+        tools::kMinSeconds, tools::kMaxSeconds)),
     cl::cat(category));
 cl::list<std::string> step_kinds(
     "step_kind",
@@ -79,12 +99,13 @@ cl::opt<int> nnodes(
     "nnodes",
     cl::desc("hosts of the job, one sluice_launch each with the same --nproc "
              "and --rendezvous"),
-    cl::init(1), cl::cat(category));
+    cl::init(1), cl::cat(category), tools::InRange(1, tools::kMaxWorldSize));
 cl::opt<int> node_rank(
     "node_rank",
     cl::desc("this host's node, 0..nnodes-1; node 0 runs the monitor, serves "
              "the rendezvous and decides restarts"),
-    cl::init(0), cl::cat(category));
+    cl::init(0), cl::cat(category),
+    tools::InRange(0, tools::kMaxWorldSize - 1));
 cl::opt<std::string> rendezvous(
     "rendezvous",
     cl::desc("with --nnodes > 1: host:port where node 0 serves the "
@@ -96,11 +117,12 @@ cl::opt<double> rendezvous_timeout(
              "node to join, and seconds another node goes without an answer "
              "from node 0 (to join, then while running) before it stops its "
              "ranks and exits with 1"),
-    cl::init(30), cl::cat(category));
+    cl::init(30), cl::cat(category),
+    tools::InRange(tools::kMinSeconds, tools::kMaxSeconds));
 cl::opt<double> grace_period(
     "grace_period_s",
     cl::desc("seconds between SIGTERM and SIGKILL when stopping ranks"),
-    cl::init(5), cl::cat(category));
+    cl::init(5), cl::cat(category), tools::InRange(0.0, tools::kMaxSeconds));
 cl::opt<std::string> restart_scope(
     "restart",
     cl::desc("what a failure restarts: 'job' (every rank, from the minimum "
@@ -108,15 +130,17 @@ cl::opt<std::string> restart_scope(
              "keep running; --max_restarts and the backoff count per rank)"),
     cl::init("job"), cl::cat(category));
 cl::opt<int> max_restarts("max_restarts", cl::desc("restarts before giving up"),
-                          cl::init(3), cl::cat(category));
+                          cl::init(3), cl::cat(category),
+                          tools::InRange(0, kMaxRestarts));
 cl::opt<int> restart_backoff(
     "restart_backoff_ms",
     cl::desc("wait before the first restart, doubled for each next one "
              "(at most 30 s)"),
-    cl::init(500), cl::cat(category));
+    cl::init(500), cl::cat(category), tools::InRange(0, kMaxBackoffMs));
 cl::opt<int> poll_interval("poll_interval_ms",
                            cl::desc("how often the monitor's state is read"),
-                           cl::init(150), cl::cat(category));
+                           cl::init(150), cl::cat(category),
+                           tools::InRange(1, kMaxPollIntervalMs));
 
 std::string DefaultMonitorBinary() {
   char self[PATH_MAX];
@@ -135,7 +159,7 @@ std::string DefaultMonitorBinary() {
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "sluice_launch: %s\n", message.c_str());
-  return 2;
+  return kFlagErrorExitCode;
 }
 
 }  // namespace
@@ -146,7 +170,9 @@ int main(int argc, char** argv) {
   while (split < argc && std::string(argv[split]) != "--") ++split;
   std::vector<std::string> command(argv + std::min(split + 1, argc),
                                    argv + argc);
-  sluice::tools::ParseToolCommandLine(
+  // Flag errors, ranges included, exit with 2: 1 is a job's failure.
+  tools::SetFlagErrorExitCode(kFlagErrorExitCode);
+  tools::ParseToolCommandLine(
       split, argv, "sluice_launch",
       "sluice_launch: starts the ranks of a job and restarts them when one "
       "fails\n\n"
@@ -179,15 +205,22 @@ int main(int argc, char** argv) {
         sluice::ft::ParseJobs(jobs);
     if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
     options.jobs = *parsed;
-    int total = 0;
+    // Summed wide: each count may be up to INT_MAX.
+    int64_t total = 0;
     for (const sluice::ft::JobCount& job : options.jobs) total += job.count;
+    if (total > tools::kMaxLocalRanks) {
+      return Fail(absl::StrCat("--jobs=", jobs.getValue(), " asks for ", total,
+                               " ranks: expected 1 to ", tools::kMaxLocalRanks,
+                               " in all"));
+    }
     if (nproc != 0 && nproc != total) {
       return Fail(absl::StrCat("--nproc=", nproc.getValue(),
                                " does not match --jobs=", jobs.getValue(), " (",
                                total, " tasks)"));
     }
-  } else if (nproc <= 0) {
-    return Fail("--nproc must be positive (or give --jobs)");
+  } else if (nproc == 0) {
+    return Fail(absl::StrCat("--nproc is missing: expected 1 to ",
+                             tools::kMaxLocalRanks, " ranks, or --jobs"));
   }
   if (!chief.empty()) {
     bool named = false;
@@ -199,21 +232,27 @@ int main(int argc, char** argv) {
                                " names no job of --jobs"));
     }
   }
-  if (grace_period < 0 || max_restarts < 0 || restart_backoff < 0 ||
-      poll_interval <= 0) {
-    return Fail(
-        "--grace_period_s, --max_restarts and --restart_backoff_ms must not "
-        "be negative, --poll_interval_ms must be positive");
-  }
-  if (nnodes < 1 || node_rank < 0 || node_rank >= nnodes) {
+  if (node_rank >= nnodes) {
     return Fail(absl::StrCat("--node_rank=", node_rank.getValue(),
                              " is not in 0..", nnodes.getValue() - 1,
                              " (--nnodes=", nnodes.getValue(), ")"));
   }
+  if (static_cast<int64_t>(nnodes) * nproc > tools::kMaxWorldSize) {
+    return Fail(absl::StrCat(
+        "--nnodes=", nnodes.getValue(), " x --nproc=", nproc.getValue(), " is ",
+        static_cast<int64_t>(nnodes) * nproc, " ranks: expected at most ",
+        tools::kMaxWorldSize, " in all"));
+  }
   if (nnodes > 1) {
-    if (rendezvous.empty() || rendezvous.find(':') == std::string::npos) {
+    if (rendezvous.empty()) {
       return Fail(
           "--nnodes > 1 needs --rendezvous=HOST:PORT, node 0's address");
+    }
+    if (absl::StatusOr<sluice::HostPort> valid =
+            sluice::ParseHostPort(rendezvous);
+        !valid.ok()) {
+      return Fail(absl::StrCat("--rendezvous=", rendezvous.getValue(), ": ",
+                               valid.status().message()));
     }
     if (!jobs.empty())
       return Fail("--jobs runs on one host: not with --nnodes");
@@ -236,8 +275,30 @@ int main(int argc, char** argv) {
   if (restart_scope == "rank" && nnodes > 1) {
     return Fail("--restart=rank runs on one host: not with --nnodes");
   }
-  if (rendezvous_timeout <= 0) {
-    return Fail("--rendezvous_timeout_s must be positive");
+  if (!monitor.empty() && monitor != "none") {
+    if (absl::StatusOr<sluice::HostPort> valid = sluice::ParseHostPort(monitor);
+        !valid.ok()) {
+      return Fail(absl::StrCat("--monitor=", monitor.getValue(), ": ",
+                               valid.status().message()));
+    }
+  }
+  // The monitor's flags are passed on as written, but checked here as the
+  // monitor checks them, so that a bad one stops the launcher before it
+  // starts anything.
+  for (const cl::opt<std::string>* timeout :
+       {&stuck_timeout, &silent_timeout}) {
+    if (timeout->getNumOccurrences() == 0) continue;
+    const std::string flag = timeout->ArgStr.str();
+    absl::StatusOr<double> seconds =
+        tools::ParseFlagNumber(flag, timeout->getValue(), timeout->getValue(),
+                               tools::kMinSeconds, tools::kMaxSeconds);
+    if (!seconds.ok()) return Fail(std::string(seconds.status().message()));
+  }
+  for (const std::string& kind : step_kinds) {
+    auto parsed =
+        tools::ParseNamedFlagNumber("step_kind", kind, "KIND:SECONDS",
+                                    tools::kMinSeconds, tools::kMaxSeconds);
+    if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
   }
   options.nnodes = nnodes;
   options.node_rank = node_rank;

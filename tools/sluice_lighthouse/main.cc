@@ -10,16 +10,27 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "lib/collective/store_service.h"
 #include "lib/ft/etcd_quorum_authority.h"
 #include "lib/ft/lighthouse_status_page.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/ft/lighthouse.h"
+#include "sluice/support/host_port.h"
 #include "tools/common/command_line.h"
+#include "tools/common/flag_checks.h"
 
 namespace {
 
 namespace cl = llvm::cl;
+namespace tools = sluice::tools;
+
+// --http_port's default: no status page. Any value given must be a port.
+constexpr int kNoStatusPage = -1;
+// Heartbeats and waiting quorums are looked at at least once a minute.
+constexpr int kMaxQuorumTickMs = 60000;
+// etcd grants leases of whole seconds, one at least.
+constexpr int kMinLeaseTtlMs = 1000;
 
 // The tool's options: --help lists these and nothing of the libraries it
 // links.
@@ -48,30 +59,32 @@ cl::opt<std::string> advertise(
 cl::opt<int> min_replicas(
     "min_replicas",
     cl::desc("fewest replicas a quorum (and a commit) needs (default 1)"),
-    cl::init(kDefaults.min_replicas), cl::cat(category));
+    cl::init(kDefaults.min_replicas), cl::cat(category),
+    tools::InRange(1, tools::kMaxWorldSize));
 cl::opt<int> join_timeout_ms(
     "join_timeout_ms",
     cl::desc("how long a quorum waits for healthy replicas that have not "
              "asked yet (default 60000)"),
     cl::init(absl::ToInt64Milliseconds(kDefaults.join_timeout)),
-    cl::cat(category));
+    cl::cat(category), tools::InRange(0, tools::kMaxMilliseconds));
 cl::opt<int> quorum_tick_ms(
     "quorum_tick_ms",
     cl::desc("how often heartbeats and waiting quorums are checked "
              "(default 100)"),
     cl::init(absl::ToInt64Milliseconds(kDefaults.quorum_tick)),
-    cl::cat(category));
+    cl::cat(category), tools::InRange(1, kMaxQuorumTickMs));
 cl::opt<int> heartbeat_timeout_ms(
     "heartbeat_timeout_ms",
     cl::desc("a replica not heard from for this long is unhealthy "
              "(default 5000)"),
     cl::init(absl::ToInt64Milliseconds(kDefaults.heartbeat_timeout)),
-    cl::cat(category));
+    cl::cat(category), tools::InRange(1, tools::kMaxMilliseconds));
 cl::opt<int> http_port(
     "http_port",
     cl::desc("serve the status page on this port of --address's host; 0 picks "
              "a free port (default: no status page)"),
-    cl::init(-1), cl::cat(category));
+    cl::init(kNoStatusPage), cl::cat(category),
+    tools::InRange(0, sluice::kMaxPort));
 cl::opt<std::string> etcd(
     "etcd",
     cl::desc("etcd endpoints, e.g. http://127.0.0.1:2379,http://h2:2379: "
@@ -89,7 +102,7 @@ cl::opt<int> etcd_lease_ttl_ms(
              "leading (whole seconds; default 2000)"),
     cl::init(absl::ToInt64Milliseconds(
         sluice::ft::EtcdQuorumAuthorityOptions().lease_ttl)),
-    cl::cat(category));
+    cl::cat(category), tools::InRange(kMinLeaseTtlMs, tools::kMaxMilliseconds));
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "sluice_lighthouse: %s\n", message.c_str());
@@ -133,6 +146,16 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  // Checked before an etcd authority dials etcd with them.
+  for (const cl::opt<std::string>* flag : {&address, &advertise}) {
+    if (flag->empty()) continue;
+    absl::StatusOr<sluice::HostPort> valid =
+        sluice::ParseHostPort(flag->getValue());
+    if (!valid.ok()) {
+      return Fail(absl::StrCat("--", flag->ArgStr.str(), "=", flag->getValue(),
+                               ": ", valid.status().message()));
+    }
+  }
   sluice::ft::LighthouseOptions options;
   options.bind = address;
   options.advertise = advertise;
@@ -153,7 +176,7 @@ int main(int argc, char** argv) {
   if (!lighthouse.ok()) return Fail(std::string(lighthouse.status().message()));
   std::printf("lighthouse listening on %s\n", (*lighthouse)->address().c_str());
   std::unique_ptr<sluice::ft::LighthouseStatusPage> page;
-  if (http_port >= 0) {
+  if (http_port != kNoStatusPage) {
     const std::string host = address.substr(0, address.rfind(':'));
     auto started = sluice::ft::LighthouseStatusPage::Start(
         host, http_port,

@@ -9,16 +9,17 @@
 #include <thread>
 #include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/ft/monitor.h"
 #include "tools/common/command_line.h"
+#include "tools/common/flag_checks.h"
 
 namespace {
 
 namespace cl = llvm::cl;
+namespace tools = sluice::tools;
 
 // The tool's options: --help lists these and nothing of the libraries it
 // links.
@@ -30,22 +31,25 @@ cl::opt<std::string> address(
     "address", cl::desc("host:port to listen on; port 0 picks a free port"),
     cl::init("127.0.0.1:0"), cl::cat(category));
 cl::opt<int> world_size("world_size", cl::desc("number of ranks (default 1)"),
-                        cl::init(kDefaults.world_size), cl::cat(category));
+                        cl::init(kDefaults.world_size), cl::cat(category),
+                        tools::InRange(1, tools::kMaxWorldSize));
 cl::opt<double> stuck_timeout_s(
     "stuck_timeout_s",
     cl::desc("seconds a step may stay begun and not ended (default 10)"),
-    cl::init(absl::ToDoubleSeconds(kDefaults.stuck_timeout)),
-    cl::cat(category));
+    cl::init(absl::ToDoubleSeconds(kDefaults.stuck_timeout)), cl::cat(category),
+    tools::InRange(tools::kMinSeconds, tools::kMaxSeconds));
 cl::opt<double> silent_timeout_s(
     "silent_timeout_s",
     cl::desc("seconds a rank may send nothing, not even a heartbeat "
              "(default 30)"),
     cl::init(absl::ToDoubleSeconds(kDefaults.silent_timeout)),
-    cl::cat(category));
+    cl::cat(category), tools::InRange(tools::kMinSeconds, tools::kMaxSeconds));
 cl::list<std::string> step_kinds(
     "step_kind",
-    cl::desc("KIND:SECONDS, the stuck limit of steps begun with that kind, "
-             "e.g. first:120 (repeatable)"),
+    cl::desc(tools::WithRange(
+        "KIND:SECONDS, the stuck limit of steps begun with that kind, e.g. "
+        "first:120 (repeatable); SECONDS",
+        tools::kMinSeconds, tools::kMaxSeconds)),
     cl::cat(category));
 
 int Fail(const std::string& message) {
@@ -75,14 +79,11 @@ int main(int argc, char** argv) {
   options.stuck_timeout = absl::Seconds(stuck_timeout_s.getValue());
   options.silent_timeout = absl::Seconds(silent_timeout_s.getValue());
   for (const std::string& spec : step_kinds) {
-    const size_t colon = spec.rfind(':');
-    double seconds = 0;
-    if (colon == std::string::npos ||
-        !absl::SimpleAtod(spec.substr(colon + 1), &seconds)) {
-      return Fail(absl::StrCat("--step_kind=", spec,
-                               ": expected KIND:SECONDS, e.g. first:120"));
-    }
-    options.step_kind_timeouts[spec.substr(0, colon)] = absl::Seconds(seconds);
+    absl::StatusOr<std::pair<std::string, double>> kind =
+        tools::ParseNamedFlagNumber("step_kind", spec, "KIND:SECONDS",
+                                    tools::kMinSeconds, tools::kMaxSeconds);
+    if (!kind.ok()) return Fail(std::string(kind.status().message()));
+    options.step_kind_timeouts[kind->first] = absl::Seconds(kind->second);
   }
 
   auto server = sluice::ft::MonitorServer::Start(address, std::move(options));

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/status/statusor.h"
 #include "dialects/register.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -22,6 +23,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "sluice/compiler/source_nesting.h"
+#include "sluice/support/file_reading.h"
 #include "tools/common/command_line.h"
 
 namespace {
@@ -55,21 +57,26 @@ int Run(int argc, char** argv, mlir::DialectRegistry& registry) {
     return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, input_filename,
                                                     output_filename, registry));
   }
-  std::string error_message;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      mlir::openInputFile(input_filename, &error_message);
-  if (!input) {
-    llvm::errs() << error_message << "\n";
+  // Read here rather than by MLIR, which would read /dev/zero until memory
+  // runs out.
+  absl::StatusOr<std::string> text = sluice::ReadToolInput(input_filename);
+  if (!text.ok()) {
+    llvm::errs() << "sluice_opt: " << std::string(text.status().message())
+                 << "\n";
     return 1;
   }
-  // The check takes a copy: standard input cannot be read twice, so the
-  // buffer itself goes on to MLIR.
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      llvm::MemoryBuffer::getMemBufferCopy(
+          *text, input_filename == "-" ? std::string("<stdin>")
+                                       : std::string(input_filename));
+  text->clear();
   llvm::SourceMgr error_source_mgr;
-  if (!CheckNesting(llvm::MemoryBuffer::getMemBufferCopy(
+  if (!CheckNesting(llvm::MemoryBuffer::getMemBuffer(
                         input->getBuffer(), input->getBufferIdentifier()),
                     error_source_mgr)) {
     return 1;
   }
+  std::string error_message;
   std::unique_ptr<llvm::ToolOutputFile> output =
       mlir::openOutputFile(output_filename, &error_message);
   if (!output) {

@@ -1,9 +1,13 @@
 #include "tools/sluice_run/diagnostic_verifier.h"
 
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "sluice/support/file_reading.h"
 
 namespace sluice {
 namespace {
@@ -12,10 +16,11 @@ constexpr char kMarker[] = "expected-error";
 
 }  // namespace
 
-void DiagnosticVerifier::AddSourceFile(const std::string& file) {
+void DiagnosticVerifier::AddSource(const std::string& file,
+                                   std::string_view source) {
   if (expectations_.count(file)) return;
   std::vector<Expectation>& expectations = expectations_[file];
-  std::ifstream in(file);
+  std::istringstream in{std::string(source)};
   std::string text;
   for (int line = 1; std::getline(in, text); ++line) {
     size_t at = text.find(kMarker);
@@ -40,7 +45,12 @@ bool DiagnosticVerifier::Match(const DecodedDiagnostic& diagnostic) {
     ++unexpected_;
     return false;
   }
-  AddSourceFile(diagnostic.location->filename);
+  if (!expectations_.count(diagnostic.location->filename)) {
+    // A file other than the input: its annotations, if it can be read.
+    absl::StatusOr<std::string> text =
+        ReadRegularFile(diagnostic.location->filename);
+    AddSource(diagnostic.location->filename, text.ok() ? *text : "");
+  }
   const std::string message(diagnostic.status.message());
   for (Expectation& expectation :
        expectations_[diagnostic.location->filename]) {

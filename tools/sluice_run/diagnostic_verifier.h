@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sluice/host_context/diagnostic.h"
@@ -13,8 +14,9 @@ namespace sluice {
 
 class DiagnosticVerifier {
  public:
-  // Reads the annotations of `file` (once per file).
-  void AddSourceFile(const std::string& file);
+  // Reads the annotations in `text`, the contents of `file` (once per
+  // file).
+  void AddSource(const std::string& file, std::string_view text);
 
   // True if `diagnostic` matches an annotation not matched yet: on the
   // diagnostic's line (or the line an `@+N` / `@-N` offset names), with a

@@ -18,7 +18,6 @@
 #include "dialects/register.h"
 #include "kernels/dist/distributed_context.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/compiler/compile_source.h"
@@ -31,8 +30,11 @@
 #include "sluice/host_context/request_context.h"
 #include "sluice/support/error_util.h"
 #include "sluice/support/fault_point.h"
+#include "sluice/support/file_reading.h"
 #include "sluice/support/print.h"
 #include "tools/common/command_line.h"
+#include "tools/common/exit_watchdog.h"
+#include "tools/common/flag_checks.h"
 #include "tools/common/kernel_flags.h"
 #include "tools/sluice_run/diagnostic_verifier.h"
 #include "tools/sluice_run/function_arguments.h"
@@ -84,8 +86,8 @@ struct RunOptions {
   cl::opt<double> timeout_seconds{
       "timeout",
       cl::desc("cancel each function after this many seconds, printing what "
-               "it still waited for"),
-      cl::init(0), cl::cat(category)};
+               "it still waited for (default 0: never)"),
+      cl::init(0), cl::cat(category), tools::InRange(0.0, tools::kMaxSeconds)};
   cl::opt<std::string> trace_file{
       "trace",
       cl::desc("write a timeline of the run to this file (Chrome trace-event "
@@ -103,7 +105,8 @@ struct RunOptions {
   cl::opt<int> rpc_deadline_ms{
       "rpc_deadline_ms",
       cl::desc("deadline of each RPC of tfrt_dist ops, in milliseconds"),
-      cl::init(30000), cl::cat(category)};
+      cl::init(30000), cl::cat(category),
+      tools::InRange(1, tools::kMaxMilliseconds)};
   tools::KernelFlags kernels{category};
 };
 
@@ -229,10 +232,6 @@ int SluiceRunMain(int argc, char** argv,
       !faults.ok()) {
     return fail(std::string(faults.message()));
   }
-  if (options.rpc_deadline_ms <= 0) {
-    return fail(absl::StrCat("--rpc_deadline_ms must be positive, got ",
-                             options.rpc_deadline_ms.getValue()));
-  }
   dist::RpcOptions rpc_options;
   rpc_options.deadline = absl::Milliseconds(options.rpc_deadline_ms.getValue());
   // A dead task is not seconds of silence: the runner says what it waits
@@ -253,23 +252,19 @@ int SluiceRunMain(int argc, char** argv,
     rpc_options.fail_fast = *policy;
   }
 
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(options.input_file);
-  if (!buffer) {
-    return fail(absl::StrCat("couldn't read '", options.input_file.getValue(),
-                             "': ", buffer.getError().message()));
-  }
+  absl::StatusOr<std::string> input = ReadToolInput(options.input_file);
+  if (!input.ok()) return fail(std::string(input.status().message()));
   // The input's kind comes from its content: compiled programs start with
   // the SBF magic number; anything else is MLIR text, compiled here.
-  const auto* data =
-      reinterpret_cast<const uint8_t*>((*buffer)->getBufferStart());
-  absl::Span<const uint8_t> bytes(data, (*buffer)->getBufferSize());
+  absl::Span<const uint8_t> bytes(
+      reinterpret_cast<const uint8_t*>(input->data()), input->size());
   std::vector<uint8_t> compiled;
   const bool is_mlir = !bef::HasSbfMagic(bytes);
   if (is_mlir) {
     mlir::DialectRegistry dialects;
     RegisterSluiceDialects(dialects);
     absl::StatusOr<std::vector<uint8_t>> sbf = CompileMlirToSbf(
-        (*buffer)->getBuffer().str(),
+        *input,
         options.input_file == "-" ? "<stdin>" : options.input_file.getValue(),
         dialects);
     // The compiler printed its diagnostics already.
@@ -280,7 +275,7 @@ int SluiceRunMain(int argc, char** argv,
 
   DiagnosticVerifier verifier;
   if (options.verify_diagnostics && is_mlir && options.input_file != "-") {
-    verifier.AddSourceFile(options.input_file);
+    verifier.AddSource(options.input_file, *input);
   }
   std::mutex diagnostics_mu;
   bool runtime_error = false;
@@ -407,6 +402,17 @@ int SluiceRunMain(int argc, char** argv,
                                            options.timeout_seconds.getValue(),
                                            " s; what is still unresolved:"));
       ExecutionContext context(std::move(request));
+      std::optional<tools::ExitWatchdog> watchdog;
+      if (deadline) {
+        watchdog.emplace(
+            *deadline + tools::kStuckWorkMargin,
+            absl::StrCat(
+                tool_name, ": '", function->name(), "' is still running ",
+                absl::FormatDuration(tools::kStuckWorkMargin),
+                " after its --timeout of ", options.timeout_seconds.getValue(),
+                " s: a kernel blocked outside the executor does not "
+                "stop when cancelled; exiting without it"));
+      }
       std::vector<RCReference<AsyncValue>> results =
           CallFunction(*function, context, arguments);
       host.Await(results);
@@ -415,6 +421,7 @@ int SluiceRunMain(int argc, char** argv,
       // function's work; this also leaves no RPC in flight when the host,
       // and its work queue, go away.
       distributed.AwaitIdle();
+      watchdog.reset();
       if (results.empty()) continue;
       std::vector<std::string_view> types = (*program)->ResultTypes(*function);
       std::string line = absl::StrCat("'", function->name(), "' returned ");

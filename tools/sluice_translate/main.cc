@@ -1,39 +1,86 @@
 // sluice_translate: MLIR host programs to SBF files (--mlir-to-sbf) and back
-// (--sbf-to-mlir). MLIR's translate driver supplies the input and output
-// handling, -split-input-file, -verify-diagnostics and the printing flags.
+// (--sbf-to-mlir), with mlir-translate's -o, -split-input-file,
+// -verify-diagnostics and printing flags. The driver is our own rather than
+// mlirTranslateMain, which reads its input before any code of ours runs and
+// so would read /dev/zero until memory runs out: here the input is read
+// with the size limit every tool shares.
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "dialects/register.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
-#include "mlir/Tools/mlir-translate/Translation.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
 #include "sluice/compiler/sbf_decompiler.h"
 #include "sluice/compiler/sbf_emitter.h"
 #include "sluice/compiler/source_nesting.h"
+#include "sluice/support/file_reading.h"
 #include "tools/common/command_line.h"
 
 namespace {
 
-// The tool's own options; --help shows them, MLIR's (registered by
-// mlirTranslateMain) and none of libLLVM's.
-llvm::cl::OptionCategory category("Options");
+namespace cl = llvm::cl;
 
-llvm::cl::opt<bool> disable_optional_sections(
+// The tool's own options; --help shows them, MLIR's printing and context
+// options, and none of libLLVM's.
+cl::OptionCategory category("Options");
+
+enum class Translation { kMlirToSbf, kSbfToMlir };
+
+cl::opt<Translation> translation(
+    cl::desc("Translation to perform"),
+    cl::values(clEnumValN(Translation::kMlirToSbf, "mlir-to-sbf",
+                          "Compile an MLIR host program to an SBF file"),
+               clEnumValN(Translation::kSbfToMlir, "sbf-to-mlir",
+                          "Print an SBF file back as MLIR")),
+    cl::Required, cl::cat(category));
+cl::opt<std::string> input_filename(cl::Positional, cl::desc("<input file>"),
+                                    cl::init("-"), cl::cat(category));
+cl::opt<std::string> output_filename("o", cl::desc("Output filename"),
+                                     cl::value_desc("filename"), cl::init("-"),
+                                     cl::cat(category));
+cl::opt<std::string> split_input_file(
+    "split-input-file", cl::ValueOptional,
+    cl::callback([](const std::string& marker) {
+      // Given without a value: MLIR's usual marker.
+      if (marker.empty()) split_input_file.setValue(mlir::kDefaultSplitMarker);
+    }),
+    cl::desc("Split the input into chunks at the given marker (default "
+             "'// -----') and translate each on its own"),
+    cl::init(""), cl::cat(category));
+cl::opt<bool> verify_diagnostics(
+    "verify-diagnostics",
+    cl::desc("Check that the diagnostics match the expected-* annotations "
+             "of their lines"),
+    cl::init(false), cl::cat(category));
+// Ops of unknown dialects always compile (see MlirToSbf); the flag stays so
+// that mlir-translate command lines keep working.
+cl::opt<bool> allow_unregistered_dialect(
+    "allow-unregistered-dialect",
+    cl::desc("Allow operations of unregistered dialects (always on)"),
+    cl::init(true), cl::cat(category));
+cl::opt<bool> disable_optional_sections(
     "disable-optional-sections",
-    llvm::cl::desc("Leave out the sections only needed to decompile "
-                   "(RegisterTypes)"),
-    llvm::cl::init(false), llvm::cl::cat(category));
+    cl::desc("Leave out the sections only needed to decompile "
+             "(RegisterTypes)"),
+    cl::init(false), cl::cat(category));
 
 void RegisterDialects(mlir::DialectRegistry& registry) {
   sluice::RegisterSluiceDialects(registry);
@@ -101,18 +148,67 @@ mlir::LogicalResult SbfToMlir(
   return mlir::success();
 }
 
+// Translates one chunk of the input, reporting diagnostics as
+// mlir-translate does (or checking them, under -verify-diagnostics).
+mlir::LogicalResult TranslateChunk(std::unique_ptr<llvm::MemoryBuffer> chunk,
+                                   llvm::raw_ostream& output) {
+  mlir::MLIRContext context;
+  context.printOpOnDiagnostic(!verify_diagnostics);
+  auto source_mgr = std::make_shared<llvm::SourceMgr>();
+  source_mgr->AddNewSourceBuffer(std::move(chunk), llvm::SMLoc());
+  auto translate = [&] {
+    return translation == Translation::kMlirToSbf
+               ? MlirToSbf(source_mgr, output, &context)
+               : SbfToMlir(source_mgr, output, &context);
+  };
+  if (verify_diagnostics) {
+    // A translation expected to fail may fail: only the diagnostics count.
+    mlir::SourceMgrDiagnosticVerifierHandler handler(*source_mgr, &context);
+    (void)translate();
+    return handler.verify();
+  }
+  mlir::SourceMgrDiagnosticHandler handler(*source_mgr, &context);
+  return translate();
+}
+
+int Run() {
+  absl::StatusOr<std::string> text = sluice::ReadToolInput(input_filename);
+  if (!text.ok()) {
+    llvm::errs() << "sluice_translate: " << std::string(text.status().message())
+                 << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      llvm::MemoryBuffer::getMemBufferCopy(
+          *text, input_filename == "-" ? std::string("<stdin>")
+                                       : input_filename.getValue());
+  text->clear();
+  std::string error_message;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(output_filename, &error_message);
+  if (!output) {
+    llvm::errs() << "sluice_translate: " << error_message << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::splitAndProcessBuffer(std::move(input), TranslateChunk,
+                                               output->os(), split_input_file,
+                                               /*outputSplitMarker=*/""))) {
+    return 1;
+  }
+  output->keep();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  sluice::tools::HideLibraryOptions(category);
+  llvm::InitLLVM init(argc, argv);
   sluice::tools::SetVersionPrinter("sluice_translate");
+  // Hides libLLVM's options; MLIR's, registered next, stay in --help.
+  sluice::tools::HideLibraryOptions(category);
   sluice::tools::EnterCallersDirectory();
-  static mlir::TranslateRegistration to_sbf(
-      "mlir-to-sbf", "Compile an MLIR host program to an SBF file", MlirToSbf);
-  static mlir::TranslateRegistration from_sbf(
-      "sbf-to-mlir", "Print an SBF file back as MLIR", SbfToMlir);
-  return mlir::failed(
-             mlir::mlirTranslateMain(argc, argv, "Sluice translation tool"))
-             ? 1
-             : 0;
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  cl::ParseCommandLineOptions(argc, argv, "Sluice translation tool\n");
+  return Run();
 }

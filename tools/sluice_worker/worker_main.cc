@@ -5,10 +5,14 @@
 #include "sluice/tools/worker_main.h"
 
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "kernels/dist/distributed_context.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/coordinator/variable_service.h"
@@ -21,12 +25,22 @@
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/support/fault_point.h"
 #include "tools/common/command_line.h"
+#include "tools/common/exit_watchdog.h"
+#include "tools/common/flag_checks.h"
 #include "tools/common/kernel_flags.h"
 
 namespace sluice {
 namespace {
 
 namespace cl = llvm::cl;
+
+// Bounds of the worker's flags (the shared ones are in flag_checks.h).
+// A message must hold at least a small request.
+constexpr int kMinMessageBytes = 1024;
+// Programs kept loaded, each with its own executable.
+constexpr int kMaxPrograms = 65536;
+// Bytes of the programs kept loaded: a terabyte is past any host's memory.
+constexpr int64_t kMaxProgramBytes = int64_t{1} << 40;
 
 // The options, made when SluiceWorkerMain runs, in one category so that
 // --help shows them and nothing of the libraries the worker links.
@@ -62,23 +76,26 @@ struct WorkerFlags {
   cl::opt<int> max_message_bytes{
       "max_message_bytes",
       cl::desc("largest request or answer, in bytes (default 256 MiB)"),
-      cl::init(dist::WorkerOptions().max_message_bytes), cl::cat(category)};
+      cl::init(dist::WorkerOptions().max_message_bytes), cl::cat(category),
+      tools::InRange(kMinMessageBytes, std::numeric_limits<int>::max())};
   cl::opt<int> max_programs{
       "max_programs",
       cl::desc("registered programs kept loaded; past it the least recently "
                "used ones are evicted (default 128)"),
-      cl::init(dist::WorkerOptions().max_programs), cl::cat(category)};
+      cl::init(dist::WorkerOptions().max_programs), cl::cat(category),
+      tools::InRange(1, kMaxPrograms)};
   cl::opt<int64_t> max_program_bytes{
       "max_program_bytes",
       cl::desc("SBF bytes of all registered programs kept loaded; past it the "
                "least recently used ones are evicted (default 128 MiB)"),
-      cl::init(dist::WorkerOptions().max_program_bytes), cl::cat(category)};
+      cl::init(dist::WorkerOptions().max_program_bytes), cl::cat(category),
+      tools::InRange(int64_t{1}, kMaxProgramBytes)};
   // Durations carry their unit, as on sluice_launch and sluice_monitor.
   cl::opt<double> shutdown_grace_seconds{
       "shutdown_grace_s",
       cl::desc("seconds a running call may take to finish after SIGTERM "
                "before it is cancelled (default 5)"),
-      cl::init(5), cl::cat(category)};
+      cl::init(5), cl::cat(category), tools::InRange(0.0, tools::kMaxSeconds)};
   cl::alias shutdown_grace{
       "shutdown_grace", cl::desc("deprecated spelling of --shutdown_grace_s"),
       cl::aliasopt(shutdown_grace_seconds), cl::Hidden, cl::cat(category)};
@@ -206,14 +223,6 @@ int SluiceWorkerMain(int argc, char** argv,
   worker_options.task_name = name;
   worker_options.address = listen_address;
   worker_options.max_message_bytes = flags.max_message_bytes;
-  if (flags.max_programs < 1) {
-    return fail(absl::StrCat("--max_programs must be at least 1, not ",
-                             flags.max_programs.getValue()));
-  }
-  if (flags.max_program_bytes < 1) {
-    return fail(absl::StrCat("--max_program_bytes must be at least 1, not ",
-                             flags.max_program_bytes.getValue()));
-  }
   worker_options.max_programs = flags.max_programs;
   worker_options.max_program_bytes = flags.max_program_bytes;
   // Every task can hold variables; the tasks of the `ps` job are where
@@ -234,7 +243,19 @@ int SluiceWorkerMain(int argc, char** argv,
   sigwait(&stop_signals, &signal);
   std::fprintf(stderr, "%s %s: %s, shutting down\n", tool_name, name.c_str(),
                signal == SIGTERM ? "SIGTERM" : "SIGINT");
-  (*server)->Shutdown(absl::Seconds(flags.shutdown_grace_seconds.getValue()));
+  const absl::Duration grace =
+      absl::Seconds(flags.shutdown_grace_seconds.getValue());
+  // Calls still running at the grace's end are cancelled, but a kernel
+  // blocked outside the executor never notices: the watchdog ends the
+  // process rather than let it outlive its SIGTERM.
+  tools::ExitWatchdog watchdog(
+      absl::Now() + grace + tools::kStuckWorkMargin,
+      absl::StrCat(tool_name, " ", name, ": calls still running ",
+                   absl::FormatDuration(tools::kStuckWorkMargin),
+                   " after the shutdown grace of ", absl::FormatDuration(grace),
+                   ": a kernel blocked outside the executor does not stop when "
+                   "cancelled; exiting without it"));
+  (*server)->Shutdown(grace);
   server->reset();
   host.Quiesce();
   if (absl::Status written = (*observers)->WriteTrace(); !written.ok()) {

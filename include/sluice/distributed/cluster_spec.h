@@ -47,7 +47,9 @@ class ClusterSpec {
 // Checks that `address` is "host:port" with a port in 0..65535; the host is
 // a name, an IPv4 address or a bracketed IPv6 address ("[::1]:7001"). The
 // error says what is wrong with it ("port 65537 is out of range 0..65535"),
-// for the caller to prefix with where the address came from.
+// for the caller to prefix with where the address came from. The check is
+// sluice::ParseHostPort's (sluice/support/host_port.h), which every server
+// shares.
 absl::Status ValidateAddress(std::string_view address);
 
 // "/job:<job>/task:<index>".

@@ -30,11 +30,15 @@
 // BAD-FLAG: sluice_run: --cluster: invalid cluster spec: job 'worker' must map to a list of addresses
 // BAD-FLAG-NOT: Running
 // RUN: not %sluice_run --cluster=@%t.does_not_exist.json %S/Inputs/local_only.mlir 2>&1 | FileCheck %s --check-prefix=NO-FILE
-// NO-FILE: sluice_run: cannot read the cluster spec file '{{.*}}does_not_exist.json'
+// NO-FILE: sluice_run: cluster spec: cannot open '{{.*}}does_not_exist.json': No such file or directory
+// A FIFO in the file's place is refused at once, never waited on.
+// RUN: rm -f %t.fifo && mkfifo %t.fifo
+// RUN: not %sluice_run --cluster=@%t.fifo %S/Inputs/local_only.mlir 2>&1 | FileCheck %s --check-prefix=FIFO
+// FIFO: sluice_run: cluster spec: '{{.*}}.fifo' is a FIFO, not a regular file
 // RUN: env SLUICE_RPC_FAIL_FAST=sometimes not %sluice_run '--cluster={"worker": ["127.0.0.1:1"]}' %S/Inputs/local_only.mlir 2>&1 | FileCheck %s --check-prefix=BAD-POLICY
 // BAD-POLICY: sluice_run: SLUICE_RPC_FAIL_FAST: bad fail-fast policy 'sometimes': expected true, false or use_caller
 // RUN: not %sluice_run --rpc_deadline_ms=0 %S/Inputs/local_only.mlir 2>&1 | FileCheck %s --check-prefix=BAD-DEADLINE
-// BAD-DEADLINE: sluice_run: --rpc_deadline_ms must be positive, got 0
+// BAD-DEADLINE: sluice_run: --rpc_deadline_ms=0 is out of range: expected 1 to 604800000
 //
 // A task the cluster does not have.
 // RUN: %with_workers 1 --expect-exit=1 -- %sluice_run -print_error_code -functions=unknown_task %s 2>/dev/null | FileCheck %s --check-prefix=UNKNOWN

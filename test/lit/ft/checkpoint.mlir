@@ -6,6 +6,10 @@
 // RUN: %sluice_run --functions=restore %t/program.mlir 2>&1 | FileCheck %s --check-prefix=NEWEST
 // RUN: truncate -s 10 %t/ckpt/ckpt-00000000000000000020.manifest
 // RUN: %sluice_run --functions=restore %t/program.mlir 2>&1 | FileCheck %s --check-prefix=FALLBACK
+// A FIFO in the manifest's place is damage too, found without waiting for
+// a writer that never comes.
+// RUN: rm %t/ckpt/ckpt-00000000000000000020.manifest && mkfifo %t/ckpt/ckpt-00000000000000000020.manifest
+// RUN: timeout 60 %sluice_run --functions=restore %t/program.mlir 2>&1 | FileCheck %s --check-prefix=FIFO
 // RUN: not %sluice_run --functions=missing_name,no_checkpoint --print_error_code %t/program.mlir 2>/dev/null | FileCheck %s --check-prefix=ERRORS
 
 // Two checkpoints, of steps 10 and 20, with different values of `w`.
@@ -48,6 +52,10 @@ func.func @restore() -> (!tfrt.chain, i64, i64) {
   %c3 = tfrt_dht.print_tensor %flags, %c2
   tfrt.return %c3, %step, %epoch : !tfrt.chain, i64, i64
 }
+
+// FIFO-LABEL: --- Running 'restore':
+// FIFO-NEXT: W{{.*}}] skipping checkpoint of step 20, using an older one if any: '{{.*}}/ckpt/ckpt-00000000000000000020.manifest' is a FIFO, not a regular file
+// FIFO: 'restore' returned !tfrt.chain value,10,1
 
 // ERRORS-LABEL: --- Running 'missing_name':
 // ERRORS-NEXT: 'missing_name' returned <<error: checkpoint '{{.*}}/ckpt/ckpt-00000000000000000010.manifest' has no tensor 'bias', code: NOT_FOUND>>

@@ -118,9 +118,20 @@
 
 // An input that cannot be read.
 // RUN: not sluice_run %t.does_not_exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
-// MISSING: sluice_run: couldn't read '{{.*}}does_not_exist.mlir': No such file or directory
+// MISSING: sluice_run: cannot open '{{.*}}does_not_exist.mlir': No such file or directory
 // RUN: not sluice_run %S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
-// DIRECTORY: sluice_run: couldn't read '{{.*}}': Is a directory
+// DIRECTORY: sluice_run: cannot read '{{.*}}': Is a directory
+
+// An input that never ends, or one past the 256 MiB limit, is refused as
+// soon as it passes the limit, before anything is compiled.
+// RUN: not sluice_run /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS
+// ENDLESS: sluice_run: '/dev/zero' goes on past the 256 MiB an input may hold
+// RUN: not sluice_run - < /dev/urandom 2>&1 | FileCheck %s --check-prefix=ENDLESS-STDIN
+// ENDLESS-STDIN: sluice_run: '<stdin>' goes on past the 256 MiB an input may hold
+// RUN: rm -f %t.large && truncate -s 300M %t.large
+// RUN: not sluice_run %t.large 2>&1 | FileCheck %s --check-prefix=LARGE
+// LARGE: sluice_run: '{{.*}}.large' holds 300 MiB, more than the 256 MiB an input may hold
+// RUN: rm -f %t.large
 
 // --help lists every option, one line each.
 // RUN: sluice_run --help | FileCheck %s --check-prefix=HELP

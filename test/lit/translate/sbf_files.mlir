@@ -64,7 +64,16 @@
 // RUN: not sluice_translate --sbf-to-mlir %t.text.sbf 2>&1 | FileCheck %s --check-prefix=MAGIC
 // MAGIC: error: invalid sbf file: Header at offset 0: bad magic 74 68 69 73, expected {{.*}} ("SLBF")
 // RUN: not sluice_translate --sbf-to-mlir %t.does_not_exist.sbf 2>&1 | FileCheck %s --check-prefix=MISSING
-// MISSING: cannot open input file '{{.*}}does_not_exist.sbf': No such file or directory
+// MISSING: sluice_translate: cannot open '{{.*}}does_not_exist.sbf': No such file or directory
+
+// An input that never ends is refused once it passes the 256 MiB limit,
+// through standard input as well as by name.
+// RUN: not sluice_translate --sbf-to-mlir /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS
+// ENDLESS: sluice_translate: '/dev/zero' goes on past the 256 MiB an input may hold
+// RUN: not sluice_translate --mlir-to-sbf - < /dev/urandom 2>&1 | FileCheck %s --check-prefix=ENDLESS-STDIN
+// ENDLESS-STDIN: sluice_translate: '<stdin>' goes on past the 256 MiB an input may hold
+// RUN: not sluice_opt /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS-OPT
+// ENDLESS-OPT: sluice_opt: '/dev/zero' goes on past the 256 MiB an input may hold
 
 func.func @body(%i: i32, %acc: i32) -> (i32, i32, i1) {
   %one = tfrt.constant.i32 1

@@ -1,6 +1,9 @@
 // Loading a program from a file, and what a loaded program keeps: kernels
 // read their attributes and debug info from the program's own bytes, so
 // those must survive the caller's buffer.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -127,7 +130,20 @@ TEST_F(ProgramMemoryTest, LoadFileNamesAMissingFile) {
   ASSERT_FALSE(program.ok());
   EXPECT_EQ(program.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(program.status().message(),
-              HasSubstr("cannot open sbf file '" + path + "'"));
+              HasSubstr("sbf program: cannot open '" + path + "'"));
+}
+
+TEST_F(ProgramMemoryTest, LoadFileRefusesAFifoWithoutWaitingForAWriter) {
+  const std::string path = ::testing::TempDir() + "/program.fifo";
+  ::unlink(path.c_str());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  absl::StatusOr<std::unique_ptr<Program>> program =
+      Program::LoadFile(path, GetKernelRegistry(&host_));
+  ::unlink(path.c_str());
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(program.status().message(),
+              HasSubstr("'" + path + "' is a FIFO, not a regular file"));
 }
 
 TEST_F(ProgramMemoryTest, LoadFileNamesTheFileOfAnInvalidProgram) {

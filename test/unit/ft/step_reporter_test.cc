@@ -151,7 +151,8 @@ TEST(StepReporterTest, FromEnvironmentWithoutMonitorIsNull) {
 TEST(MonitorServerTest, BadAddressesAndOptionsAreErrors) {
   auto no_port = MonitorServer::Start("localhost", MonitorOptions());
   EXPECT_EQ(no_port.status().message(),
-            "monitor: cannot listen on 'localhost': expected host:port");
+            "monitor: cannot listen on 'localhost': expected host:port, "
+            "there is no ':' before a port");
   MonitorOptions options;
   options.world_size = 0;
   auto bad = MonitorServer::Start("127.0.0.1:0", options);
