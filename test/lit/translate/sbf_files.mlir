@@ -70,7 +70,7 @@
 // through standard input as well as by name.
 // RUN: not sluice_translate --sbf-to-mlir /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS
 // ENDLESS: sluice_translate: '/dev/zero' goes on past the 256 MiB an input may hold
-// RUN: not sluice_translate --mlir-to-sbf - < /dev/urandom 2>&1 | FileCheck %s --check-prefix=ENDLESS-STDIN
+// RUN: not sluice_translate --mlir-to-sbf - < /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS-STDIN
 // ENDLESS-STDIN: sluice_translate: '<stdin>' goes on past the 256 MiB an input may hold
 // RUN: not sluice_opt /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS-OPT
 // ENDLESS-OPT: sluice_opt: '/dev/zero' goes on past the 256 MiB an input may hold
