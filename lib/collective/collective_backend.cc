@@ -1,12 +1,19 @@
 #include "sluice/collective/collective_backend.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <string>
 
+#include "absl/base/const_init.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "sluice/collective/nccl_group.h"
 #include "sluice/gpu/gpu_device.h"
+#include "sluice/support/logging.h"
 
 namespace sluice::ccl {
 
@@ -40,6 +47,15 @@ absl::StatusOr<CollectiveBackend> CollectiveBackendFromEnvironment() {
                                  HasCudaDevice());
 }
 
+std::optional<std::string> NcclHostIdForLocalRank(int local_rank, int devices,
+                                                  const char* existing,
+                                                  std::string_view hostname) {
+  if (existing != nullptr || devices <= 0 || local_rank < devices) {
+    return std::nullopt;
+  }
+  return absl::StrCat(std::string(hostname), "/sluice-local-rank-", local_rank);
+}
+
 int CudaDeviceForLocalRank() {
   int local_rank = 0;
   const char* value = std::getenv("SLUICE_LOCAL_RANK");
@@ -48,7 +64,24 @@ int CudaDeviceForLocalRank() {
     local_rank = 0;
   }
   absl::StatusOr<int> devices = gpu::CountDevices();
-  return devices.ok() && *devices > 0 ? local_rank % *devices : 0;
+  if (!devices.ok() || *devices <= 0) return 0;
+  // Callers on two threads would otherwise both set it, and log twice.
+  static absl::Mutex mu(absl::kConstInit);
+  absl::MutexLock lock(&mu);
+  char hostname[256] = {};
+  if (gethostname(hostname, sizeof(hostname) - 1) != 0) {
+    std::strcpy(hostname, "unknown-host");
+  }
+  std::optional<std::string> host_id = NcclHostIdForLocalRank(
+      local_rank, *devices, std::getenv("NCCL_HOSTID"), hostname);
+  if (host_id.has_value()) {
+    setenv("NCCL_HOSTID", host_id->c_str(), /*overwrite=*/0);
+    SLUICE_LOG(INFO) << "local rank " << local_rank << " shares CUDA device "
+                     << local_rank % *devices << " (of " << *devices
+                     << ") with a lower local rank: NCCL_HOSTID=" << *host_id
+                     << ", so that NCCL takes it for a host of its own";
+  }
+  return local_rank % *devices;
 }
 
 }  // namespace sluice::ccl

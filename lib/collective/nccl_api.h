@@ -46,15 +46,20 @@ class NcclApi {
   virtual ncclResult_t CommShrink(ncclComm_t comm, int* exclude_ranks,
                                   int exclude_count, ncclComm_t* new_comm,
                                   ncclConfig_t* config, int flags) = 0;
-  // Cheap (atomic loads): the watchdog polls it.
+  // The watchdog polls it. Not a plain read: it may progress or join the
+  // communicator's background work (NCCL 2.28 frees its group job there),
+  // so like every call on a communicator it must not run while another
+  // thread is inside NCCL on the same one.
   virtual ncclResult_t CommGetAsyncError(ncclComm_t comm,
                                          ncclResult_t* async_error) = 0;
-  // May be called from any thread; may hang (NCCL issues 992, 863, 1777).
+  // May be called from any thread, but none may be inside NCCL on `comm`
+  // meanwhile; may hang (NCCL issues 992, 863, 1777).
   virtual ncclResult_t CommAbort(ncclComm_t comm) = 0;
   virtual ncclResult_t CommFinalize(ncclComm_t comm) = 0;
   virtual ncclResult_t CommDestroy(ncclComm_t comm) = 0;
   virtual std::string GetErrorString(ncclResult_t result) = 0;
-  // NCCL's description of the last error on `comm` ("" when none).
+  // NCCL's description of its last error ("" when none): the detail that
+  // ncclGetErrorString's generic text lacks ("Duplicate GPU detected").
   virtual std::string GetLastError(ncclComm_t comm) = 0;
 
   virtual ncclResult_t AllReduce(const void* send, void* recv, size_t count,
@@ -101,13 +106,13 @@ class NcclApi {
   virtual std::string CudaErrorString(cudaError_t error) = 0;
 };
 
-// `result` as a status for `what` ("ncclAllReduce"): OK for ncclSuccess
-// and ncclInProgress; INVALID_ARGUMENT for ncclInvalidArgument and
-// ncclInvalidUsage (the caller's mistake, fatal); UNAVAILABLE for the
-// others (a peer, the network, CUDA or NCCL itself failed: retryable once
-// the communicator is rebuilt).
+// `result` as a status for `what` ("ncclAllReduce"), with NCCL's last
+// error appended: OK for ncclSuccess and ncclInProgress; INVALID_ARGUMENT
+// for ncclInvalidArgument and ncclInvalidUsage (the caller's mistake,
+// fatal); UNAVAILABLE for the others (a peer, the network, CUDA or NCCL
+// itself failed: retryable once the communicator is rebuilt).
 absl::Status NcclStatus(NcclApi& api, ncclResult_t result,
-                        const std::string& what);
+                        const std::string& what, ncclComm_t comm = nullptr);
 // `error` as a status: OK for cudaSuccess, UNAVAILABLE otherwise.
 absl::Status CudaStatus(NcclApi& api, cudaError_t error,
                         const std::string& what);

@@ -33,6 +33,7 @@ NcclCommWatch::NcclCommWatch(NcclApi* api, ncclComm_t comm, cudaStream_t stream,
 
 NcclCommWatch::~NcclCommWatch() {
   if (release_thread_.joinable()) release_thread_.join();
+  SetDevice();
   for (cudaEvent_t event : free_events_) api_->EventDestroy(event);
   for (InFlight& flight : in_flight_) {
     if (flight.event != nullptr) api_->EventDestroy(flight.event);
@@ -43,6 +44,15 @@ NcclCommWatch::~NcclCommWatch() {
 void NcclCommWatch::SetWake(std::function<void()> wake) {
   std::lock_guard<std::mutex> lock(mu_);
   wake_ = std::move(wake);
+}
+
+void NcclCommWatch::SetDevice() {
+  if (options_.device >= 0) api_->SetDevice(options_.device);
+}
+
+void NcclCommWatch::KeepUntilReleased(std::shared_ptr<void> keep) {
+  std::lock_guard<std::mutex> lock(mu_);
+  graveyard_.push_back(std::move(keep));
 }
 
 void NcclCommWatch::Wake() {
@@ -62,7 +72,7 @@ void NcclCommWatch::Submit(NcclOp op) {
     // NCCL takes no call on a communicator whose last call is in progress.
     changed_.wait_until(lock, absl::ToChronoTime(op.deadline), [this] {
       return state_ != CommState::kHealthy ||
-             CountInFlightLocked(OpState::kPending) == 0;
+             !LastIsPendingLocked();
     });
     absl::Status refused;
     if (state_ == CommState::kHealthy && close_requested_) {
@@ -70,7 +80,7 @@ void NcclCommWatch::Submit(NcclOp op) {
           absl::StrCat(op.what, " refused: the communicator is closed"));
     } else if (state_ != CommState::kHealthy) {
       refused = RefusedError(broken_, op.what);
-    } else if (CountInFlightLocked(OpState::kPending) != 0) {
+    } else if (LastIsPendingLocked()) {
       Break(absl::DeadlineExceededError(absl::StrCat(
                 "no result within ", absl::FormatDuration(op.timeout),
                 ": the collective before it was still being enqueued")),
@@ -85,7 +95,19 @@ void NcclCommWatch::Submit(NcclOp op) {
     }
   }
   // Outside mu_: the watchdog keeps polling while NCCL takes the call.
-  const ncclResult_t result = op.enqueue();
+  // Only now that the previous call has left ncclInProgress may stream
+  // work go to the communicator's stream.
+  ncclResult_t result = ncclSuccess;
+  absl::Status ordered;
+  {
+    std::lock_guard<std::mutex> nccl(nccl_mu_);
+    SetDevice();
+    if (op.prologue) {
+      ordered = CudaStatus(*api_, op.prologue(),
+                           "ordering it after the work before it");
+    }
+    if (ordered.ok()) result = op.enqueue();
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     in_flight_.push_back(InFlight{std::move(op), OpState::kPending});
@@ -97,8 +119,11 @@ void NcclCommWatch::Submit(NcclOp op) {
           {std::move(flight.op.done), WithMessagePrefix(broken_, what + ": ")});
       graveyard_.push_back(std::move(flight.op.buffers));
       in_flight_.pop_back();
+    } else if (!ordered.ok()) {
+      Break(ordered, &flight, finished);
     } else if (result != ncclSuccess && result != ncclInProgress) {
-      Break(NcclStatus(*api_, result, "the nccl call"), &flight, finished);
+      Break(NcclStatus(*api_, result, "the nccl call", comm_), &flight,
+            finished);
     } else if (result == ncclSuccess) {
       flight.state = OpState::kInProgress;
       absl::Status started = Start(flight);
@@ -110,6 +135,9 @@ void NcclCommWatch::Submit(NcclOp op) {
 }
 
 absl::Status NcclCommWatch::Start(InFlight& flight) {
+  // Poll starts collectives on the watchdog's thread, whose current device
+  // is whichever communicator it served last.
+  SetDevice();
   if (flight.op.epilogue) {
     absl::Status copied =
         CudaStatus(*api_, flight.op.epilogue(), "queueing the copies after it");
@@ -179,29 +207,38 @@ void NcclCommWatch::Break(const absl::Status& cause, const InFlight* culprit,
 
 void NcclCommWatch::StartRelease(bool abort, absl::Time now) {
   state_ = abort ? CommState::kAborting : CommState::kClosing;
-  release_deadline_ = now + options_.abort_timeout;
-  std::function<void()> wake = wake_;
-  release_thread_ =
-      std::thread([this, abort, wake = std::move(wake),
-                   deadline = absl::Now() + options_.abort_timeout] {
-        bool aborting = abort;
-        if (!aborting) {
-          // Flush and free; a finalize that fails or outlasts the deadline
-          // turns into an abort.
-          ncclResult_t result = api_->CommFinalize(comm_);
-          while (result == ncclInProgress && absl::Now() < deadline) {
-            absl::SleepFor(kFinalizePoll);
-            ncclResult_t async = ncclSuccess;
-            result = api_->CommGetAsyncError(comm_, &async);
-            if (result == ncclSuccess) result = async;
-          }
-          aborting =
-              result != ncclSuccess || api_->CommDestroy(comm_) != ncclSuccess;
-        }
-        if (aborting) api_->CommAbort(comm_);
-        released_.store(true);
-        if (wake) wake();
-      });
+  // A close may spend one abort_timeout finalizing before it aborts: the
+  // abort then gets the whole of a second one.
+  release_deadline_ = now + (abort ? 1 : 2) * options_.abort_timeout;
+  // Poll joins the thread with mu_ held, so it must not take mu_ to wake.
+  release_thread_ = std::thread(&NcclCommWatch::Release, this, abort,
+                                absl::Now() + options_.abort_timeout, wake_);
+}
+
+void NcclCommWatch::Release(bool abort, absl::Time finalize_deadline,
+                            std::function<void()> wake) {
+  {
+    // Waits for a caller inside NCCL on the communicator to come out: an
+    // abort under its feet is what NCCL forbids. One that never comes out
+    // is escalated at the deadline.
+    std::lock_guard<std::mutex> nccl(nccl_mu_);
+    SetDevice();
+    if (!abort) {
+      // Flush and free; a finalize that fails or outlasts its deadline
+      // turns into an abort.
+      ncclResult_t result = api_->CommFinalize(comm_);
+      while (result == ncclInProgress && absl::Now() < finalize_deadline) {
+        absl::SleepFor(kFinalizePoll);
+        ncclResult_t async = ncclSuccess;
+        result = api_->CommGetAsyncError(comm_, &async);
+        if (result == ncclSuccess) result = async;
+      }
+      abort = result != ncclSuccess || api_->CommDestroy(comm_) != ncclSuccess;
+    }
+    if (abort) api_->CommAbort(comm_);
+  }
+  released_.store(true);
+  if (wake) wake();
 }
 
 void NcclCommWatch::Poll(absl::Time now) {
@@ -210,10 +247,15 @@ void NcclCommWatch::Poll(absl::Time now) {
   absl::Status escalation;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // A caller inside NCCL holds the communicator: its async error is read
+    // on a later poll, and until then no collective is taken as enqueued.
+    std::unique_lock<std::mutex> nccl(nccl_mu_, std::try_to_lock);
     if (state_ == CommState::kHealthy) {
-      ncclResult_t async = ncclSuccess;
-      ncclResult_t read = api_->CommGetAsyncError(comm_, &async);
-      if (read != ncclSuccess) async = read;
+      ncclResult_t async = ncclInProgress;
+      if (nccl.owns_lock()) {
+        ncclResult_t read = api_->CommGetAsyncError(comm_, &async);
+        if (read != ncclSuccess) async = read;
+      }
       if (async != ncclSuccess && async != ncclInProgress) {
         std::string last = api_->GetLastError(comm_);
         Break(absl::UnavailableError(absl::StrCat(
@@ -223,6 +265,9 @@ void NcclCommWatch::Poll(absl::Time now) {
                   last.empty() ? "" : absl::StrCat(": ", last))),
               nullptr, finished);
       }
+      // Collectives finish in stream order: past the first that is not
+      // done, only deadlines need a look.
+      bool later_not_done = false;
       for (auto it = in_flight_.begin();
            state_ == CommState::kHealthy && it != in_flight_.end();) {
         InFlight& flight = *it;
@@ -235,7 +280,7 @@ void NcclCommWatch::Poll(absl::Time now) {
             break;
           }
         }
-        if (flight.state == OpState::kInProgress) {
+        if (flight.state == OpState::kInProgress && !later_not_done) {
           cudaError_t query = api_->EventQuery(flight.event);
           if (query == cudaSuccess) {
             finished.push_back({std::move(flight.op.done), absl::OkStatus()});
@@ -250,6 +295,7 @@ void NcclCommWatch::Poll(absl::Time now) {
             break;
           }
         }
+        later_not_done = true;
         if (now >= flight.op.deadline) {
           Break(
               absl::DeadlineExceededError(absl::StrCat(
@@ -263,6 +309,7 @@ void NcclCommWatch::Poll(absl::Time now) {
         ++it;
       }
     }
+    if (nccl.owns_lock()) nccl.unlock();
     if (state_ == CommState::kBroken) {
       StartRelease(/*abort=*/true, now);
     } else if (state_ == CommState::kHealthy && close_requested_ &&
@@ -303,6 +350,13 @@ bool NcclCommWatch::busy() const {
          (state_ == CommState::kHealthy && close_requested_);
 }
 
+bool NcclCommWatch::releasing() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_ == CommState::kBroken || state_ == CommState::kAborting ||
+         state_ == CommState::kClosing ||
+         (state_ == CommState::kHealthy && close_requested_);
+}
+
 bool NcclCommWatch::finished() const {
   std::lock_guard<std::mutex> lock(mu_);
   return state_ == CommState::kAborted || state_ == CommState::kClosed;
@@ -316,6 +370,10 @@ NcclCommWatch::CommState NcclCommWatch::state() const {
 int NcclCommWatch::CountInFlight(OpState state) const {
   std::lock_guard<std::mutex> lock(mu_);
   return CountInFlightLocked(state);
+}
+
+bool NcclCommWatch::LastIsPendingLocked() const {
+  return !in_flight_.empty() && in_flight_.back().state == OpState::kPending;
 }
 
 int NcclCommWatch::CountInFlightLocked(OpState state) const {

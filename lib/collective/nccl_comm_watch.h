@@ -2,7 +2,13 @@
 // which the process's watchdog (nccl_watchdog.h) polls off the hot path.
 //
 // A collective is submitted on the caller's thread, which makes the NCCL
-// call on the communicator's stream. A non-blocking communicator may answer
+// call on the communicator's stream. NCCL takes one thread at a time on a
+// communicator (calls, ncclCommGetAsyncError and ncclCommAbort alike), so
+// every call goes through one lock (LockNccl); the watchdog only tries it
+// and reads the async error on a later poll when a caller holds it. Every
+// thread that touches CUDA for the communicator first makes its device
+// current, since events and streams belong to the device current when they
+// are made. A non-blocking communicator may answer
 // ncclInProgress: the collective is then *pending* (not yet on the stream),
 // and no other NCCL call may go to the communicator until
 // ncclCommGetAsyncError stops saying ncclInProgress; the next Submit waits
@@ -21,7 +27,9 @@
 // return by its deadline is escalated (the watchdog of the watchdog): the
 // hook, by default, logs the reason and exits the process with the
 // launcher's restartable code, because a communicator stuck in abort holds
-// the GPU and only a new process frees it.
+// the GPU and only a new process frees it. A communicator that is closed
+// gets `abort_timeout` to finalize and then, when that fails, another to
+// abort, so a slow clean close is never escalated.
 #ifndef SLUICE_LIB_COLLECTIVE_NCCL_COMM_WATCH_H_
 #define SLUICE_LIB_COLLECTIVE_NCCL_COMM_WATCH_H_
 
@@ -60,6 +68,9 @@ struct NcclCommWatchOptions {
   // Whether the watch destroys the stream once the communicator is
   // released (the group that made it may be gone by then).
   bool destroy_stream = false;
+  // The CUDA device of the communicator and its stream, made current on
+  // every thread before it touches them; -1: left as it is (tests).
+  int device = -1;
 };
 
 // One collective.
@@ -68,6 +79,10 @@ struct NcclOp {
   std::string what;
   absl::Duration timeout;
   absl::Time deadline;
+  // Stream work the collective must follow (the communicator's stream
+  // waiting for the caller's), queued once the communicator takes calls,
+  // just before `enqueue`; may be empty.
+  std::function<cudaError_t()> prologue;
   // The NCCL call(s) that put the collective on the communicator's stream.
   std::function<ncclResult_t()> enqueue;
   // Stream work behind the collective (copies back to the host); may be
@@ -123,6 +138,8 @@ class NcclCommWatch {
   // Whether Poll has work: collectives in flight, or an abort or destroy to
   // start or to watch.
   bool busy() const;
+  // Whether an abort or destroy is to start or runs.
+  bool releasing() const;
   // Aborted or closed: the watchdog drops it.
   bool finished() const;
 
@@ -132,6 +149,16 @@ class NcclCommWatch {
   CommState state() const;
   // How many collectives are in flight in `state`.
   int CountInFlight(OpState state) const;
+
+  // Held around every NCCL call on the communicator made outside the
+  // watch (a split of it, and the polls that wait for the split).
+  std::unique_lock<std::mutex> LockNccl() {
+    return std::unique_lock<std::mutex>(nccl_mu_);
+  }
+  // Keeps `keep` (memory NCCL may still write, such as the slot of a split
+  // that was given up) until the communicator is released.
+  void KeepUntilReleased(std::shared_ptr<void> keep);
+
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
   const std::string& name() const { return options_.name; }
@@ -155,9 +182,17 @@ class NcclCommWatch {
   void Break(const absl::Status& cause, const InFlight* culprit,
              std::vector<Finished>& finished);
   int CountInFlightLocked(OpState state) const;
+  // With mu_ held: whether a call is pending. Only the newest can be, since
+  // Submit waits for none before it calls NCCL.
+  bool LastIsPendingLocked() const;
   // With mu_ held: starts the thread that aborts (or finalizes and
   // destroys) the communicator.
   void StartRelease(bool abort, absl::Time now);
+  // The release thread: finalizes and destroys the communicator by
+  // `finalize_deadline`, or aborts it; then calls `wake`.
+  void Release(bool abort, absl::Time finalize_deadline,
+               std::function<void()> wake);
+  void SetDevice();
   void Wake();
 
   NcclApi* const api_;
@@ -165,8 +200,11 @@ class NcclCommWatch {
   const cudaStream_t stream_;
   const NcclCommWatchOptions options_;
 
-  // One NCCL call at a time from callers.
+  // One collective submitted at a time.
   std::mutex issue_mu_;
+  // One thread inside NCCL on the communicator at a time. Taken after
+  // issue_mu_, and only tried while mu_ is held.
+  std::mutex nccl_mu_;
   mutable std::mutex mu_;
   std::condition_variable changed_;
   CommState state_ = CommState::kHealthy;

@@ -11,10 +11,12 @@
 #define SLUICE_LIB_COLLECTIVE_NCCL_FAKE_API_H_
 
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 
+#include "absl/time/time.h"
 #include "lib/collective/nccl_api.h"
 
 namespace sluice::ccl {
@@ -29,6 +31,19 @@ struct FakeNcclScript {
   // Communicator creation (init, split, shrink) answers ncclInProgress and
   // ncclCommGetAsyncError keeps saying so for this many polls.
   int init_in_progress_polls = 0;
+  // When positive, creation answers ncclInProgress and completes this much
+  // later on a thread of the fake: ncclCommInitRankConfig's communicator
+  // says ncclInProgress until then; a split or shrink leaves the new
+  // communicator NULL, writes it then (unless the parent was aborted), and
+  // its parent says ncclInProgress meanwhile.
+  absl::Duration creation_takes = absl::ZeroDuration();
+  // When positive, ncclCommFinalize answers ncclInProgress and the
+  // communicator says so for this long.
+  absl::Duration finalize_takes = absl::ZeroDuration();
+  // How long a collective call keeps its caller inside NCCL.
+  absl::Duration enqueue_takes = absl::ZeroDuration();
+  // What ncclGetLastError says.
+  std::string last_error;
   // Each collective call answers ncclInProgress and ncclCommGetAsyncError
   // keeps saying so for this many polls.
   int enqueue_in_progress_polls = 0;
@@ -69,6 +84,11 @@ class FakeNcclApi final : public NcclApi {
   // last shrink.
   int splits() const;
   int shrinks() const;
+  // Calls that entered NCCL on a communicator while another thread was
+  // inside NCCL on it, which NCCL forbids.
+  int concurrent_calls() const;
+  // cudaEventRecord of an event made on one device on another's stream.
+  int device_mismatches() const;
 
   int Version() override;
   bool HasCommSplit() override;

@@ -138,6 +138,7 @@ class NcclGroupImpl final : public NcclGroup {
   }
 
   ncclComm_t comm() const { return watch_->comm(); }
+  NcclCommWatch& watch() const { return *watch_; }
 
   // Called when the next generation's group is made from this one.
   void Retire(int64_t next_generation) {
@@ -511,23 +512,17 @@ class NcclGroupImpl final : public NcclGroup {
       return absl::InvalidArgumentError(absl::StrCat(
           "the timeout must be positive, got ", absl::FormatDuration(timeout)));
     }
-    absl::Status ordered =
-        CudaStatus(*api_, api_->SetDevice(device_ordinal_), "cudaSetDevice");
-    if (ordered.ok()) {
-      std::lock_guard<std::mutex> lock(order_mu_);
-      ordered = CudaStatus(*api_, api_->EventRecord(order_event_, after_stream),
-                           "cudaEventRecord");
-      if (ordered.ok()) {
-        ordered = CudaStatus(
-            *api_, api_->StreamWaitEvent(watch_->stream(), order_event_),
-            "cudaStreamWaitEvent");
-      }
-    }
-    if (!ordered.ok()) return ordered;
     NcclOp op;
     op.what = what;
     op.timeout = timeout;
     op.deadline = absl::Now() + timeout;
+    // The watch serialises its collectives, so they share one event.
+    op.prologue = [api = api_, event = order_event_, after_stream,
+                   stream = watch_->stream()] {
+      cudaError_t recorded = api->EventRecord(event, after_stream);
+      return recorded != cudaSuccess ? recorded
+                                     : api->StreamWaitEvent(stream, event);
+    };
     op.enqueue = [call = std::move(call), stream = watch_->stream()] {
       return call(stream);
     };
@@ -703,7 +698,6 @@ class NcclGroupImpl final : public NcclGroup {
   const cudaStream_t copy_stream_;
   const cudaEvent_t order_event_;
   const std::string created_by_;
-  std::mutex order_mu_;
   std::mutex host_mu_;
   std::shared_ptr<Staging> staging_;
 };
@@ -732,6 +726,75 @@ absl::Status ValidateOptions(const NcclGroupOptions& options) {
         absl::StrCat("nccl group: device ", options.device, " is negative"));
   }
   return absl::OkStatus();
+}
+
+// Makes the next generation's communicator from `from`'s into `*slot`
+// (written by NCCL when it is done): by shrink when `excluded` names ranks
+// that left, by split when none did, when this NCCL has the call. Sets
+// `created_by` to which, and leaves it empty when neither applies.
+ncclResult_t SplitFrom(NcclApi& api, NcclCommWatch& from,
+                       std::vector<int> excluded, int rank,
+                       ncclConfig_t* config, ncclComm_t* slot,
+                       std::string* created_by) {
+  std::unique_lock<std::mutex> nccl = from.LockNccl();
+  if (!excluded.empty() && api.HasCommShrink()) {
+    *created_by = "shrink";
+#ifdef NCCL_SHRINK_ABORT
+    // The excluded ranks are gone: the parent's operations in flight
+    // cannot finish.
+    const int flags = NCCL_SHRINK_ABORT;
+#else
+    const int flags = 0;
+#endif
+    return api.CommShrink(from.comm(), excluded.data(),
+                          static_cast<int>(excluded.size()), slot, config,
+                          flags);
+  }
+  if (excluded.empty() && api.HasCommSplit()) {
+    *created_by = "split";
+    return api.CommSplit(from.comm(), /*color=*/0, rank, slot, config);
+  }
+  return ncclSuccess;
+}
+
+// Polls until the communicator being made is ready, fails, or `deadline`
+// passes. Until a split is done NCCL reports its progress on the parent
+// (`splitting`) and the new communicator is NULL: `comm` is read from
+// `slot` once the parent says the split is over, and polled itself after
+// (at once, for init).
+absl::Status AwaitCommunicator(NcclApi& api, NcclCommWatch* splitting,
+                               const ncclComm_t& slot, absl::Time deadline,
+                               absl::Duration connect_timeout,
+                               ncclComm_t& comm) {
+  while (true) {
+    ncclResult_t async = ncclSuccess;
+    ncclResult_t read = ncclSuccess;
+    if (comm != nullptr) {
+      read = api.CommGetAsyncError(comm, &async);
+    } else {
+      std::unique_lock<std::mutex> nccl = splitting->LockNccl();
+      read = api.CommGetAsyncError(splitting->comm(), &async);
+      if (read == ncclSuccess && async == ncclSuccess) {
+        comm = slot;
+        if (comm == nullptr) {
+          return absl::InternalError(
+              "the split finished without a communicator");
+        }
+        continue;
+      }
+    }
+    if (read != ncclSuccess) async = read;
+    if (async == ncclSuccess) return absl::OkStatus();
+    if (async != ncclInProgress) {
+      return NcclStatus(api, async, "joining the communicator", comm);
+    }
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("the ranks did not all join within ",
+                       absl::FormatDuration(connect_timeout)));
+    }
+    absl::SleepFor(kCreatePoll);
+  }
 }
 
 }  // namespace
@@ -779,36 +842,30 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
   // Calls return at once (maybe ncclInProgress), so the watchdog, not a
   // blocked caller, decides when a communicator is hopeless.
   config.blocking = 0;
-  ncclComm_t comm = nullptr;
+  // A split (or shrink) of a non-blocking communicator writes the new one
+  // here from NCCL's own thread when it is done, which may be after this
+  // function has given up: the slot then lives as long as the parent's
+  // communicator.
+  auto slot = std::make_shared<ncclComm_t>(nullptr);
+  // The parent's watch while the communicator is split from it.
+  NcclCommWatch* splitting = nullptr;
   ncclResult_t result = ncclSuccess;
   std::string created_by;
   if (parent != nullptr && parent->health().ok()) {
-    std::vector<int> excluded = options.excluded_parent_ranks;
-    if (!excluded.empty() && api.HasCommShrink()) {
-      created_by = "shrink";
-#ifdef NCCL_SHRINK_ABORT
-      // The excluded ranks are gone: the parent's operations in flight
-      // cannot finish.
-      const int flags = NCCL_SHRINK_ABORT;
-#else
-      const int flags = 0;
-#endif
-      result = api.CommShrink(parent->comm(), excluded.data(),
-                              static_cast<int>(excluded.size()), &comm, &config,
-                              flags);
-    } else if (excluded.empty() && api.HasCommSplit()) {
-      created_by = "split";
-      result = api.CommSplit(parent->comm(), /*color=*/0, options.rank, &comm,
-                             &config);
-    }
+    result = SplitFrom(api, parent->watch(), options.excluded_parent_ranks,
+                       options.rank, &config, slot.get(), &created_by);
+    if (!created_by.empty()) splitting = &parent->watch();
   }
+  ncclComm_t comm = nullptr;
   if (created_by.empty()) {
     created_by = "init";
     absl::StatusOr<ncclUniqueId> id = ExchangeUniqueId(
         api, options.store_address, options.generation, options.rank, deadline);
     if (!id.ok()) return fail(id.status(), Classify(id.status()));
-    result =
-        api.CommInitRankConfig(&comm, options.size, *id, options.rank, &config);
+    result = api.CommInitRankConfig(slot.get(), options.size, *id,
+                                    options.rank, &config);
+    // ncclCommInitRankConfig returns the communicator at once, ready or not.
+    comm = *slot;
   }
   NcclCommWatchOptions watch_options;
   watch_options.name = name;
@@ -816,11 +873,13 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
   watch_options.abort_timeout = options.abort_timeout;
   watch_options.escalate = environment.escalate;
   watch_options.destroy_stream = true;
+  watch_options.device = options.device;
   cudaStream_t stream = nullptr;
   absl::Status created =
       CudaStatus(api, api.StreamCreate(&stream), "cudaStreamCreate");
   // A communicator that exists but failed is aborted by the watchdog, which
-  // escalates when the abort hangs.
+  // escalates when the abort hangs. A split that never finished is aborted
+  // with its parent, which keeps the slot NCCL may still write.
   auto abandon = [&](const absl::Status& cause, FailureClass failure_class) {
     absl::Status error = fail(cause, failure_class);
     if (comm != nullptr) {
@@ -828,35 +887,28 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
           std::make_shared<NcclCommWatch>(&api, comm, stream, watch_options);
       environment.watchdog->Watch(watch);
       watch->Abort(error);
-    } else if (stream != nullptr) {
-      api.StreamDestroy(stream);
+    } else {
+      if (stream != nullptr) api.StreamDestroy(stream);
+      if (splitting != nullptr) {
+        splitting->KeepUntilReleased(slot);
+        splitting->Abort(error);
+      }
     }
     return error;
   };
   if (!created.ok()) return abandon(created, FailureClass::kRetryable);
   if (result != ncclSuccess && result != ncclInProgress) {
-    return abandon(
-        NcclStatus(api, result, absl::StrCat("nccl comm ", created_by)),
-        result == ncclInvalidArgument || result == ncclInvalidUsage
-            ? FailureClass::kFatal
-            : FailureClass::kRetryable);
+    return abandon(NcclStatus(api, result,
+                              absl::StrCat("nccl comm ", created_by), comm),
+                   result == ncclInvalidArgument || result == ncclInvalidUsage
+                       ? FailureClass::kFatal
+                       : FailureClass::kRetryable);
   }
-  while (true) {
-    ncclResult_t async = ncclSuccess;
-    ncclResult_t read = api.CommGetAsyncError(comm, &async);
-    if (read != ncclSuccess) async = read;
-    if (async == ncclSuccess) break;
-    if (async != ncclInProgress) {
-      return abandon(NcclStatus(api, async, "joining the communicator"),
-                     FailureClass::kRetryable);
-    }
-    if (absl::Now() >= deadline) {
-      return abandon(absl::DeadlineExceededError(absl::StrCat(
-                         "the ranks did not all join within ",
-                         absl::FormatDuration(options.connect_timeout))),
-                     FailureClass::kRetryable);
-    }
-    absl::SleepFor(kCreatePoll);
+  if (absl::Status joined =
+          AwaitCommunicator(api, splitting, *slot, deadline,
+                            options.connect_timeout, comm);
+      !joined.ok()) {
+    return abandon(joined, FailureClass::kRetryable);
   }
   cudaStream_t copy_stream = nullptr;
   cudaEvent_t order_event = nullptr;

@@ -1,10 +1,50 @@
 // NcclApi over libnccl and libcudart.
+//
+// The binaries are linked with -z now, so every NCCL symbol they reference
+// must exist in the libnccl found at load time, or the process stops before
+// main. The GPU machines may carry an older NCCL (PyTorch's, >= 2.18), so
+// the entry points newer than the oldest NCCL supported are not referenced:
+// they are looked up by name at run time and used only when found.
+// ncclCommInitRankConfig, ncclCommFinalize and ncclGetLastError (2.13/2.14)
+// are older than any NCCL Sluice supports and stay direct calls.
 #include "lib/collective/nccl_real_api.h"
+
+#include <dlfcn.h>
+
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 
 namespace sluice::ccl {
 namespace {
+
+// Written out rather than decltype(&ncclCommSplit), so that they exist with
+// an nccl.h that lacks the calls; checked against nccl.h where it has them.
+using CommSplitFn = ncclResult_t (*)(ncclComm_t comm, int color, int key,
+                                     ncclComm_t* newcomm,
+                                     ncclConfig_t* config);
+using CommShrinkFn = ncclResult_t (*)(ncclComm_t comm, int* excludeRanksList,
+                                      int excludeRanksCount,
+                                      ncclComm_t* newcomm,
+                                      ncclConfig_t* config, int shrinkFlags);
+#if NCCL_VERSION_CODE >= 21800
+static_assert(std::is_same_v<CommSplitFn, decltype(&ncclCommSplit)>,
+              "CommSplitFn differs from nccl.h's ncclCommSplit");
+#endif
+#if NCCL_VERSION_CODE >= 22700
+static_assert(std::is_same_v<CommShrinkFn, decltype(&ncclCommShrink)>,
+              "CommShrinkFn differs from nccl.h's ncclCommShrink");
+#endif
+
+// RTLD_DEFAULT, not a handle of our own: the libnccl to call is the one the
+// process already loaded (the one ncclGetVersion answers for). Null when the
+// nccl.h built against predates the call, so that a prototype it never
+// declared is never trusted.
+template <typename Fn>
+Fn LookUp(const char* name, int header_version_needed) {
+  if (NCCL_VERSION_CODE < header_version_needed) return nullptr;
+  return reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
+}
 
 class RealApi final : public NcclApi {
  public:
@@ -14,11 +54,11 @@ class RealApi final : public NcclApi {
   }
   bool HasCommSplit() override {
     return NCCL_VERSION_CODE >= kNcclVersionWithSplit &&
-           Version() >= kNcclVersionWithSplit;
+           Version() >= kNcclVersionWithSplit && comm_split_ != nullptr;
   }
   bool HasCommShrink() override {
     return NCCL_VERSION_CODE >= kNcclVersionWithShrink &&
-           Version() >= kNcclVersionWithShrink;
+           Version() >= kNcclVersionWithShrink && comm_shrink_ != nullptr;
   }
   ncclResult_t GetUniqueId(ncclUniqueId* id) override {
     return ncclGetUniqueId(id);
@@ -29,21 +69,15 @@ class RealApi final : public NcclApi {
   }
   ncclResult_t CommSplit(ncclComm_t comm, int color, int key,
                          ncclComm_t* new_comm, ncclConfig_t* config) override {
-#if NCCL_VERSION_CODE >= 21800
-    return ncclCommSplit(comm, color, key, new_comm, config);
-#else
-    return ncclInvalidUsage;
-#endif
+    if (comm_split_ == nullptr) return ncclInvalidUsage;
+    return comm_split_(comm, color, key, new_comm, config);
   }
   ncclResult_t CommShrink(ncclComm_t comm, int* exclude_ranks,
                           int exclude_count, ncclComm_t* new_comm,
                           ncclConfig_t* config, int flags) override {
-#if NCCL_VERSION_CODE >= 22700
-    return ncclCommShrink(comm, exclude_ranks, exclude_count, new_comm, config,
-                          flags);
-#else
-    return ncclInvalidUsage;
-#endif
+    if (comm_shrink_ == nullptr) return ncclInvalidUsage;
+    return comm_shrink_(comm, exclude_ranks, exclude_count, new_comm, config,
+                        flags);
   }
   ncclResult_t CommGetAsyncError(ncclComm_t comm,
                                  ncclResult_t* async_error) override {
@@ -136,6 +170,14 @@ class RealApi final : public NcclApi {
     return absl::StrCat(cudaGetErrorName(error), ": ",
                         cudaGetErrorString(error));
   }
+
+ private:
+  // Looked up once, when RealNcclApi() first builds the API (a thread-safe
+  // static), and never written again, so any thread may read them.
+  const CommSplitFn comm_split_ =
+      LookUp<CommSplitFn>("ncclCommSplit", kNcclVersionWithSplit);
+  const CommShrinkFn comm_shrink_ =
+      LookUp<CommShrinkFn>("ncclCommShrink", kNcclVersionWithShrink);
 };
 
 }  // namespace

@@ -5,12 +5,15 @@
 namespace sluice::ccl {
 
 absl::Status NcclStatus(NcclApi& api, ncclResult_t result,
-                        const std::string& what) {
+                        const std::string& what, ncclComm_t comm) {
   if (result == ncclSuccess || result == ncclInProgress) {
     return absl::OkStatus();
   }
   std::string message =
       absl::StrCat(what, " failed: ", api.GetErrorString(result));
+  if (std::string last = api.GetLastError(comm); !last.empty()) {
+    absl::StrAppend(&message, ": ", last);
+  }
   if (result == ncclInvalidArgument || result == ncclInvalidUsage) {
     return absl::InvalidArgumentError(message);
   }

@@ -1,6 +1,7 @@
 #include "lib/collective/nccl_watchdog.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/time/clock.h"
@@ -36,8 +37,30 @@ NcclWatchdog::~NcclWatchdog() {
 }
 
 NcclWatchdog* NcclWatchdog::Process() {
-  static NcclWatchdog* const watchdog = new NcclWatchdog();
+  static NcclWatchdog* const watchdog = [] {
+    auto* made = new NcclWatchdog();
+    std::atexit([] { Process()->Drain(kExitDrainLimit); });
+    return made;
+  }();
   return watchdog;
+}
+
+bool NcclWatchdog::Drain(absl::Duration limit) {
+  if (std::this_thread::get_id() == thread_.get_id()) return false;
+  const absl::Time give_up = absl::Now() + limit;
+  while (true) {
+    std::vector<std::shared_ptr<NcclCommWatch>> watches;
+    {
+      std::lock_guard<std::mutex> lock(signal_->mu);
+      watches = signal_->watches;
+    }
+    bool releasing = false;
+    for (const auto& watch : watches) releasing |= watch->releasing();
+    if (!releasing) return true;
+    if (absl::Now() >= give_up) return false;
+    // Releases take milliseconds to seconds: a short sleep costs nothing.
+    absl::SleepFor(absl::Milliseconds(1));
+  }
 }
 
 void NcclWatchdog::Watch(std::shared_ptr<NcclCommWatch> watch) {

@@ -33,8 +33,17 @@ class NcclWatchdog {
   // Stops the thread; the watches still held are polled no more.
   ~NcclWatchdog();
 
-  // The process's watchdog, started on first use and never destroyed.
+  // The process's watchdog, started on first use and never destroyed. At
+  // exit it drains (below) for up to kExitDrainLimit, so that a process
+  // that drops its groups and returns from main does not run static
+  // destructors while a communicator is still finalized or aborted.
   static NcclWatchdog* Process();
+  static constexpr absl::Duration kExitDrainLimit = absl::Seconds(60);
+
+  // Waits until no watch it holds is being released (closed or aborted),
+  // for up to `limit`; false when some still was. Returns at once on the
+  // watchdog's own thread, which does the releasing.
+  bool Drain(absl::Duration limit);
 
   // Polls `watch` until it is finished().
   void Watch(std::shared_ptr<NcclCommWatch> watch);

@@ -4,6 +4,8 @@
 #ifndef SLUICE_COLLECTIVE_COLLECTIVE_BACKEND_H_
 #define SLUICE_COLLECTIVE_COLLECTIVE_BACKEND_H_
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -26,8 +28,24 @@ absl::StatusOr<CollectiveBackend> ChooseCollectiveBackend(
 // devices.
 absl::StatusOr<CollectiveBackend> CollectiveBackendFromEnvironment();
 
+// The NCCL_HOSTID that local rank `local_rank` of a node whose processes
+// see `devices` CUDA devices needs, or nullopt when it keeps NCCL's own
+// host identity. NCCL refuses two ranks of one communicator on one GPU of
+// one host ("Duplicate GPU"), so each local rank that shares its GPU with a
+// lower one (local_rank >= devices) claims a host of its own,
+// "<hostname>/sluice-local-rank-<local_rank>", and NCCL reaches it through
+// its network transport. nullopt when `existing` (the NCCL_HOSTID already
+// in the environment, or null) is set: the user's choice wins.
+std::optional<std::string> NcclHostIdForLocalRank(int local_rank, int devices,
+                                                  const char* existing,
+                                                  std::string_view hostname);
+
 // The CUDA device of this process's rank: SLUICE_LOCAL_RANK (0 when unset)
 // modulo the devices it sees, so that the ranks of a node share its GPUs.
+// Sets NCCL_HOSTID as NcclHostIdForLocalRank says (and logs it once), so it
+// must be called before the process's first NCCL communicator or
+// ncclGetUniqueId (NCCL reads NCCL_HOSTID once per process), and before
+// threads that read the environment start (setenv is not thread-safe).
 int CudaDeviceForLocalRank();
 
 }  // namespace sluice::ccl

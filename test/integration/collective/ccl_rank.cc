@@ -15,6 +15,9 @@
 // "rejoined error ..." after one checked allreduce. It lingers
 // --linger_ms before it exits (its connections stay up while its peers
 // report), and kills itself after --max_life_s whatever happens.
+// --abort_timeout_ms sets NcclGroupOptions::abort_timeout (unset: the
+// group's default); a watchdog that escalates exits the process with code
+// 75 after logging on stderr.
 #include <unistd.h>
 
 #include <cstdio>
@@ -42,6 +45,8 @@ struct Flags {
   int64_t rejoin_generation = -1, rejoin_rank = 0, rejoin_size = 1;
   int64_t max_life_s = 120;
   int64_t device = 0;
+  // Negative: NcclGroupOptions' default.
+  int64_t abort_timeout_ms = -1;
 };
 
 bool ParseFlags(int argc, char** argv, Flags* flags) {
@@ -59,6 +64,7 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
       {"rejoin_size", &flags->rejoin_size},
       {"max_life_s", &flags->max_life_s},
       {"device", &flags->device},
+      {"abort_timeout_ms", &flags->abort_timeout_ms},
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -93,6 +99,9 @@ absl::StatusOr<RCReference<CollectiveGroup>> Connect(const Flags& flags,
     options.size = static_cast<int>(size);
     options.generation = generation;
     options.device = static_cast<int>(flags.device);
+    if (flags.abort_timeout_ms >= 0) {
+      options.abort_timeout = absl::Milliseconds(flags.abort_timeout_ms);
+    }
     absl::StatusOr<RCReference<NcclGroup>> group = CreateNcclGroup(options);
     if (!group.ok()) return group.status();
     return RCReference<CollectiveGroup>(*std::move(group));

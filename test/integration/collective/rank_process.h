@@ -1,6 +1,7 @@
-// A ccl_rank child process whose stdout goes to a file the test reads. The
-// destructor kills (SIGCONT first, then SIGKILL) and reaps it; the rank
-// also kills itself after its --max_life_s.
+// A ccl_rank child process whose stdout and stderr both go to one file the
+// test reads (its result lines, and what NCCL and the watchdog log). The
+// destructor kills (SIGKILL, which ends a stopped one too) and reaps it;
+// the rank also kills itself after its --max_life_s.
 #ifndef SLUICE_TEST_INTEGRATION_COLLECTIVE_RANK_PROCESS_H_
 #define SLUICE_TEST_INTEGRATION_COLLECTIVE_RANK_PROCESS_H_
 
@@ -27,7 +28,7 @@ class RankProcess {
   void Kill();
   void Stop();
 
-  // The lines it has printed so far.
+  // The lines it has printed so far, on stdout and stderr.
   std::vector<std::string> Lines() const;
   // Waits up to `timeout` for a line that starts with `prefix`; returns it,
   // or "" when none came.

@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/collective/nccl_fake_api.h"
+#include "lib/collective/nccl_watchdog.h"
 #include "sluice/support/failure.h"
 
 namespace sluice::ccl {
@@ -58,14 +59,18 @@ class NcclCommWatchTest : public ::testing::Test {
     EXPECT_EQ(api_->calls_after_release(), 0);
   }
 
+  // With `device` >= 0, the communicator's stream is made on it and the
+  // watch makes it current.
   void Open(FakeNcclScript script,
-            absl::Duration abort_timeout = absl::Seconds(10)) {
+            absl::Duration abort_timeout = absl::Seconds(10), int device = -1) {
     api_ = std::make_unique<FakeNcclApi>(script);
     ncclUniqueId id;
     ASSERT_EQ(api_->GetUniqueId(&id), ncclSuccess);
     ASSERT_EQ(api_->CommInitRankConfig(&comm_, 2, id, 0, nullptr), ncclSuccess);
+    if (device >= 0) ASSERT_EQ(api_->SetDevice(device), cudaSuccess);
     ASSERT_EQ(api_->StreamCreate(&stream_), cudaSuccess);
     NcclCommWatchOptions options;
+    options.device = device;
     options.name = "rank 0 of 2 (generation 7)";
     options.generation = kGeneration;
     options.abort_timeout = abort_timeout;
@@ -351,6 +356,148 @@ TEST_F(NcclCommWatchTest, ClosedCommunicatorIsDestroyedOnceIdle) {
   EXPECT_EQ(watch_->state(), CommState::kClosed);
   EXPECT_EQ(api_->comms_destroyed(), 1);
   EXPECT_EQ(api_->aborts_started(), 0);
+}
+
+// Polls with the real clock, as the watchdog does, until `condition` holds
+// (at most 10 s).
+template <typename F>
+bool PollInRealTime(NcclCommWatch& watch, F condition) {
+  absl::Time give_up = absl::Now() + absl::Seconds(10);
+  while (!condition() && absl::Now() < give_up) {
+    watch.Poll(absl::Now());
+    absl::SleepFor(absl::Microseconds(50));
+  }
+  return condition();
+}
+
+TEST_F(NcclCommWatchTest, WatchdogNeverCallsNcclWhileACallerIsInside) {
+  FakeNcclScript script;
+  script.enqueue_takes = absl::Milliseconds(100);
+  api_->SetScript(script);
+  Outcome outcome;
+  std::thread caller([&] { watch_->Submit(Op(outcome)); });
+  EXPECT_TRUE(PollInRealTime(*watch_, [&] { return outcome.Get().has_value(); }));
+  caller.join();
+  EXPECT_TRUE(outcome.Get()->ok()) << *outcome.Get();
+  EXPECT_GT(api_->async_error_polls(), 0);
+  EXPECT_EQ(api_->concurrent_calls(), 0);
+}
+
+TEST_F(NcclCommWatchTest, AbortWaitsForTheCallerToLeaveNccl) {
+  FakeNcclScript script;
+  script.enqueue_takes = absl::Milliseconds(200);
+  api_->SetScript(script);
+  Outcome outcome;
+  std::thread caller([&] { watch_->Submit(Op(outcome)); });
+  absl::SleepFor(absl::Milliseconds(20));  // the caller is inside NCCL
+  watch_->Abort(absl::UnavailableError("peer 1 died"));
+  EXPECT_TRUE(PollInRealTime(*watch_, [&] { return watch_->finished(); }));
+  caller.join();
+  ASSERT_TRUE(outcome.Get().has_value());
+  EXPECT_THAT(outcome.Get()->message(), HasSubstr("peer 1 died"));
+  EXPECT_EQ(api_->aborts_returned(), 1);
+  EXPECT_EQ(api_->concurrent_calls(), 0);
+}
+
+TEST_F(NcclCommWatchTest, StreamWorkWaitsUntilTheLastCallLeavesInProgress) {
+  FakeNcclScript script;
+  script.enqueue_in_progress_polls = 2;
+  api_->SetScript(script);
+  Outcome first;
+  watch_->Submit(Op(first));
+  ASSERT_EQ(watch_->CountInFlight(OpState::kPending), 1);
+  api_->SetScript(FakeNcclScript{});
+  Outcome second;
+  std::atomic<int> pending_at_prologue{-1};
+  std::thread caller([&] {
+    NcclOp next = Op(second);
+    next.prologue = [&] {
+      pending_at_prologue = watch_->CountInFlight(OpState::kPending);
+      return cudaSuccess;
+    };
+    watch_->Submit(std::move(next));
+  });
+  absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_EQ(pending_at_prologue, -1) << "stream work before NCCL took calls";
+  PollUntil([&] { return second.Get().has_value(); });
+  caller.join();
+  EXPECT_EQ(pending_at_prologue, 0);
+  EXPECT_TRUE(second.Get()->ok()) << *second.Get();
+}
+
+TEST_F(NcclCommWatchTest, WatchdogThreadMakesTheCommunicatorsDeviceCurrent) {
+  FakeNcclScript script;
+  script.devices = 2;
+  Open(script, absl::Seconds(10), /*device=*/1);
+  script.enqueue_in_progress_polls = 1;
+  api_->SetScript(script);
+  Outcome outcome;
+  watch_->Submit(Op(outcome));
+  ASSERT_EQ(watch_->CountInFlight(OpState::kPending), 1);
+  // The watchdog's thread, whose current device is 0, starts it.
+  std::thread watchdog([&] {
+    PollInRealTime(*watch_, [&] { return outcome.Get().has_value(); });
+  });
+  watchdog.join();
+  ASSERT_TRUE(outcome.Get().has_value());
+  EXPECT_TRUE(outcome.Get()->ok()) << *outcome.Get();
+  EXPECT_EQ(api_->device_mismatches(), 0);
+}
+
+TEST_F(NcclCommWatchTest, SlowFinalizeIsAbortedWithoutEscalation) {
+  FakeNcclScript script;
+  script.finalize_takes = absl::Seconds(5);
+  Open(script, absl::Milliseconds(200));
+  watch_->Close();
+  EXPECT_TRUE(PollInRealTime(*watch_, [&] { return watch_->finished(); }));
+  EXPECT_EQ(watch_->state(), CommState::kClosed);
+  // The finalize had its 200 ms, then the abort its own.
+  EXPECT_EQ(api_->aborts_returned(), 1);
+  EXPECT_TRUE(Escalations().empty()) << Escalations()[0];
+}
+
+TEST_F(NcclCommWatchTest, ErrorsCarryNcclsLastError) {
+  FakeNcclScript script;
+  script.enqueue_result = ncclInvalidUsage;
+  script.last_error =
+      "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000";
+  api_->SetScript(script);
+  Outcome outcome;
+  watch_->Submit(Op(outcome));
+  ASSERT_TRUE(outcome.Get().has_value());
+  EXPECT_THAT(outcome.Get()->message(),
+              HasSubstr("the nccl call failed: invalid usage: Duplicate GPU "
+                        "detected : rank 1 and rank 0 both on CUDA device"));
+}
+
+TEST(NcclWatchdogTest, DrainWaitsForClosingCommunicatorsOnly) {
+  FakeNcclScript script;
+  script.finalize_takes = absl::Milliseconds(100);
+  FakeNcclApi api(script);
+  NcclWatchdog watchdog;
+  auto watch_of = [&](const char* name) {
+    ncclUniqueId id;
+    ncclComm_t comm = nullptr;
+    cudaStream_t stream = nullptr;
+    EXPECT_EQ(api.GetUniqueId(&id), ncclSuccess);
+    EXPECT_EQ(api.CommInitRankConfig(&comm, 1, id, 0, nullptr), ncclSuccess);
+    EXPECT_EQ(api.StreamCreate(&stream), cudaSuccess);
+    NcclCommWatchOptions options;
+    options.name = name;
+    auto watch = std::make_shared<NcclCommWatch>(&api, comm, stream, options);
+    watchdog.Watch(watch);
+    return watch;
+  };
+  std::shared_ptr<NcclCommWatch> open = watch_of("open");
+  std::shared_ptr<NcclCommWatch> closing = watch_of("closing");
+  closing->Close();
+  EXPECT_TRUE(watchdog.Drain(absl::Seconds(10)));
+  EXPECT_TRUE(closing->finished());
+  EXPECT_EQ(api.comms_destroyed(), 1);
+  EXPECT_FALSE(open->finished());
+  open->Close();
+  EXPECT_TRUE(watchdog.Drain(absl::Seconds(10)));
+  EXPECT_EQ(api.comms_destroyed(), 2);
 }
 
 }  // namespace

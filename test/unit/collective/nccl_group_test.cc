@@ -248,6 +248,68 @@ TEST_F(NcclGroupTest, NextGenerationIsSplitAndTheParentIsStale) {
       child->AllReduce(F32({1}), ReduceOp::kSum, absl::Seconds(5)).ok());
 }
 
+TEST_F(NcclGroupTest, SplitFinishedOnNcclsThreadIsReadFromItsParent) {
+  FakeNcclScript script;
+  script.creation_takes = absl::Milliseconds(50);
+  api_.SetScript(script);
+  RCReference<NcclGroup> parent = Create(Options(3));
+  ASSERT_TRUE(parent);
+  for (std::vector<int> excluded : {std::vector<int>{}, std::vector<int>{1}}) {
+    NcclGroupOptions options = Options(parent->generation() + 1);
+    options.parent = parent.get();
+    options.excluded_parent_ranks = excluded;
+    RCReference<NcclGroup> child = Create(options);
+    ASSERT_TRUE(child);
+    EXPECT_EQ(child->created_by(), excluded.empty() ? "split" : "shrink");
+    absl::StatusOr<DenseHostTensor> sum =
+        child->AllReduce(F32({1, 2}), ReduceOp::kSum, absl::Seconds(5));
+    ASSERT_TRUE(sum.ok()) << sum.status();
+    // (The fake moves data only in communicators of one rank.)
+    if (excluded.empty()) EXPECT_EQ(Values(*sum), (std::vector<float>{1, 2}));
+    parent = std::move(child);
+  }
+  EXPECT_EQ(api_.concurrent_calls(), 0);
+}
+
+TEST_F(NcclGroupTest, SplitThatOutlastsTheConnectTimeoutAbortsItsParent) {
+  RCReference<NcclGroup> parent = Create(Options(3));
+  ASSERT_TRUE(parent);
+  FakeNcclScript script;
+  script.creation_takes = absl::Seconds(1);
+  api_.SetScript(script);
+  NcclGroupOptions options = Options(4);
+  options.parent = parent.get();
+  options.connect_timeout = absl::Milliseconds(100);
+  absl::StatusOr<RCReference<NcclGroup>> child =
+      CreateNcclGroupIn(options, environment_);
+  EXPECT_EQ(child.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(Classify(child.status()), FailureClass::kRetryable);
+  EXPECT_THAT(child.status().message(),
+              HasSubstr("the ranks did not all join within 100ms"));
+  // NCCL may still be splitting: the parent is aborted, which ends it.
+  EXPECT_FALSE(parent->health().ok());
+  absl::Time give_up = absl::Now() + absl::Seconds(10);
+  while (api_.aborts_returned() == 0 && absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  EXPECT_EQ(api_.aborts_returned(), 1);
+}
+
+TEST_F(NcclGroupTest, RefusedCallsSayWhatNcclSaid) {
+  RCReference<NcclGroup> group = Create(Options());
+  ASSERT_TRUE(group);
+  FakeNcclScript script;
+  script.enqueue_result = ncclInvalidUsage;
+  script.last_error = "Duplicate GPU detected : rank 1 and rank 0 both on "
+                      "CUDA device 1000";
+  api_.SetScript(script);
+  absl::StatusOr<DenseHostTensor> sum =
+      group->AllReduce(F32({1}), ReduceOp::kSum, absl::Seconds(5));
+  EXPECT_EQ(sum.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(sum.status().message(),
+              HasSubstr("invalid usage: Duplicate GPU detected"));
+}
+
 TEST_F(NcclGroupTest, ExcludedRanksShrinkAndABrokenParentReinitializes) {
   FakeNcclScript script;
   api_.SetScript(script);

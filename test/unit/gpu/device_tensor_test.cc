@@ -68,6 +68,25 @@ TEST_F(DeviceTensorTest, RoundTripOfALargeTensor) {
   EXPECT_THAT(back.values<int32_t>(), ElementsAreArray(values));
 }
 
+TEST_F(DeviceTensorTest, RoundTripOfOneGibibyte) {
+  constexpr int64_t kElements = int64_t{1} << 28;  // i32: 1 GiB
+  absl::StatusOr<DenseHostTensor> tensor = DenseHostTensor::Create(
+      DType::kI32, {kElements}, host()->allocator());
+  ASSERT_TRUE(tensor.ok()) << tensor.status();
+  int32_t* data = static_cast<int32_t*>(tensor->raw_data());
+  for (int64_t i = 0; i < kElements; ++i) {
+    data[i] = static_cast<int32_t>(i * 2654435761u);
+  }
+  DenseHostTensor back = RoundTrip(*tensor);
+  ASSERT_EQ(back.num_bytes(), size_t{1} << 30);
+  const int32_t* got = static_cast<const int32_t*>(back.raw_data());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < kElements; ++i) {
+    wrong += got[i] != static_cast<int32_t>(i * 2654435761u);
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
 // The result of a copy to the host lies in page-locked memory already: the
 // copy back reads it in place rather than through a staging buffer.
 TEST_F(DeviceTensorTest, RoundTripOfATensorInPageLockedMemory) {
