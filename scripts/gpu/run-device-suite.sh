@@ -8,16 +8,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/out}; mkdir -p "$out"
 # STEP TIMEOUT_S COMMAND...
 all_steps=(
-  "cuda_status_test 240 bin/cuda_status_test"
-  "event_poller_test 240 bin/event_poller_test"
-  "gpu_device_test 240 bin/gpu_device_test"
-  "device_tensor_test 240 bin/device_tensor_test"
-  "nccl_comm_watch_test 240 bin/nccl_comm_watch_test"
-  "nccl_real_api_test 240 bin/nccl_real_api_test"
-  "nccl_group_test 240 bin/nccl_group_test"
-  "nccl_gpu_group_test 240 bin/nccl_gpu_group_test"
-  "nccl_process_test 240 bin/nccl_process_test"
-  "nccl_allreduce_benchmark 240 bin/nccl_allreduce_benchmark --benchmark_min_time=0.2"
+  "cuda_status_test 120 bin/cuda_status_test"
+  "event_poller_test 120 bin/event_poller_test"
+  "gpu_device_test 120 bin/gpu_device_test"
+  "device_tensor_test 120 bin/device_tensor_test"
+  "nccl_comm_watch_test 120 bin/nccl_comm_watch_test"
+  "nccl_real_api_test 120 bin/nccl_real_api_test"
+  "nccl_group_test 120 bin/nccl_group_test"
+  "nccl_gpu_group_test 120 bin/nccl_gpu_group_test"
+  "nccl_process_test 200 bin/nccl_process_test"
+  "nccl_allreduce_benchmark 150 bin/nccl_allreduce_benchmark --benchmark_min_time=0.2"
 )
 names=$(for s in "${all_steps[@]}"; do printf '%s ' "${s%% *}"; done)
 for want in "$@"; do
