@@ -37,9 +37,11 @@
 //     records a completion event and wakes the NCCL watchdog, whose thread
 //     polls that event (every 50 us while busy) and makes the returned
 //     AsyncValue available; the benchmark waits for every value of the batch
-//     (a callback each), checks that none is an error and drops them, which
-//     frees the outputs (cudaFreeAsync). The allocation and free are part of
-//     what a Sluice caller pays, so they are timed.
+//     (a callback each) and checks that none is an error. It drops a batch's
+//     values, which frees the outputs (cudaFreeAsync), once the next batch
+//     is issued, as a program drops a step's results while the next step
+//     runs. The allocation and free are part of what a Sluice caller pays,
+//     so they are timed, but they overlap the device's work.
 //
 // With one GPU (one rank) the allreduce is a device-to-device copy and busbw
 // is 0: the bandwidth is that of the copy, and the gap between the paths is
@@ -84,8 +86,8 @@ constexpr int kWarmupOps = 3;
 // A batch moves about kBatchBytes, in kMinBatch to kMaxBatch ops: enough
 // that noticing its end (about 100 us on Sluice's path, measured on an
 // H200) is about 1% of it from 64 MB up (a batch there takes 8 ms or more),
-// few enough that Sluice's outputs, one per op and all alive until the
-// batch is done (16 GiB), fit beside the input on an H100.
+// few enough that Sluice's outputs, one per op, alive until the next batch
+// is issued (two batches: 32 GiB), fit beside the input on an H100.
 constexpr int64_t kBatchBytes = 16 * kGiB;
 constexpr int kMinBatch = 8;
 constexpr int kMaxBatch = 256;
@@ -364,21 +366,24 @@ class SluicePath {
         return;
       }
       inputs_[rank] = *std::move(input);
-      results_[rank].reserve(kMaxBatch);
     });
     return FirstError(errors);
   }
 
   // `ops` allreduces back to back on `rank`, then waits for them.
   std::string Run(int rank, int ops) {
-    std::vector<AsyncValueRef<gpu::DeviceTensor>>& results = results_[rank];
+    std::vector<AsyncValueRef<gpu::DeviceTensor>> results;
+    results.reserve(ops);
     for (int i = 0; i < ops; ++i) {
       results.push_back(groups_.groups[rank]->DeviceAllReduce(
           *inputs_[rank], ReduceOp::kSum, absl::InfiniteDuration()));
     }
+    // The previous batch's outputs are freed while this one runs, as a
+    // program drops a step's results while the next step runs: timed, but
+    // off the device's critical path.
+    results_[rank].clear();
     std::string error = AwaitAll(results);
-    // Frees the outputs, which a caller of the path pays for: timed.
-    results.clear();
+    results_[rank] = std::move(results);
     return error;
   }
 

@@ -235,7 +235,14 @@ void NcclCommWatch::Release(bool abort, absl::Time finalize_deadline,
       }
       abort = result != ncclSuccess || api_->CommDestroy(comm_) != ncclSuccess;
     }
-    if (abort) api_->CommAbort(comm_);
+    if (abort) {
+      // How long NCCL takes to abort is what abort_timeout is set from.
+      const absl::Time start = absl::Now();
+      api_->CommAbort(comm_);
+      SLUICE_LOG(INFO) << "ncclCommAbort of " << options_.name
+                       << " returned in "
+                       << absl::FormatDuration(absl::Now() - start);
+    }
   }
   released_.store(true);
   if (wake) wake();

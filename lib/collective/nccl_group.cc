@@ -937,6 +937,10 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroup(
   NcclGroupEnvironment environment;
   environment.api = RealNcclApi();
   environment.watchdog = NcclWatchdog::Process();
+  // A first call into the CUDA runtime, before the drain is registered.
+  int devices = 0;
+  environment.api->GetDeviceCount(&devices);
+  NcclWatchdog::DrainProcessAtExit();
   return CreateNcclGroupIn(options, environment);
 }
 

@@ -13,12 +13,17 @@ struct NcclWatchdog::Signal {
   std::condition_variable wake;
   bool woken = false;
   bool stopping = false;
+  // Whether the thread sleeps for the idle interval. While it is busy it
+  // polls soon anyway, and waking it at every collective submitted would
+  // make it poll (and contend for the communicator's locks) once per
+  // collective.
+  bool idle = false;
   std::vector<std::shared_ptr<NcclCommWatch>> watches;
 
   void Wake() {
     std::lock_guard<std::mutex> lock(mu);
     woken = true;
-    wake.notify_all();
+    if (idle) wake.notify_all();
   }
 };
 
@@ -37,12 +42,15 @@ NcclWatchdog::~NcclWatchdog() {
 }
 
 NcclWatchdog* NcclWatchdog::Process() {
-  static NcclWatchdog* const watchdog = [] {
-    auto* made = new NcclWatchdog();
-    std::atexit([] { Process()->Drain(kExitDrainLimit); });
-    return made;
-  }();
+  static NcclWatchdog* const watchdog = new NcclWatchdog();
   return watchdog;
+}
+
+void NcclWatchdog::DrainProcessAtExit() {
+  static const bool registered = [] {
+    return std::atexit([] { Process()->Drain(kExitDrainLimit); }) == 0;
+  }();
+  (void)registered;
 }
 
 bool NcclWatchdog::Drain(absl::Duration limit) {
@@ -85,11 +93,15 @@ void NcclWatchdog::Run() {
   while (true) {
     {
       std::unique_lock<std::mutex> lock(signal_->mu);
+      signal_->idle = !busy;
       signal_->wake.wait_for(
           lock,
           absl::ToChronoNanoseconds(busy ? options_.busy_interval
                                          : options_.idle_interval),
-          [this] { return signal_->woken || signal_->stopping; });
+          [this] {
+            return (signal_->idle && signal_->woken) || signal_->stopping;
+          });
+      signal_->idle = false;
       if (signal_->stopping) return;
       signal_->woken = false;
       // Finished watches are dropped here, outside any Poll.

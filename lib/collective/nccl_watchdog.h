@@ -33,12 +33,16 @@ class NcclWatchdog {
   // Stops the thread; the watches still held are polled no more.
   ~NcclWatchdog();
 
-  // The process's watchdog, started on first use and never destroyed. At
-  // exit it drains (below) for up to kExitDrainLimit, so that a process
-  // that drops its groups and returns from main does not run static
-  // destructors while a communicator is still finalized or aborted.
+  // The process's watchdog, started on first use and never destroyed.
   static NcclWatchdog* Process();
+  // How long exit waits for Process() to drain (DrainProcessAtExit).
   static constexpr absl::Duration kExitDrainLimit = absl::Seconds(60);
+  // Makes exit drain Process() (below) first, so that a process that drops
+  // its groups and returns from main does not tear the CUDA runtime down
+  // under a communicator still being finalized or aborted. Exit runs its
+  // handlers in reverse order and the CUDA runtime registers its teardown
+  // at its first call: call this after one. Idempotent.
+  static void DrainProcessAtExit();
 
   // Waits until no watch it holds is being released (closed or aborted),
   // for up to `limit`; false when some still was. Returns at once on the
