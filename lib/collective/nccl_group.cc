@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -151,71 +152,24 @@ class NcclGroupImpl final : public NcclGroup {
   absl::StatusOr<DenseHostTensor> AllReduce(const DenseHostTensor& input,
                                             ReduceOp op,
                                             absl::Duration timeout) override {
-    std::string what = Describe("allreduce", ReduceOpName(op), input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), true);
-    if (!type.ok()) return Invalid(what, type.status());
-    size_t count = static_cast<size_t>(input.num_elements());
-    return HostCollective(what, timeout, input, input.shape(),
-                          [this, count, type = *type, op](
-                              const void* in, void* out, cudaStream_t stream) {
-                            return api_->AllReduce(in, out, count, type,
-                                                   NcclReduction(op), comm(),
-                                                   stream);
-                          });
+    return RunOnHost(AllReduceSpec(op), input, timeout);
   }
 
   absl::StatusOr<DenseHostTensor> AllGather(const DenseHostTensor& input,
                                             absl::Duration timeout) override {
-    std::string what = Describe("allgather", "", input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
-    if (!type.ok()) return Invalid(what, type.status());
-    absl::StatusOr<TensorShape> shape = Stacked(input.shape());
-    if (!shape.ok()) return Invalid(what, shape.status());
-    size_t count = static_cast<size_t>(input.num_elements());
-    return HostCollective(what, timeout, input, *shape,
-                          [this, count, type = *type](const void* in, void* out,
-                                                      cudaStream_t stream) {
-                            return api_->AllGather(in, out, count, type, comm(),
-                                                   stream);
-                          });
+    return RunOnHost(AllGatherSpec(), input, timeout);
   }
 
   absl::StatusOr<DenseHostTensor> ReduceScatter(
       const DenseHostTensor& input, ReduceOp op,
       absl::Duration timeout) override {
-    std::string what = Describe("reduce_scatter", ReduceOpName(op), input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), true);
-    if (!type.ok()) return Invalid(what, type.status());
-    absl::StatusOr<TensorShape> shape = Part(input.shape());
-    if (!shape.ok()) return Invalid(what, shape.status());
-    size_t count = static_cast<size_t>(shape->num_elements());
-    return HostCollective(what, timeout, input, *shape,
-                          [this, count, type = *type, op](
-                              const void* in, void* out, cudaStream_t stream) {
-                            return api_->ReduceScatter(in, out, count, type,
-                                                       NcclReduction(op),
-                                                       comm(), stream);
-                          });
+    return RunOnHost(ReduceScatterSpec(op), input, timeout);
   }
 
   absl::StatusOr<DenseHostTensor> Broadcast(const DenseHostTensor& input,
                                             int root,
                                             absl::Duration timeout) override {
-    std::string what =
-        Describe("broadcast", absl::StrCat("root ", root), input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
-    if (!type.ok()) return Invalid(what, type.status());
-    if (root < 0 || root >= size()) {
-      return Invalid(what, absl::InvalidArgumentError(absl::StrCat(
-                               "root ", root, " is not a rank of the group")));
-    }
-    size_t count = static_cast<size_t>(input.num_elements());
-    return HostCollective(what, timeout, input, input.shape(),
-                          [this, count, type = *type, root](
-                              const void* in, void* out, cudaStream_t stream) {
-                            return api_->Broadcast(in, out, count, type, root,
-                                                   comm(), stream);
-                          });
+    return RunOnHost(BroadcastSpec(root), input, timeout);
   }
 
   // NCCL has no barrier: an allreduce of one element is one.
@@ -224,33 +178,15 @@ class NcclGroupImpl final : public NcclGroup {
         DType::kI32, TensorShape::Create({1}).value(), allocator_);
     if (!one.ok()) return one.status();
     *static_cast<int32_t*>(one->raw_data()) = 1;
-    std::string what = Describe("barrier", "", *one);
-    return HostCollective(
-               what, timeout, *one, one->shape(),
-               [this](const void* in, void* out, cudaStream_t stream) {
-                 return api_->AllReduce(in, out, 1, ncclInt32, ncclSum, comm(),
-                                        stream);
-               })
-        .status();
+    Spec barrier = AllReduceSpec(ReduceOp::kSum);
+    barrier.op = "barrier";
+    barrier.detail.clear();
+    return RunOnHost(barrier, *one, timeout).status();
   }
 
   absl::Status Send(const DenseHostTensor& input, int peer, int64_t tag,
                     absl::Duration timeout) override {
-    std::string what =
-        Describe("send", absl::StrCat("to rank ", peer, ", tag ", tag), input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
-    if (!type.ok()) return Invalid(what, type.status());
-    if (absl::Status bad = CheckPeer(rank(), size(), peer, tag); !bad.ok()) {
-      return Invalid(what, bad);
-    }
-    size_t count = static_cast<size_t>(input.num_elements());
-    return HostCollective(
-               what, timeout, input, TensorShape::Create({0}).value(),
-               [this, count, type = *type, peer](const void* in, void*,
-                                                 cudaStream_t stream) {
-                 return api_->Send(in, count, type, peer, comm(), stream);
-               })
-        .status();
+    return RunOnHost(SendSpec(peer, tag), input, timeout).status();
   }
 
   absl::StatusOr<DenseHostTensor> Recv(DType dtype, const TensorShape& shape,
@@ -259,139 +195,77 @@ class NcclGroupImpl final : public NcclGroup {
     absl::StatusOr<DenseHostTensor> none = DenseHostTensor::Create(
         dtype, TensorShape::Create({0}).value(), allocator_);
     if (!none.ok()) return none.status();
-    std::string what =
-        absl::StrCat("recv (from rank ", peer, ", tag ", tag, ") of ",
-                     DTypeName(dtype), shape.ToString(), " on ", Where());
-    absl::StatusOr<ncclDataType_t> type = NcclType(dtype, false);
-    if (!type.ok()) return Invalid(what, type.status());
-    if (absl::Status bad = CheckPeer(rank(), size(), peer, tag); !bad.ok()) {
-      return Invalid(what, bad);
-    }
-    size_t count = static_cast<size_t>(shape.num_elements());
-    return HostCollective(what, timeout, *none, shape,
-                          [this, count, type = *type, peer](
-                              const void*, void* out, cudaStream_t stream) {
-                            return api_->Recv(out, count, type, peer, comm(),
-                                              stream);
-                          });
+    Spec spec = RecvSpec(peer, tag, shape);
+    Prepared prepared = Prepare(spec, dtype, shape);
+    if (!prepared.invalid.ok()) return Invalid(prepared.what, prepared.invalid);
+    return HostCollective(prepared.what, timeout, *none, prepared.shape,
+                          Bind(spec, prepared));
   }
 
   AsyncValueRef<gpu::DeviceTensor> DeviceAllReduce(
       const gpu::DeviceTensor& input, ReduceOp op,
       absl::Duration timeout) override {
-    std::string what = Describe("allreduce", ReduceOpName(op), input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), true);
-    if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
-    size_t count = static_cast<size_t>(input.num_elements());
-    return DeviceCollective(
-        what, timeout, input, input.shape(),
-        [this, count, type = *type, op](const void* in, void* out,
-                                        cudaStream_t stream) {
-          return api_->AllReduce(in, out, count, type, NcclReduction(op),
-                                 comm(), stream);
-        });
+    return RunOnDevice(AllReduceSpec(op), input, timeout);
   }
 
   AsyncValueRef<gpu::DeviceTensor> DeviceAllGather(
       const gpu::DeviceTensor& input, absl::Duration timeout) override {
-    std::string what = Describe("allgather", "", input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
-    if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
-    absl::StatusOr<TensorShape> shape = Stacked(input.shape());
-    if (!shape.ok())
-      return InvalidValue<gpu::DeviceTensor>(what, shape.status());
-    size_t count = static_cast<size_t>(input.num_elements());
-    return DeviceCollective(
-        what, timeout, input, *shape,
-        [this, count, type = *type](const void* in, void* out,
-                                    cudaStream_t stream) {
-          return api_->AllGather(in, out, count, type, comm(), stream);
-        });
+    return RunOnDevice(AllGatherSpec(), input, timeout);
   }
 
   AsyncValueRef<gpu::DeviceTensor> DeviceReduceScatter(
       const gpu::DeviceTensor& input, ReduceOp op,
       absl::Duration timeout) override {
-    std::string what = Describe("reduce_scatter", ReduceOpName(op), input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), true);
-    if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
-    absl::StatusOr<TensorShape> shape = Part(input.shape());
-    if (!shape.ok())
-      return InvalidValue<gpu::DeviceTensor>(what, shape.status());
-    size_t count = static_cast<size_t>(shape->num_elements());
-    return DeviceCollective(
-        what, timeout, input, *shape,
-        [this, count, type = *type, op](const void* in, void* out,
-                                        cudaStream_t stream) {
-          return api_->ReduceScatter(in, out, count, type, NcclReduction(op),
-                                     comm(), stream);
-        });
+    return RunOnDevice(ReduceScatterSpec(op), input, timeout);
   }
 
   AsyncValueRef<gpu::DeviceTensor> DeviceBroadcast(
       const gpu::DeviceTensor& input, int root,
       absl::Duration timeout) override {
-    std::string what =
-        Describe("broadcast", absl::StrCat("root ", root), input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
-    if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
-    if (root < 0 || root >= size()) {
-      return InvalidValue<gpu::DeviceTensor>(
-          what, absl::InvalidArgumentError(absl::StrCat(
-                    "root ", root, " is not a rank of the group")));
-    }
-    size_t count = static_cast<size_t>(input.num_elements());
-    return DeviceCollective(
-        what, timeout, input, input.shape(),
-        [this, count, type = *type, root](const void* in, void* out,
-                                          cudaStream_t stream) {
-          return api_->Broadcast(in, out, count, type, root, comm(), stream);
-        });
+    return RunOnDevice(BroadcastSpec(root), input, timeout);
   }
 
   AsyncValueRef<gpu::DeviceTensor> DeviceAllToAll(
       const gpu::DeviceTensor& input, absl::Duration timeout) override {
-    std::string what = Describe("all_to_all", "", input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
-    if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
-    absl::StatusOr<TensorShape> part = Part(input.shape());
-    if (!part.ok()) return InvalidValue<gpu::DeviceTensor>(what, part.status());
-    size_t count = static_cast<size_t>(part->num_elements());
-    size_t bytes = count * DTypeSize(input.dtype());
-    return DeviceCollective(
-        what, timeout, input, input.shape(),
-        [this, count, bytes, type = *type](const void* in, void* out,
-                                           cudaStream_t stream) {
-          ncclResult_t first = api_->GroupStart();
-          for (int peer = 0; peer < size() && first == ncclSuccess; ++peer) {
-            first = api_->Send(static_cast<const char*>(in) + peer * bytes,
-                               count, type, peer, comm(), stream);
-            if (first == ncclSuccess) {
-              first = api_->Recv(static_cast<char*>(out) + peer * bytes, count,
-                                 type, peer, comm(), stream);
-            }
-          }
-          ncclResult_t end = api_->GroupEnd();
-          return first != ncclSuccess ? first : end;
-        });
+    Spec spec;
+    spec.op = "all_to_all";
+    spec.output = Output::kLikeInput;
+    spec.count = Count::kPart;
+    const size_t element_bytes = DTypeSize(input.dtype());
+    // Part p of dimension 0 goes to rank p, and rank p's part comes back
+    // into part p.
+    spec.call = [this, element_bytes](const void* in, void* out, size_t count,
+                                      ncclDataType_t type,
+                                      cudaStream_t stream) {
+      const size_t bytes = count * element_bytes;
+      ncclResult_t first = api_->GroupStart();
+      for (int peer = 0; peer < size() && first == ncclSuccess; ++peer) {
+        first = api_->Send(static_cast<const char*>(in) + peer * bytes, count,
+                           type, peer, comm(), stream);
+        if (first == ncclSuccess) {
+          first = api_->Recv(static_cast<char*>(out) + peer * bytes, count,
+                             type, peer, comm(), stream);
+        }
+      }
+      ncclResult_t end = api_->GroupEnd();
+      return first != ncclSuccess ? first : end;
+    };
+    return RunOnDevice(spec, input, timeout);
   }
 
   AsyncValueRef<Chain> DeviceSend(const gpu::DeviceTensor& input, int peer,
                                   absl::Duration timeout) override {
-    std::string what = Describe("send", absl::StrCat("to rank ", peer), input);
-    absl::StatusOr<ncclDataType_t> type = NcclType(input.dtype(), false);
-    if (!type.ok()) return InvalidValue<Chain>(what, type.status());
-    if (absl::Status bad = CheckPeer(rank(), size(), peer, 0); !bad.ok()) {
-      return InvalidValue<Chain>(what, bad);
+    Spec spec = SendSpec(peer, std::nullopt);
+    Prepared prepared = Prepare(spec, input.dtype(), input.shape());
+    if (!prepared.invalid.ok()) {
+      return InvalidValue<Chain>(prepared.what, prepared.invalid);
     }
     auto result = std::make_shared<AsyncValueRef<Chain>>(
         MakeUnconstructedAsyncValueRef<Chain>());
-    size_t count = static_cast<size_t>(input.num_elements());
     absl::Status launched = LaunchOnDevice(
-        what, timeout, input,
-        [this, in = input.data(), count, type = *type,
-         peer](cudaStream_t stream) {
-          return api_->Send(in, count, type, peer, comm(), stream);
+        prepared.what, timeout, input,
+        [call = Bind(spec, prepared), in = input.data()](cudaStream_t stream) {
+          return call(in, nullptr, stream);
         },
         std::make_shared<gpu::DeviceTensor>(input),
         [result](absl::Status status) {
@@ -401,7 +275,7 @@ class NcclGroupImpl final : public NcclGroup {
             result->SetError(std::move(status));
           }
         });
-    if (!launched.ok()) return InvalidValue<Chain>(what, launched);
+    if (!launched.ok()) return InvalidValue<Chain>(prepared.what, launched);
     return result->CopyRef();
   }
 
@@ -409,27 +283,24 @@ class NcclGroupImpl final : public NcclGroup {
                                               const TensorShape& shape,
                                               int peer,
                                               absl::Duration timeout) override {
-    std::string what =
-        absl::StrCat("recv (from rank ", peer, ") of ", DTypeName(dtype),
-                     shape.ToString(), " on ", Where());
-    absl::StatusOr<ncclDataType_t> type = NcclType(dtype, false);
-    if (!type.ok()) return InvalidValue<gpu::DeviceTensor>(what, type.status());
-    if (absl::Status bad = CheckPeer(rank(), size(), peer, 0); !bad.ok()) {
-      return InvalidValue<gpu::DeviceTensor>(what, bad);
+    Spec spec = RecvSpec(peer, std::nullopt, shape);
+    Prepared prepared = Prepare(spec, dtype, shape);
+    if (!prepared.invalid.ok()) {
+      return InvalidValue<gpu::DeviceTensor>(prepared.what, prepared.invalid);
     }
     absl::StatusOr<RCReference<gpu::GpuDevice>> device = Device();
-    if (!device.ok())
-      return InvalidValue<gpu::DeviceTensor>(what, device.status());
     absl::StatusOr<gpu::DeviceTensor> output =
-        gpu::DeviceTensor::Allocate(std::move(*device), dtype, shape);
-    if (!output.ok())
-      return InvalidValue<gpu::DeviceTensor>(what, output.status());
-    size_t count = static_cast<size_t>(shape.num_elements());
-    return Deliver(what, timeout, *output,
+        device.ok() ? gpu::DeviceTensor::Allocate(*std::move(device), dtype,
+                                                  shape)
+                    : absl::StatusOr<gpu::DeviceTensor>(device.status());
+    if (!output.ok()) {
+      return InvalidValue<gpu::DeviceTensor>(prepared.what, output.status());
+    }
+    return Deliver(prepared.what, timeout, *output,
                    std::make_shared<gpu::DeviceTensor>(*output),
-                   [this, out = output->data(), count, type = *type,
-                    peer](cudaStream_t stream) {
-                     return api_->Recv(out, count, type, peer, comm(), stream);
+                   [call = Bind(spec, prepared),
+                    out = output->data()](cudaStream_t stream) {
+                     return call(nullptr, out, stream);
                    });
   }
 
@@ -445,14 +316,205 @@ class NcclGroupImpl final : public NcclGroup {
                         generation(), ")");
   }
 
-  template <typename Tensor>
-  std::string Describe(std::string_view op, std::string_view detail,
-                       const Tensor& tensor) const {
-    return absl::StrCat(
-        std::string(op),
-        detail.empty() ? "" : absl::StrCat(" (", std::string(detail), ")"),
-        " of ", DTypeName(tensor.dtype()), tensor.shape().ToString(), " on ",
-        Where());
+  // What makes one collective differ from another. The steps around it
+  // (describing it, checking its dtype and arguments, shaping its output,
+  // staging or ordering it, watching it) are the same for all of them, on
+  // host and device tensors alike.
+  enum class Output { kLikeInput, kStacked, kPart, kNone, kGiven };
+  enum class Count { kInput, kPart, kGiven };
+  // The NCCL call(s) of a collective, on `count` elements of `type` (per
+  // rank, as NCCL counts them).
+  using SpecCall =
+      std::function<ncclResult_t(const void* in, void* out, size_t count,
+                                 ncclDataType_t type, cudaStream_t stream)>;
+  struct Spec {
+    std::string op;      // "allreduce"
+    std::string detail;  // "sum", "root 1", "to rank 2, tag 7"
+    bool reduces = false;
+    Output output = Output::kLikeInput;
+    Count count = Count::kInput;
+    // The tensor a receive makes (Output::kGiven, Count::kGiven).
+    TensorShape given;
+    // An argument out of range, found before the tensor is looked at.
+    absl::Status invalid;
+    SpecCall call;
+  };
+  // A Spec applied to a tensor's dtype and shape.
+  struct Prepared {
+    std::string what;  // "allreduce (sum) of f32[4] on rank 0 of 2 (...)"
+    absl::Status invalid;
+    ncclDataType_t type = ncclFloat32;
+    TensorShape shape;  // the output's
+    size_t count = 0;
+  };
+
+  Spec AllReduceSpec(ReduceOp op) {
+    Spec spec;
+    spec.op = "allreduce";
+    spec.detail = std::string(ReduceOpName(op));
+    spec.reduces = true;
+    spec.call = [this, op](const void* in, void* out, size_t count,
+                           ncclDataType_t type, cudaStream_t stream) {
+      return api_->AllReduce(in, out, count, type, NcclReduction(op), comm(),
+                             stream);
+    };
+    return spec;
+  }
+
+  Spec AllGatherSpec() {
+    Spec spec;
+    spec.op = "allgather";
+    spec.output = Output::kStacked;
+    spec.call = [this](const void* in, void* out, size_t count,
+                       ncclDataType_t type, cudaStream_t stream) {
+      return api_->AllGather(in, out, count, type, comm(), stream);
+    };
+    return spec;
+  }
+
+  Spec ReduceScatterSpec(ReduceOp op) {
+    Spec spec;
+    spec.op = "reduce_scatter";
+    spec.detail = std::string(ReduceOpName(op));
+    spec.reduces = true;
+    spec.output = Output::kPart;
+    spec.count = Count::kPart;
+    spec.call = [this, op](const void* in, void* out, size_t count,
+                           ncclDataType_t type, cudaStream_t stream) {
+      return api_->ReduceScatter(in, out, count, type, NcclReduction(op),
+                                 comm(), stream);
+    };
+    return spec;
+  }
+
+  Spec BroadcastSpec(int root) {
+    Spec spec;
+    spec.op = "broadcast";
+    spec.detail = absl::StrCat("root ", root);
+    if (root < 0 || root >= size()) {
+      spec.invalid = absl::InvalidArgumentError(
+          absl::StrCat("root ", root, " is not a rank of the group"));
+    }
+    spec.call = [this, root](const void* in, void* out, size_t count,
+                             ncclDataType_t type, cudaStream_t stream) {
+      return api_->Broadcast(in, out, count, type, root, comm(), stream);
+    };
+    return spec;
+  }
+
+  // NCCL has no tags: host sends and receives carry theirs into messages
+  // and checks only.
+  Spec SendSpec(int peer, std::optional<int64_t> tag) {
+    Spec spec;
+    spec.op = "send";
+    spec.detail = absl::StrCat("to rank ", peer,
+                               tag ? absl::StrCat(", tag ", *tag) : "");
+    spec.invalid = CheckPeer(rank(), size(), peer, tag.value_or(0));
+    spec.output = Output::kNone;
+    spec.call = [this, peer](const void* in, void*, size_t count,
+                             ncclDataType_t type, cudaStream_t stream) {
+      return api_->Send(in, count, type, peer, comm(), stream);
+    };
+    return spec;
+  }
+
+  Spec RecvSpec(int peer, std::optional<int64_t> tag,
+                const TensorShape& shape) {
+    Spec spec;
+    spec.op = "recv";
+    spec.detail = absl::StrCat("from rank ", peer,
+                               tag ? absl::StrCat(", tag ", *tag) : "");
+    spec.invalid = CheckPeer(rank(), size(), peer, tag.value_or(0));
+    spec.output = Output::kGiven;
+    spec.count = Count::kGiven;
+    spec.given = shape;
+    spec.call = [this, peer](const void*, void* out, size_t count,
+                             ncclDataType_t type, cudaStream_t stream) {
+      return api_->Recv(out, count, type, peer, comm(), stream);
+    };
+    return spec;
+  }
+
+  Prepared Prepare(const Spec& spec, DType dtype,
+                   const TensorShape& shape) const {
+    Prepared prepared;
+    prepared.what = absl::StrCat(
+        spec.op, spec.detail.empty() ? "" : absl::StrCat(" (", spec.detail, ")"),
+        " of ", DTypeName(dtype), shape.ToString(), " on ", Where());
+    absl::StatusOr<ncclDataType_t> type = NcclType(dtype, spec.reduces);
+    if (!type.ok()) {
+      prepared.invalid = type.status();
+      return prepared;
+    }
+    prepared.type = *type;
+    if (!spec.invalid.ok()) {
+      prepared.invalid = spec.invalid;
+      return prepared;
+    }
+    absl::StatusOr<TensorShape> part = shape;
+    if (spec.output == Output::kPart || spec.count == Count::kPart) {
+      part = Part(shape);
+      if (!part.ok()) {
+        prepared.invalid = part.status();
+        return prepared;
+      }
+    }
+    absl::StatusOr<TensorShape> output = shape;
+    switch (spec.output) {
+      case Output::kLikeInput:
+        break;
+      case Output::kStacked:
+        output = Stacked(shape);
+        break;
+      case Output::kPart:
+        output = part;
+        break;
+      case Output::kNone:
+        output = TensorShape::Create({0});
+        break;
+      case Output::kGiven:
+        output = spec.given;
+        break;
+    }
+    if (!output.ok()) {
+      prepared.invalid = output.status();
+      return prepared;
+    }
+    prepared.shape = *std::move(output);
+    const TensorShape& counted = spec.count == Count::kPart    ? *part
+                                 : spec.count == Count::kGiven ? spec.given
+                                                               : shape;
+    prepared.count = static_cast<size_t>(counted.num_elements());
+    return prepared;
+  }
+
+  // The spec's call with the prepared count and type bound.
+  static std::function<ncclResult_t(const void*, void*, cudaStream_t)> Bind(
+      const Spec& spec, const Prepared& prepared) {
+    return [call = spec.call, count = prepared.count, type = prepared.type](
+               const void* in, void* out, cudaStream_t stream) {
+      return call(in, out, count, type, stream);
+    };
+  }
+
+  absl::StatusOr<DenseHostTensor> RunOnHost(const Spec& spec,
+                                            const DenseHostTensor& input,
+                                            absl::Duration timeout) {
+    Prepared prepared = Prepare(spec, input.dtype(), input.shape());
+    if (!prepared.invalid.ok()) return Invalid(prepared.what, prepared.invalid);
+    return HostCollective(prepared.what, timeout, input, prepared.shape,
+                          Bind(spec, prepared));
+  }
+
+  AsyncValueRef<gpu::DeviceTensor> RunOnDevice(const Spec& spec,
+                                               const gpu::DeviceTensor& input,
+                                               absl::Duration timeout) {
+    Prepared prepared = Prepare(spec, input.dtype(), input.shape());
+    if (!prepared.invalid.ok()) {
+      return InvalidValue<gpu::DeviceTensor>(prepared.what, prepared.invalid);
+    }
+    return DeviceCollective(prepared.what, timeout, input, prepared.shape,
+                            Bind(spec, prepared));
   }
 
   // A bad argument: fatal, with the generation, and the group keeps

@@ -5,6 +5,8 @@
 #include "lib/collective/nccl_comm_watch.h"
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -67,7 +69,9 @@ class NcclCommWatchTest : public ::testing::Test {
     ncclUniqueId id;
     ASSERT_EQ(api_->GetUniqueId(&id), ncclSuccess);
     ASSERT_EQ(api_->CommInitRankConfig(&comm_, 2, id, 0, nullptr), ncclSuccess);
-    if (device >= 0) ASSERT_EQ(api_->SetDevice(device), cudaSuccess);
+    if (device >= 0) {
+      ASSERT_EQ(api_->SetDevice(device), cudaSuccess);
+    }
     ASSERT_EQ(api_->StreamCreate(&stream_), cudaSuccess);
     NcclCommWatchOptions options;
     options.device = device;
@@ -498,6 +502,37 @@ TEST(NcclWatchdogTest, DrainWaitsForClosingCommunicatorsOnly) {
   open->Close();
   EXPECT_TRUE(watchdog.Drain(absl::Seconds(10)));
   EXPECT_EQ(api.comms_destroyed(), 2);
+}
+
+// A process that drops its communicator and exits while NCCL still
+// finalizes it: exit waits for the finalize (on a GPU, NCCL otherwise
+// finishes under a CUDA runtime already torn down).
+TEST(NcclWatchdogDeathTest, ExitDrainsTheProcessWatchdog) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        FakeNcclScript script;
+        script.finalize_takes = absl::Milliseconds(300);
+        static FakeNcclApi* const api = new FakeNcclApi(script);
+        // Registered first, so run last: after the drain.
+        std::atexit([] {
+          std::fprintf(stderr, "destroyed at exit: %d\n",
+                       api->comms_destroyed());
+        });
+        NcclWatchdog::DrainProcessAtExit();
+        ncclUniqueId id;
+        ncclComm_t comm = nullptr;
+        cudaStream_t stream = nullptr;
+        api->GetUniqueId(&id);
+        api->CommInitRankConfig(&comm, 1, id, 0, nullptr);
+        api->StreamCreate(&stream);
+        auto watch = std::make_shared<NcclCommWatch>(api, comm, stream,
+                                                     NcclCommWatchOptions{});
+        NcclWatchdog::Process()->Watch(watch);
+        watch->Close();
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "destroyed at exit: 1");
 }
 
 }  // namespace
