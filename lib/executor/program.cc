@@ -123,6 +123,62 @@ absl::Status CombineProblems(const std::vector<LoadProblem>& problems) {
                          {first.kernel, first.location, ""});
 }
 
+// What LoadBody works out about a function before it writes the kernel
+// table: each kernel's registration and how it runs, and each register's
+// fate.
+struct BodyPlan {
+  std::vector<bool> returned;
+  // Each kernel's registration, null for unknown names (reported later).
+  std::vector<const RegisteredKernel*> registered;
+  std::vector<executor_internal::ControlKind> control;
+  // Kernels that run through their DirectKernel entry, and the registers
+  // kept in place (kInlineRegister): a direct kernel's value that is not
+  // returned and that only direct kernels read, as the type it makes, or
+  // tfrt.if as its condition. Such a value never becomes an AsyncValue.
+  std::vector<const DirectKernel*> direct;
+  std::vector<const internal::PayloadTypeInfo*> in_place;
+  // How many times each register is read, which are the call's arguments,
+  // and which stay until the call ends.
+  std::vector<uint32_t> uses;
+  std::vector<bool> argument;
+  std::vector<bool> kept;
+  // The use-count slot of each counted-down register.
+  std::vector<uint32_t> use_slot;
+
+  // A register with one reader is dropped by it.
+  bool DroppedByReader(uint32_t r) const {
+    return uses[r] == 1 && !returned[r] && !argument[r] &&
+           in_place[r] == nullptr;
+  }
+  // The others are dropped by whichever reader runs last, which counts down
+  // a per-call use count (a slot) to find out.
+  bool CountedDown(uint32_t r) const {
+    return uses[r] > 1 && !returned[r] && !kept[r] && in_place[r] == nullptr;
+  }
+  executor_internal::UserRef UserRef(const bef::SbfFunction& source,
+                                     uint32_t user, uint32_t record) const {
+    uint32_t flags = 0;
+    if (registered[user] != nullptr &&
+        registered[user]->strictness == Strictness::kStrict) {
+      flags |= executor_internal::kStrictUser;
+    }
+    if (source.kernels[user].operands.size() == 1) {
+      flags |= executor_internal::kSingleInputUser;
+    }
+    return executor_internal::UserRef{user | flags, record};
+  }
+};
+
+// A problem of the whole function (no kernel, no location).
+LoadProblem FunctionProblem(absl::StatusCode code,
+                            const bef::SbfFunction& source,
+                            std::string_view what) {
+  return {code,
+          absl::StrCat("function '", std::string(source.name), "' ",
+                       std::string(what)),
+          "", ""};
+}
+
 }  // namespace
 
 class Program::Impl {
@@ -148,6 +204,25 @@ class Program::Impl {
   void LoadBody(const bef::SbfFunction& source, ExecutableFunction& target,
                 const KernelRegistry& registry,
                 std::vector<LoadProblem>& problems);
+  // LoadBody's phases. The signature's registers and the function's size,
+  // false after a problem.
+  bool LoadSignature(const bef::SbfFunction& source, ExecutableFunction& target,
+                     std::vector<bool>& returned,
+                     std::vector<LoadProblem>& problems);
+  // Each kernel's registration, and which run directly.
+  void PlanKernels(const bef::SbfFunction& source,
+                   const KernelRegistry& registry, BodyPlan& plan) const;
+  // Who drops each register, and the call's initial counts.
+  static void PlanDrops(const bef::SbfFunction& source, BodyPlan& plan,
+                        ExecutableFunction& target);
+  // Where each kernel's record goes; false after a problem.
+  bool LayOutRecords(const bef::SbfFunction& source, const BodyPlan& plan,
+                     ExecutableFunction& target,
+                     std::vector<LoadProblem>& problems);
+  // Kernel k's record, or its problems.
+  void WriteRecord(const bef::SbfFunction& source, size_t k,
+                   const BodyPlan& plan, ExecutableFunction& target,
+                   std::vector<LoadProblem>& problems);
   // Which control-flow kernel the executor may run itself (see
   // executor_internal::ControlKind): one whose functions fit its operands
   // and results.
@@ -162,17 +237,16 @@ class Program::Impl {
       const std::vector<uint32_t>& types) const;
 };
 
-void Program::Impl::LoadBody(const bef::SbfFunction& source,
-                             ExecutableFunction& target,
-                             const KernelRegistry& registry,
-                             std::vector<LoadProblem>& problems) {
-  const size_t first_problem = problems.size();
+bool Program::Impl::LoadSignature(const bef::SbfFunction& source,
+                                  ExecutableFunction& target,
+                                  std::vector<bool>& returned,
+                                  std::vector<LoadProblem>& problems) {
   const size_t num_kernels = source.kernels.size();
   target.num_registers = source.num_registers;
   target.attribute_section = sbf.attributes_section;
   target.argument_registers = source.argument_registers;
   target.result_registers = source.result_registers;
-  std::vector<bool> returned(source.num_registers, false);
+  returned.assign(source.num_registers, false);
   target.results_move = true;
   for (uint32_t r : source.result_registers) {
     if (returned[r]) target.results_move = false;
@@ -187,130 +261,104 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
       const auto argument = std::find(source.argument_registers.begin(),
                                       source.argument_registers.end(), r);
       if (argument == source.argument_registers.end()) {
-        problems.push_back({absl::StatusCode::kInvalidArgument,
-                            absl::StrCat("function '", std::string(source.name),
-                                         "' returns a value it never defines"),
-                            "", ""});
-        return;
+        problems.push_back(FunctionProblem(absl::StatusCode::kInvalidArgument,
+                                           source,
+                                           "returns a value it never defines"));
+        return false;
       }
       target.returned_arguments.push_back(
           static_cast<uint32_t>(argument - source.argument_registers.begin()));
     }
   }
   if (source.num_registers > executor_internal::kRegisterMask) {
-    problems.push_back(
-        {absl::StatusCode::kResourceExhausted,
-         absl::StrCat("function '", std::string(source.name), "' has ",
-                      source.num_registers, " registers, more than ",
-                      executor_internal::kRegisterMask, " the executor runs"),
-         "", ""});
-    return;
+    problems.push_back(FunctionProblem(
+        absl::StatusCode::kResourceExhausted, source,
+        absl::StrCat("has ", source.num_registers, " registers, more than ",
+                     executor_internal::kRegisterMask, " the executor runs")));
+    return false;
   }
   if (num_kernels > executor_internal::kMaxKernels) {
-    problems.push_back(
-        {absl::StatusCode::kResourceExhausted,
-         absl::StrCat("function '", std::string(source.name), "' has ",
-                      num_kernels, " kernels, more than ",
-                      executor_internal::kMaxKernels, " the executor runs"),
-         "", ""});
-    return;
+    problems.push_back(FunctionProblem(
+        absl::StatusCode::kResourceExhausted, source,
+        absl::StrCat("has ", num_kernels, " kernels, more than ",
+                     executor_internal::kMaxKernels, " the executor runs")));
+    return false;
   }
+  return true;
+}
 
-  // Each kernel's registration, null for unknown names (reported below).
-  std::vector<const RegisteredKernel*> registered(num_kernels);
+void Program::Impl::PlanKernels(const bef::SbfFunction& source,
+                                const KernelRegistry& registry,
+                                BodyPlan& plan) const {
+  const size_t num_kernels = source.kernels.size();
+  plan.registered.resize(num_kernels);
+  plan.control.resize(num_kernels);
   for (size_t k = 0; k < num_kernels; ++k) {
-    registered[k] =
-        registry.GetKernel(sbf.kernel_names[source.kernels[k].name_index]);
+    const std::string_view name =
+        sbf.kernel_names[source.kernels[k].name_index];
+    plan.registered[k] = registry.GetKernel(name);
+    if (plan.registered[k] == nullptr) continue;
+    plan.control[k] = ControlKindOf(name, source.kernels[k]);
   }
-  std::vector<executor_internal::ControlKind> control(num_kernels);
-  for (size_t k = 0; k < num_kernels; ++k) {
-    if (registered[k] == nullptr) continue;
-    control[k] = ControlKindOf(sbf.kernel_names[source.kernels[k].name_index],
-                               source.kernels[k]);
-  }
-  // Kernels that run through their DirectKernel entry, and the registers
-  // kept in place (kInlineRegister): a direct kernel's value that is not
-  // returned and that only direct kernels read, as the type it makes, or
-  // tfrt.if as its condition. Such a value never becomes an AsyncValue.
-  std::vector<const DirectKernel*> direct(num_kernels, nullptr);
-  std::vector<const internal::PayloadTypeInfo*> in_place(source.num_registers,
-                                                         nullptr);
+  plan.direct.assign(num_kernels, nullptr);
+  plan.in_place.assign(source.num_registers, nullptr);
   for (size_t k = 0; k < num_kernels; ++k) {
     const bef::SbfKernel& kernel = source.kernels[k];
     const DirectKernel* entry =
-        registered[k] != nullptr ? registered[k]->direct : nullptr;
+        plan.registered[k] != nullptr ? plan.registered[k]->direct : nullptr;
     if (entry == nullptr || kernel.results.size() != 1 ||
         kernel.operands.size() != entry->num_operands ||
         kernel.operands.size() > executor_internal::kMaxDirectOperands) {
       continue;
     }
-    direct[k] = entry;
-    if (!returned[kernel.results[0]]) {
-      in_place[kernel.results[0]] = entry->result_type;
+    plan.direct[k] = entry;
+    if (!plan.returned[kernel.results[0]]) {
+      plan.in_place[kernel.results[0]] = entry->result_type;
     }
   }
   for (size_t k = 0; k < num_kernels; ++k) {
     const absl::Span<const uint32_t> operands = source.kernels[k].operands;
     for (size_t i = 0; i < operands.size(); ++i) {
       const uint32_t r = operands[i];
-      if (in_place[r] == nullptr) continue;
-      const bool read_directly =
-          direct[k] != nullptr && direct[k]->operand_types[i] == in_place[r];
+      if (plan.in_place[r] == nullptr) continue;
+      const bool read_directly = plan.direct[k] != nullptr &&
+                                 plan.direct[k]->operand_types[i] ==
+                                     plan.in_place[r];
       const bool branched_on =
-          control[k] == executor_internal::ControlKind::kIf && i == 0 &&
-          in_place[r] == &ConcreteAsyncValue<bool>::kTypeInfo;
-      if (!read_directly && !branched_on) in_place[r] = nullptr;
+          plan.control[k] == executor_internal::ControlKind::kIf && i == 0 &&
+          plan.in_place[r] == &ConcreteAsyncValue<bool>::kTypeInfo;
+      if (!read_directly && !branched_on) plan.in_place[r] = nullptr;
     }
   }
+}
 
-  auto user_ref = [&](uint32_t user, uint32_t record) {
-    const RegisteredKernel* kernel = registered[user];
-    uint32_t flags = 0;
-    if (kernel != nullptr && kernel->strictness == Strictness::kStrict) {
-      flags |= executor_internal::kStrictUser;
-    }
-    if (source.kernels[user].operands.size() == 1) {
-      flags |= executor_internal::kSingleInputUser;
-    }
-    return executor_internal::UserRef{user | flags, record};
-  };
-
-  // How many times each register is read: a register with one reader is
-  // dropped by it, and the others by whichever reader runs last, which
-  // counts down a per-call use count (a slot) to find out. The call's
-  // arguments stay until the call ends instead: the frame borrows them from
-  // the caller, and must not drop what it does not own. So do the values of
-  // kernels without operands (constants, mostly) read more than once: they
-  // are few, and often read by many kernels, each of which would count.
-  std::vector<uint32_t> uses(source.num_registers, 0);
-  std::vector<bool> argument(source.num_registers, false);
-  std::vector<bool> kept(source.num_registers, false);
+// The call's arguments stay until the call ends: the frame borrows them
+// from the caller, and must not drop what it does not own. So do the values
+// of kernels without operands (constants, mostly) read more than once: they
+// are few, and often read by many kernels, each of which would count.
+void Program::Impl::PlanDrops(const bef::SbfFunction& source, BodyPlan& plan,
+                              ExecutableFunction& target) {
+  const size_t num_kernels = source.kernels.size();
+  const uint32_t num_registers = source.num_registers;
+  plan.uses.assign(num_registers, 0);
+  plan.argument.assign(num_registers, false);
+  plan.kept.assign(num_registers, false);
   for (uint32_t r : source.argument_registers) {
-    argument[r] = true;
-    kept[r] = true;
+    plan.argument[r] = true;
+    plan.kept[r] = true;
   }
   for (const bef::SbfKernel& kernel : source.kernels) {
-    for (uint32_t r : kernel.operands) ++uses[r];
+    for (uint32_t r : kernel.operands) ++plan.uses[r];
     if (!kernel.operands.empty()) continue;
-    for (uint32_t r : kernel.results) kept[r] = true;
+    for (uint32_t r : kernel.results) plan.kept[r] = true;
   }
-  auto dropped_by_reader = [&](uint32_t r) {
-    return uses[r] == 1 && !returned[r] && !argument[r] &&
-           in_place[r] == nullptr;
-  };
-  auto counted_down = [&](uint32_t r) {
-    return uses[r] > 1 && !returned[r] && !kept[r] && in_place[r] == nullptr;
-  };
-  for (uint32_t r = 0; r < source.num_registers; ++r) {
-    if (!argument[r] && !dropped_by_reader(r) && !counted_down(r)) {
+  size_t num_slots = 0;
+  for (uint32_t r = 0; r < num_registers; ++r) {
+    if (!plan.argument[r] && !plan.DroppedByReader(r) &&
+        !plan.CountedDown(r)) {
       target.end_registers.push_back(r);
     }
-  }
-  constexpr uint32_t kNoSlot = ~0u;
-  std::vector<uint32_t> use_slot(source.num_registers, kNoSlot);
-  size_t num_slots = 0;
-  for (uint32_t r = 0; r < source.num_registers; ++r) {
-    if (counted_down(r)) ++num_slots;
+    if (plan.CountedDown(r)) ++num_slots;
   }
   // A call's counts start as: each kernel's operand count, then each slot's
   // reader count.
@@ -319,20 +367,27 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     target.initial_counts[k] =
         static_cast<int32_t>(source.kernels[k].operands.size());
   }
+  plan.use_slot.assign(num_registers, ~0u);
   uint32_t next_slot = 0;
-  for (uint32_t r = 0; r < source.num_registers; ++r) {
-    if (!counted_down(r)) continue;
-    use_slot[r] = next_slot;
+  for (uint32_t r = 0; r < num_registers; ++r) {
+    if (!plan.CountedDown(r)) continue;
+    plan.use_slot[r] = next_slot;
     target.initial_counts[num_kernels + next_slot++] =
-        static_cast<int32_t>(uses[r]);
+        static_cast<int32_t>(plan.uses[r]);
   }
+}
 
-  // Where each record starts: a record names its users' records. Records
-  // follow the order a call runs its kernels in when every one completes
-  // at once (see RunOrder): a wide program reads them front to back, as
-  // the hardware prefetches, not in strides across the table. Every array
-  // is sized exactly before it is filled: a large program must not leave
-  // growth slack behind.
+// Where each record starts: a record names its users' records. Records
+// follow the order a call runs its kernels in when every one completes at
+// once (see RunOrder): a wide program reads them front to back, as the
+// hardware prefetches, not in strides across the table. Every array is
+// sized exactly before it is filled: a large program must not leave growth
+// slack behind.
+bool Program::Impl::LayOutRecords(const bef::SbfFunction& source,
+                                  const BodyPlan& plan,
+                                  ExecutableFunction& target,
+                                  std::vector<LoadProblem>& problems) {
+  const size_t num_kernels = source.kernels.size();
   const std::vector<uint32_t> order = RunOrder(source);
   target.record_offsets.resize(num_kernels);
   size_t num_words = 0;
@@ -343,8 +398,8 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     size_t words = sizeof(KernelRecord) / 4 + kernel.operands.size() +
                    kernel.results.size();
     for (uint32_t r : kernel.operands) {
-      if (dropped_by_reader(r)) words += 1;
-      if (counted_down(r)) words += 2;
+      if (plan.DroppedByReader(r)) words += 1;
+      if (plan.CountedDown(r)) words += 2;
     }
     for (absl::Span<const uint32_t> users : kernel.users) {
       words += 1 + 2 * users.size();
@@ -352,11 +407,9 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
     num_words += words + (words & 1);
     if (num_words > std::numeric_limits<uint32_t>::max()) {
       problems.push_back(
-          {absl::StatusCode::kResourceExhausted,
-           absl::StrCat("function '", std::string(source.name),
-                        "' is too large for the executor's kernel table"),
-           "", ""});
-      return;
+          FunctionProblem(absl::StatusCode::kResourceExhausted, source,
+                          "is too large for the executor's kernel table"));
+      return false;
     }
     if (!kernel.attributes.empty() || !kernel.functions.empty()) ++num_extras;
   }
@@ -383,96 +436,114 @@ void Program::Impl::LoadBody(const bef::SbfFunction& source,
   for (const auto& users : source.argument_users) {
     for (uint32_t user : users) {
       target.argument_users.push_back(
-          user_ref(user, target.record_offsets[user]));
+          plan.UserRef(source, user, target.record_offsets[user]));
     }
     target.argument_user_offsets.push_back(
         static_cast<uint32_t>(target.argument_users.size()));
   }
+  return true;
+}
 
-  uint32_t* const code = reinterpret_cast<uint32_t*>(target.code.data());
-  for (size_t k = 0; k < num_kernels; ++k) {
-    const bef::SbfKernel& kernel = source.kernels[k];
-    const std::string_view name = sbf.kernel_names[kernel.name_index];
-    target.debug_infos.Set(static_cast<uint32_t>(k), kernel.name_index,
-                           kernel.location_index);
-    // Only for the error: loading a program that fits formats no locations.
-    auto add_problem = [&](absl::StatusCode code, std::string message) {
-      const std::optional<KernelLocation> where =
-          ToKernelLocation(sbf.LocationAt(kernel.location_index));
-      problems.push_back({code, std::move(message), std::string(name),
-                          where ? where->ToString() : ""});
-    };
-    if (registered[k] == nullptr) {
-      add_problem(
-          absl::StatusCode::kNotFound,
-          absl::StrCat("unknown kernel name '", std::string(name), "'"));
-      continue;
-    }
-    std::vector<std::string> misfits;
-    std::vector<const void*> bound = executor_internal::BindKernel(
-        name, *registered[k], kernel, sbf, misfits);
-    for (std::string& misfit : misfits) {
-      add_problem(absl::StatusCode::kInvalidArgument, std::move(misfit));
-    }
-    if (!misfits.empty()) continue;
+void Program::Impl::WriteRecord(const bef::SbfFunction& source, size_t k,
+                                const BodyPlan& plan,
+                                ExecutableFunction& target,
+                                std::vector<LoadProblem>& problems) {
+  const bef::SbfKernel& kernel = source.kernels[k];
+  const std::string_view name = sbf.kernel_names[kernel.name_index];
+  target.debug_infos.Set(static_cast<uint32_t>(k), kernel.name_index,
+                         kernel.location_index);
+  // Only for the error: loading a program that fits formats no locations.
+  auto add_problem = [&](absl::StatusCode code, std::string message) {
+    const std::optional<KernelLocation> where =
+        ToKernelLocation(sbf.LocationAt(kernel.location_index));
+    problems.push_back({code, std::move(message), std::string(name),
+                        where ? where->ToString() : ""});
+  };
+  const RegisteredKernel* registered = plan.registered[k];
+  if (registered == nullptr) {
+    add_problem(absl::StatusCode::kNotFound,
+                absl::StrCat("unknown kernel name '", std::string(name), "'"));
+    return;
+  }
+  std::vector<std::string> misfits;
+  std::vector<const void*> bound =
+      executor_internal::BindKernel(name, *registered, kernel, sbf, misfits);
+  for (std::string& misfit : misfits) {
+    add_problem(absl::StatusCode::kInvalidArgument, std::move(misfit));
+  }
+  if (!misfits.empty()) return;
 
-    uint32_t* word = code + target.record_offsets[k];
-    auto* record = new (word) KernelRecord{};
-    record->implementation = registered[k]->implementation;
-    record->direct = direct[k];
-    record->kernel = static_cast<uint32_t>(k);
-    record->strict = registered[k]->strictness == Strictness::kStrict;
-    record->control = static_cast<uint32_t>(control[k]);
-    record->num_operands = static_cast<uint32_t>(kernel.operands.size());
-    record->num_results = static_cast<uint32_t>(kernel.results.size());
-    word += sizeof(KernelRecord) / 4;
-    for (uint32_t r : kernel.operands) *word++ = r;
-    for (uint32_t r : kernel.results) {
-      *word++ =
-          r | (returned[r] ? executor_internal::kReturnedRegister : 0) |
-          (in_place[r] != nullptr ? executor_internal::kInlineRegister : 0);
+  uint32_t* word = reinterpret_cast<uint32_t*>(target.code.data()) +
+                   target.record_offsets[k];
+  auto* record = new (word) KernelRecord{};
+  record->implementation = registered->implementation;
+  record->direct = plan.direct[k];
+  record->kernel = static_cast<uint32_t>(k);
+  record->strict = registered->strictness == Strictness::kStrict;
+  record->control = static_cast<uint32_t>(plan.control[k]);
+  record->num_operands = static_cast<uint32_t>(kernel.operands.size());
+  record->num_results = static_cast<uint32_t>(kernel.results.size());
+  word += sizeof(KernelRecord) / 4;
+  for (uint32_t r : kernel.operands) *word++ = r;
+  for (uint32_t r : kernel.results) {
+    *word++ =
+        r | (plan.returned[r] ? executor_internal::kReturnedRegister : 0) |
+        (plan.in_place[r] != nullptr ? executor_internal::kInlineRegister : 0);
+  }
+  for (uint32_t r : kernel.operands) {
+    if (!plan.DroppedByReader(r)) continue;
+    *word++ = r;
+    ++record->num_drops;
+  }
+  for (uint32_t r : kernel.operands) {
+    if (!plan.CountedDown(r)) continue;
+    *word++ = r;
+    *word++ = plan.use_slot[r];
+    ++record->num_countdowns;
+  }
+  for (absl::Span<const uint32_t> users : kernel.users) {
+    *word++ = static_cast<uint32_t>(users.size());
+    for (uint32_t user : users) {
+      const executor_internal::UserRef ref =
+          plan.UserRef(source, user, target.record_offsets[user]);
+      *word++ = ref.kernel_and_flags;
+      *word++ = ref.record;
     }
-    for (uint32_t r : kernel.operands) {
-      if (!dropped_by_reader(r)) continue;
-      *word++ = r;
-      ++record->num_drops;
-    }
-    for (uint32_t r : kernel.operands) {
-      if (!counted_down(r)) continue;
-      *word++ = r;
-      *word++ = use_slot[r];
-      ++record->num_countdowns;
-    }
-    for (absl::Span<const uint32_t> users : kernel.users) {
-      *word++ = static_cast<uint32_t>(users.size());
-      for (uint32_t user : users) {
-        const executor_internal::UserRef ref =
-            user_ref(user, target.record_offsets[user]);
-        *word++ = ref.kernel_and_flags;
-        *word++ = ref.record;
-      }
-    }
+  }
 
-    // The attribute array may still grow (kernels bind optional attributes
-    // the op leaves out): PointAttributes sets the data once it is
-    // complete.
-    if (!bound.empty() || !kernel.functions.empty()) {
-      record->extras = static_cast<uint32_t>(target.extras.size());
-      attribute_pointers.insert(attribute_pointers.end(), bound.begin(),
-                                bound.end());
-      const size_t first_callee = callee_pointers.size();
-      for (uint32_t f : kernel.functions) {
-        callee_pointers.push_back(functions[f].get());
-      }
-      target.extras.push_back(
-          {absl::Span<const void* const>(nullptr, bound.size()),
-           absl::MakeConstSpan(callee_pointers.data() + first_callee,
-                               kernel.functions.size())});
+  // The attribute array may still grow (kernels bind optional attributes
+  // the op leaves out): PointAttributes sets the data once it is complete.
+  if (!bound.empty() || !kernel.functions.empty()) {
+    record->extras = static_cast<uint32_t>(target.extras.size());
+    attribute_pointers.insert(attribute_pointers.end(), bound.begin(),
+                              bound.end());
+    const size_t first_callee = callee_pointers.size();
+    for (uint32_t f : kernel.functions) {
+      callee_pointers.push_back(functions[f].get());
     }
+    target.extras.push_back(
+        {absl::Span<const void* const>(nullptr, bound.size()),
+         absl::MakeConstSpan(callee_pointers.data() + first_callee,
+                             kernel.functions.size())});
+  }
 
-    if (kernel.operands.empty()) {
-      target.initially_ready.push_back(target.record_offsets[k]);
-    }
+  if (kernel.operands.empty()) {
+    target.initially_ready.push_back(target.record_offsets[k]);
+  }
+}
+
+void Program::Impl::LoadBody(const bef::SbfFunction& source,
+                             ExecutableFunction& target,
+                             const KernelRegistry& registry,
+                             std::vector<LoadProblem>& problems) {
+  const size_t first_problem = problems.size();
+  BodyPlan plan;
+  if (!LoadSignature(source, target, plan.returned, problems)) return;
+  PlanKernels(source, registry, plan);
+  PlanDrops(source, plan, target);
+  if (!LayOutRecords(source, plan, target, problems)) return;
+  for (size_t k = 0; k < source.kernels.size(); ++k) {
+    WriteRecord(source, k, plan, target, problems);
   }
   if (problems.size() == first_problem) {
     target.split = executor_internal::PlanSplit(target);
