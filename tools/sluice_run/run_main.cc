@@ -198,6 +198,200 @@ int VerifyLoadErrors(const absl::Status& status, DiagnosticVerifier& verifier) {
   return VerificationStatus(verifier);
 }
 
+// The RPC options and the cluster of --cluster (checked before anything
+// runs; one from SLUICE_CLUSTER is read by the first tfrt_dist op, so that
+// programs without any run whatever the environment holds), after the
+// fault spec of the environment (one that does not parse stops the run).
+absl::Status SetUpDistribution(const RunOptions& options,
+                               const char* tool_name,
+                               dist::RpcOptions& rpc_options,
+                               std::optional<dist::ClusterSpec>& cluster) {
+  if (absl::Status faults = FaultInjector::InitFromEnvironment();
+      !faults.ok()) {
+    return faults;
+  }
+  rpc_options.deadline = absl::Milliseconds(options.rpc_deadline_ms.getValue());
+  // A dead task is not seconds of silence: the runner says what it waits
+  // for while it waits.
+  rpc_options.on_waiting = [tool_name](const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n", tool_name, message.c_str());
+  };
+  if (options.cluster.empty()) return absl::OkStatus();
+  auto spec = dist::ClusterSpec::FromFlagOrEnvironment(options.cluster);
+  if (!spec.ok()) return spec.status();
+  auto policy = dist::FailFastPolicyFromEnvironment();
+  if (!policy.ok()) return policy.status();
+  cluster = *std::move(spec);
+  rpc_options.fail_fast = *policy;
+  return absl::OkStatus();
+}
+
+// The program to run, as SBF bytes.
+struct Input {
+  std::string text;  // the file as read
+  bool is_mlir = false;
+  std::vector<uint8_t> compiled;  // when it was MLIR
+  absl::Span<const uint8_t> bytes;
+};
+
+// Reads the input and compiles it when it is MLIR: its kind comes from its
+// content (compiled programs start with the SBF magic number). Null when
+// the compiler failed, having printed its diagnostics.
+absl::StatusOr<std::unique_ptr<Input>> ReadInput(const RunOptions& options) {
+  absl::StatusOr<std::string> text = ReadToolInput(options.input_file);
+  if (!text.ok()) return text.status();
+  auto input = std::make_unique<Input>();
+  input->text = *std::move(text);
+  input->bytes = absl::Span<const uint8_t>(
+      reinterpret_cast<const uint8_t*>(input->text.data()),
+      input->text.size());
+  input->is_mlir = !bef::HasSbfMagic(input->bytes);
+  if (!input->is_mlir) return input;
+  mlir::DialectRegistry dialects;
+  RegisterSluiceDialects(dialects);
+  absl::StatusOr<std::vector<uint8_t>> sbf = CompileMlirToSbf(
+      input->text,
+      options.input_file == "-" ? "<stdin>" : options.input_file.getValue(),
+      dialects);
+  if (!sbf.ok()) return nullptr;
+  input->compiled = *std::move(sbf);
+  input->bytes = input->compiled;
+  return input;
+}
+
+// The functions to run, in order: --test_init_function first, then those
+// of --functions, or else every other function of the program.
+absl::StatusOr<std::vector<const Function*>> FunctionsToRun(
+    const RunOptions& options, const Program& program) {
+  std::vector<const Function*> to_run;
+  if (!options.test_init_function.empty()) {
+    const Function* init = program.GetFunction(options.test_init_function);
+    if (init == nullptr) {
+      return absl::NotFoundError(absl::StrCat(
+          "couldn't find function ", options.test_init_function.getValue()));
+    }
+    to_run.push_back(init);
+  }
+  if (!options.functions.empty()) {
+    for (const std::string& name : options.functions) {
+      const Function* function = program.GetFunction(name);
+      if (function == nullptr) {
+        return absl::NotFoundError(
+            absl::StrCat("couldn't find function ", name));
+      }
+      // The init function already runs first, and only then.
+      if (name != options.test_init_function) to_run.push_back(function);
+    }
+    return to_run;
+  }
+  for (const Function* function : program.ListFunctions()) {
+    if (function->name() != options.test_init_function) {
+      to_run.push_back(function);
+    }
+  }
+  return to_run;
+}
+
+using ArgumentsOf =
+    std::map<std::string, std::vector<RCReference<AsyncValue>>, std::less<>>;
+
+// Every --args, checked before anything runs.
+absl::StatusOr<ArgumentsOf> ParseArguments(const RunOptions& options,
+                                           const Program& program) {
+  ArgumentsOf arguments_of;
+  for (const std::string& flag : options.args) {
+    absl::StatusOr<FunctionArguments> parsed = ParseFunctionArguments(flag);
+    if (!parsed.ok()) return parsed.status();
+    const Function* function = program.GetFunction(parsed->function);
+    if (function == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("--args: couldn't find function ", parsed->function));
+    }
+    absl::StatusOr<std::vector<RCReference<AsyncValue>>> values =
+        MakeFunctionArguments(*parsed, program.ArgumentTypes(*function));
+    if (!values.ok()) return values.status();
+    arguments_of[parsed->function] = *std::move(values);
+  }
+  return arguments_of;
+}
+
+// Runs `function` to the end (its remote calls included) and prints what
+// it returned; false when a result is an error.
+bool RunFunction(const Function& function,
+                 const std::vector<RCReference<AsyncValue>>* given,
+                 const Program& program, HostContext& host,
+                 DistributedContext& distributed, ToolObservers& observers,
+                 const RunOptions& options, const char* tool_name) {
+  std::vector<AsyncValue*> arguments;
+  if (given != nullptr) {
+    for (const RCReference<AsyncValue>& value : *given) {
+      arguments.push_back(value.get());
+    }
+  }
+  PrintLine(absl::StrCat("--- Running '", function.name(), "':"));
+  std::optional<absl::Time> deadline;
+  if (options.timeout_seconds > 0) {
+    deadline = absl::Now() + absl::Seconds(options.timeout_seconds.getValue());
+  }
+  RCReference<RequestContext> request = RequestContext::Create(&host, deadline);
+  request->set_observers(observers.observers());
+  observers.ExplainOnDeadline(
+      *request, absl::StrCat(tool_name, ": '", function.name(),
+                             "' passed its --timeout of ",
+                             options.timeout_seconds.getValue(),
+                             " s; what is still unresolved:"));
+  ExecutionContext context(std::move(request));
+  std::optional<tools::ExitWatchdog> watchdog;
+  if (deadline) {
+    watchdog.emplace(
+        *deadline + tools::kStuckWorkMargin,
+        absl::StrCat(tool_name, ": '", function.name(), "' is still running ",
+                     absl::FormatDuration(tools::kStuckWorkMargin),
+                     " after its --timeout of ",
+                     options.timeout_seconds.getValue(),
+                     " s: a kernel blocked outside the executor does not "
+                     "stop when cancelled; exiting without it"));
+  }
+  std::vector<RCReference<AsyncValue>> results =
+      CallFunction(function, context, arguments);
+  host.Await(results);
+  host.Quiesce();
+  // Remote calls whose results nobody waits for are still this function's
+  // work; this also leaves no RPC in flight when the host, and its work
+  // queue, go away.
+  distributed.AwaitIdle();
+  watchdog.reset();
+  if (results.empty()) return true;
+  std::vector<std::string_view> types = program.ResultTypes(function);
+  std::string line = absl::StrCat("'", function.name(), "' returned ");
+  bool ok = true;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (i > 0) line += ",";
+    if (results[i]->IsError()) ok = false;
+    line += FormatResult(*results[i], types[i], options.print_error_code);
+  }
+  PrintLine(line);
+  return ok;
+}
+
+// 1 (and what leaked) when a value or an allocation outlived the run.
+int CheckLeaks(const LeakCheckAllocator* leak_check, const char* tool_name) {
+  // Everything the run made is gone with the host and the program: a value
+  // still alive is a leak (a reference cycle, a lost reference).
+  if (AsyncValue::kCountsInstances && AsyncValue::NumLiveInstances() > 0) {
+    std::fprintf(stderr, "%s: %lld AsyncValue(s) leaked at exit\n", tool_name,
+                 static_cast<long long>(AsyncValue::NumLiveInstances()));
+    return 1;
+  }
+  if (leak_check != nullptr && leak_check->num_alive_allocations() > 0) {
+    PrintLine(absl::StrCat(
+        "Memory leak detected: ", leak_check->num_alive_allocations(),
+        " alive allocations, ", leak_check->num_alive_bytes(), " alive bytes"));
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int SluiceRunMain(int argc, char** argv,
@@ -212,8 +406,8 @@ int SluiceRunMain(int argc, char** argv,
       "order, and prints what each returns\n");
   tools::ParseToolCommandLine(argc, argv, tool_name, overview.c_str(),
                               options.category);
-  auto fail = [tool_name](const std::string& message) {
-    return Fail(tool_name, message);
+  auto fail = [tool_name](const absl::Status& status) {
+    return Fail(tool_name, std::string(status.message()));
   };
 
   if (options.kernels.list_kernels()) {
@@ -221,61 +415,28 @@ int SluiceRunMain(int argc, char** argv,
     if (absl::Status registered =
             options.kernels.RegisterKernels(register_kernels, &registry);
         !registered.ok()) {
-      return fail(std::string(registered.message()));
+      return fail(registered);
     }
     tools::PrintKernels(registry);
     return 0;
   }
 
-  // A fault spec that does not parse stops the run before anything runs.
-  if (absl::Status faults = FaultInjector::InitFromEnvironment();
-      !faults.ok()) {
-    return fail(std::string(faults.message()));
-  }
   dist::RpcOptions rpc_options;
-  rpc_options.deadline = absl::Milliseconds(options.rpc_deadline_ms.getValue());
-  // A dead task is not seconds of silence: the runner says what it waits
-  // for while it waits.
-  rpc_options.on_waiting = [tool_name](const std::string& message) {
-    std::fprintf(stderr, "%s: %s\n", tool_name, message.c_str());
-  };
-  // A cluster named on the command line is checked before anything runs.
-  // One from SLUICE_CLUSTER is read by the first tfrt_dist op, so that
-  // programs without any run whatever the environment holds.
   std::optional<dist::ClusterSpec> cluster_spec;
-  if (!options.cluster.empty()) {
-    auto spec = dist::ClusterSpec::FromFlagOrEnvironment(options.cluster);
-    if (!spec.ok()) return fail(std::string(spec.status().message()));
-    auto policy = dist::FailFastPolicyFromEnvironment();
-    if (!policy.ok()) return fail(std::string(policy.status().message()));
-    cluster_spec = *std::move(spec);
-    rpc_options.fail_fast = *policy;
+  if (absl::Status set_up =
+          SetUpDistribution(options, tool_name, rpc_options, cluster_spec);
+      !set_up.ok()) {
+    return fail(set_up);
   }
-
-  absl::StatusOr<std::string> input = ReadToolInput(options.input_file);
-  if (!input.ok()) return fail(std::string(input.status().message()));
-  // The input's kind comes from its content: compiled programs start with
-  // the SBF magic number; anything else is MLIR text, compiled here.
-  absl::Span<const uint8_t> bytes(
-      reinterpret_cast<const uint8_t*>(input->data()), input->size());
-  std::vector<uint8_t> compiled;
-  const bool is_mlir = !bef::HasSbfMagic(bytes);
-  if (is_mlir) {
-    mlir::DialectRegistry dialects;
-    RegisterSluiceDialects(dialects);
-    absl::StatusOr<std::vector<uint8_t>> sbf = CompileMlirToSbf(
-        *input,
-        options.input_file == "-" ? "<stdin>" : options.input_file.getValue(),
-        dialects);
-    // The compiler printed its diagnostics already.
-    if (!sbf.ok()) return 1;
-    compiled = *std::move(sbf);
-    bytes = compiled;
-  }
+  absl::StatusOr<std::unique_ptr<Input>> input = ReadInput(options);
+  if (!input.ok()) return fail(input.status());
+  // The compiler printed its diagnostics already.
+  if (*input == nullptr) return 1;
 
   DiagnosticVerifier verifier;
-  if (options.verify_diagnostics && is_mlir && options.input_file != "-") {
-    verifier.AddSource(options.input_file, *input);
+  if (options.verify_diagnostics && (*input)->is_mlir &&
+      options.input_file != "-") {
+    verifier.AddSource(options.input_file, (*input)->text);
   }
   std::mutex diagnostics_mu;
   bool runtime_error = false;
@@ -290,17 +451,16 @@ int SluiceRunMain(int argc, char** argv,
   std::unique_ptr<HostAllocator> allocator =
       CreateAllocator(options.host_allocator_type, tool_name, &leak_check);
   if (!allocator) {
-    return fail(absl::StrCat("unknown host allocator type '",
+    return Fail(tool_name,
+                absl::StrCat("unknown host allocator type '",
                              options.host_allocator_type.getValue(), "'"));
   }
   auto work_queue = CreateWorkQueue(options.work_queue_type.getValue());
-  if (!work_queue.ok()) {
-    return fail(std::string(work_queue.status().message()));
-  }
+  if (!work_queue.ok()) return fail(work_queue.status());
   auto observers = ToolObservers::Create({tool_name, options.trace_file,
                                           options.timeout_seconds > 0,
                                           options.explain_hangs});
-  if (!observers.ok()) return fail(std::string(observers.status().message()));
+  if (!observers.ok()) return fail(observers.status());
   bool failed = false;
   {
     HostContext host(on_diagnostic,
@@ -310,7 +470,7 @@ int SluiceRunMain(int argc, char** argv,
     if (absl::Status registered =
             options.kernels.RegisterKernels(register_kernels, &registry);
         !registered.ok()) {
-      return fail(std::string(registered.message()));
+      return fail(registered);
     }
     auto& distributed = host.GetOrCreateSharedContext<DistributedContext>();
     distributed.SetDefaultDeadline(rpc_options.deadline);
@@ -318,10 +478,10 @@ int SluiceRunMain(int argc, char** argv,
     if (cluster_spec) {
       absl::Status configured =
           distributed.Configure(*std::move(cluster_spec), rpc_options);
-      if (!configured.ok()) return fail(std::string(configured.message()));
+      if (!configured.ok()) return fail(configured);
     }
 
-    auto program = Program::Load(bytes, registry);
+    auto program = Program::Load((*input)->bytes, registry);
     if (!program.ok() && options.verify_diagnostics) {
       return VerifyLoadErrors(program.status(), verifier);
     }
@@ -330,125 +490,34 @@ int SluiceRunMain(int argc, char** argv,
                    FormatLoadError(tool_name, program.status()).c_str());
       return 1;
     }
+    absl::StatusOr<std::vector<const Function*>> to_run =
+        FunctionsToRun(options, **program);
+    if (!to_run.ok()) return fail(to_run.status());
+    absl::StatusOr<ArgumentsOf> arguments_of =
+        ParseArguments(options, **program);
+    if (!arguments_of.ok()) return fail(arguments_of.status());
 
-    std::vector<const Function*> to_run;
-    if (!options.test_init_function.empty()) {
-      const Function* init =
-          (*program)->GetFunction(options.test_init_function);
-      if (init == nullptr) {
-        return fail(absl::StrCat("couldn't find function ",
-                                 options.test_init_function.getValue()));
-      }
-      to_run.push_back(init);
-    }
-    if (!options.functions.empty()) {
-      for (const std::string& name : options.functions) {
-        const Function* function = (*program)->GetFunction(name);
-        if (function == nullptr) {
-          return fail(absl::StrCat("couldn't find function ", name));
-        }
-        // The init function already runs first, and only then.
-        if (name != options.test_init_function) to_run.push_back(function);
-      }
-    } else {
-      for (const Function* function : (*program)->ListFunctions()) {
-        if (function->name() != options.test_init_function)
-          to_run.push_back(function);
-      }
-    }
-    // Every --args is checked before anything runs.
-    std::map<std::string, std::vector<RCReference<AsyncValue>>, std::less<>>
-        arguments_of;
-    for (const std::string& flag : options.args) {
-      absl::StatusOr<FunctionArguments> parsed = ParseFunctionArguments(flag);
-      if (!parsed.ok()) return fail(std::string(parsed.status().message()));
-      const Function* function = (*program)->GetFunction(parsed->function);
-      if (function == nullptr) {
-        return fail(
-            absl::StrCat("--args: couldn't find function ", parsed->function));
-      }
-      absl::StatusOr<std::vector<RCReference<AsyncValue>>> values =
-          MakeFunctionArguments(*parsed, (*program)->ArgumentTypes(*function));
-      if (!values.ok()) return fail(std::string(values.status().message()));
-      arguments_of[parsed->function] = *std::move(values);
-    }
-
-    for (const Function* function : to_run) {
-      auto given = arguments_of.find(function->name());
-      if (function->num_arguments() > 0 && given == arguments_of.end()) {
+    for (const Function* function : *to_run) {
+      auto given = arguments_of->find(function->name());
+      if (function->num_arguments() > 0 && given == arguments_of->end()) {
         PrintLine(absl::StrCat("--- Not running '", function->name(),
                                "' because it has arguments."));
         continue;
       }
-      std::vector<AsyncValue*> arguments;
-      if (given != arguments_of.end()) {
-        for (const RCReference<AsyncValue>& value : given->second) {
-          arguments.push_back(value.get());
-        }
+      if (!RunFunction(*function,
+                       given == arguments_of->end() ? nullptr : &given->second,
+                       **program, host, distributed, **observers, options,
+                       tool_name)) {
+        failed = true;
       }
-      PrintLine(absl::StrCat("--- Running '", function->name(), "':"));
-      std::optional<absl::Time> deadline;
-      if (options.timeout_seconds > 0) {
-        deadline =
-            absl::Now() + absl::Seconds(options.timeout_seconds.getValue());
-      }
-      RCReference<RequestContext> request =
-          RequestContext::Create(&host, deadline);
-      request->set_observers((*observers)->observers());
-      (*observers)
-          ->ExplainOnDeadline(*request,
-                              absl::StrCat(tool_name, ": '", function->name(),
-                                           "' passed its --timeout of ",
-                                           options.timeout_seconds.getValue(),
-                                           " s; what is still unresolved:"));
-      ExecutionContext context(std::move(request));
-      std::optional<tools::ExitWatchdog> watchdog;
-      if (deadline) {
-        watchdog.emplace(
-            *deadline + tools::kStuckWorkMargin,
-            absl::StrCat(
-                tool_name, ": '", function->name(), "' is still running ",
-                absl::FormatDuration(tools::kStuckWorkMargin),
-                " after its --timeout of ", options.timeout_seconds.getValue(),
-                " s: a kernel blocked outside the executor does not "
-                "stop when cancelled; exiting without it"));
-      }
-      std::vector<RCReference<AsyncValue>> results =
-          CallFunction(*function, context, arguments);
-      host.Await(results);
-      host.Quiesce();
-      // Remote calls whose results nobody waits for are still this
-      // function's work; this also leaves no RPC in flight when the host,
-      // and its work queue, go away.
-      distributed.AwaitIdle();
-      watchdog.reset();
-      if (results.empty()) continue;
-      std::vector<std::string_view> types = (*program)->ResultTypes(*function);
-      std::string line = absl::StrCat("'", function->name(), "' returned ");
-      for (size_t i = 0; i < results.size(); ++i) {
-        if (i > 0) line += ",";
-        if (results[i]->IsError()) failed = true;
-        line += FormatResult(*results[i], types[i], options.print_error_code);
-      }
-      PrintLine(line);
     }
   }
 
   if (absl::Status written = (*observers)->WriteTrace(); !written.ok()) {
-    return fail(std::string(written.message()));
+    return fail(written);
   }
-  // Everything the run made is gone with the host and the program: a value
-  // still alive is a leak (a reference cycle, a lost reference).
-  if (AsyncValue::kCountsInstances && AsyncValue::NumLiveInstances() > 0) {
-    std::fprintf(stderr, "%s: %lld AsyncValue(s) leaked at exit\n", tool_name,
-                 static_cast<long long>(AsyncValue::NumLiveInstances()));
-    return 1;
-  }
-  if (leak_check != nullptr && leak_check->num_alive_allocations() > 0) {
-    PrintLine(absl::StrCat(
-        "Memory leak detected: ", leak_check->num_alive_allocations(),
-        " alive allocations, ", leak_check->num_alive_bytes(), " alive bytes"));
-    return 1;
+  if (int leaked = CheckLeaks(leak_check, tool_name); leaked != 0) {
+    return leaked;
   }
   // As in mlir-opt, the status under -verify-diagnostics is the
   // verification's alone, so a test pipes the output to FileCheck.
