@@ -117,62 +117,83 @@ absl::Status VariableStore::Read(const proto::ReadVariableRequest& request,
   return encoded;
 }
 
+namespace {
+
+// The tensor an update carries (its value, gradient or first moment), and
+// what the update does, for messages ("applying SGD to"); null when the
+// request names no update.
+const proto::Tensor* UpdateOperand(const proto::UpdateVariableRequest& request,
+                                   std::string* doing) {
+  switch (request.update_case()) {
+    case proto::UpdateVariableRequest::kAssign:
+      *doing = "assigning";
+      return &request.assign();
+    case proto::UpdateVariableRequest::kAssignAdd:
+      *doing = "assign-adding to";
+      return &request.assign_add();
+    case proto::UpdateVariableRequest::kSgd:
+      *doing = "applying SGD to";
+      return &request.sgd().gradient();
+    case proto::UpdateVariableRequest::kAdam:
+      *doing = "applying Adam to";
+      return &request.adam().gradient();
+    case proto::UpdateVariableRequest::kSetAdamState:
+      *doing = "restoring the Adam state of";
+      return &request.set_adam_state().m();
+    case proto::UpdateVariableRequest::UPDATE_NOT_SET:
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// What every kind of update checks, before the variable's lock is taken.
+struct VariableStore::UpdateCheck {
+  std::string what;  // "applying SGD to variable 'w' (f32 [2]) on task ps"
+  Variable& var;
+
+  template <typename... Detail>
+  absl::Status Invalid(const Detail&... detail) const {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", detail...));
+  }
+  absl::Status Matches(const WireTensor& operand, std::string_view role) const {
+    if (operand.dtype == var.dtype && operand.shape == var.shape) {
+      return absl::OkStatus();
+    }
+    return Invalid("the ", std::string(role), " is ", operand.Describe(),
+                   ", not ", var.Describe());
+  }
+  absl::Status Float() const {
+    return IsFloat(var.dtype) ? absl::OkStatus()
+                              : Invalid("only f32 and f64 variables");
+  }
+};
+
 absl::Status VariableStore::Update(
     const proto::UpdateVariableRequest& request) {
   absl::StatusOr<std::shared_ptr<Variable>> found = Find(request.name());
   if (!found.ok()) return found.status();
   Variable& var = **found;
-
-  std::string what;
-  const proto::Tensor* operand = nullptr;
-  switch (request.update_case()) {
-    case proto::UpdateVariableRequest::kAssign:
-      what = "assigning";
-      operand = &request.assign();
-      break;
-    case proto::UpdateVariableRequest::kAssignAdd:
-      what = "assign-adding to";
-      operand = &request.assign_add();
-      break;
-    case proto::UpdateVariableRequest::kSgd:
-      what = "applying SGD to";
-      operand = &request.sgd().gradient();
-      break;
-    case proto::UpdateVariableRequest::kAdam:
-      what = "applying Adam to";
-      operand = &request.adam().gradient();
-      break;
-    case proto::UpdateVariableRequest::kSetAdamState:
-      what = "restoring the Adam state of";
-      operand = &request.set_adam_state().m();
-      break;
-    case proto::UpdateVariableRequest::UPDATE_NOT_SET:
-      return absl::InvalidArgumentError(
-          absl::StrCat("updating variable '", request.name(), "' on task ",
-                       task_name_, ": the request names no update"));
+  std::string doing;
+  const proto::Tensor* operand = UpdateOperand(request, &doing);
+  if (operand == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("updating variable '", request.name(), "' on task ",
+                     task_name_, ": the request names no update"));
   }
-  absl::StrAppend(&what, " variable '", request.name(), "' (", var.Describe(),
-                  ") on task ", task_name_);
-  auto invalid = [&what](const auto&... detail) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", detail...));
-  };
-
+  const UpdateCheck check{
+      absl::StrCat(doing, " variable '", request.name(), "' (", var.Describe(),
+                   ") on task ", task_name_),
+      var};
   // Every operand is checked, and matched against the variable, before
   // the lock is taken.
   absl::StatusOr<WireTensor> tensor = CheckTensor(*operand);
-  if (!tensor.ok()) return invalid(tensor.status().message());
-  auto check_matches = [&](const WireTensor& operand,
-                           std::string_view role) -> absl::Status {
-    if (operand.dtype == var.dtype && operand.shape == var.shape) {
-      return absl::OkStatus();
-    }
-    return invalid("the ", std::string(role), " is ", operand.Describe(),
-                   ", not ", var.Describe());
-  };
+  if (!tensor.ok()) return check.Invalid(tensor.status().message());
 
   switch (request.update_case()) {
     case proto::UpdateVariableRequest::kAssign: {
-      if (absl::Status matches = check_matches(*tensor, "value");
+      if (absl::Status matches = check.Matches(*tensor, "value");
           !matches.ok()) {
         return matches;
       }
@@ -183,8 +204,10 @@ absl::Status VariableStore::Update(
       return absl::OkStatus();
     }
     case proto::UpdateVariableRequest::kAssignAdd: {
-      if (var.dtype == DType::kI1) return invalid("i1 variables do not add");
-      if (absl::Status matches = check_matches(*tensor, "value");
+      if (var.dtype == DType::kI1) {
+        return check.Invalid("i1 variables do not add");
+      }
+      if (absl::Status matches = check.Matches(*tensor, "value");
           !matches.ok()) {
         return matches;
       }
@@ -195,11 +218,13 @@ absl::Status VariableStore::Update(
     }
     case proto::UpdateVariableRequest::kSgd: {
       const double learning_rate = request.sgd().learning_rate();
-      if (!IsFloat(var.dtype)) return invalid("only f32 and f64 variables");
-      if (!std::isfinite(learning_rate)) {
-        return invalid("the learning rate is ", learning_rate);
+      if (absl::Status is_float = check.Float(); !is_float.ok()) {
+        return is_float;
       }
-      if (absl::Status matches = check_matches(*tensor, "gradient");
+      if (!std::isfinite(learning_rate)) {
+        return check.Invalid("the learning rate is ", learning_rate);
+      }
+      if (absl::Status matches = check.Matches(*tensor, "gradient");
           !matches.ok()) {
         return matches;
       }
@@ -208,82 +233,90 @@ absl::Status VariableStore::Update(
               var.shape.num_elements(), learning_rate);
       return absl::OkStatus();
     }
-    case proto::UpdateVariableRequest::kAdam: {
-      const proto::AdamUpdate& adam = request.adam();
-      if (!IsFloat(var.dtype)) return invalid("only f32 and f64 variables");
-      if (!std::isfinite(adam.learning_rate())) {
-        return invalid("the learning rate is ", adam.learning_rate());
-      }
-      for (auto [name, beta] :
-           {std::pair<const char*, double>{"beta1", adam.beta1()},
-            std::pair<const char*, double>{"beta2", adam.beta2()}}) {
-        if (!(beta >= 0 && beta < 1)) {
-          return invalid(name, " is ", beta, ", not in [0, 1)");
-        }
-      }
-      if (!(adam.epsilon() > 0 && std::isfinite(adam.epsilon()))) {
-        return invalid("epsilon is ", adam.epsilon(), ", not positive");
-      }
-      if (absl::Status matches = check_matches(*tensor, "gradient");
-          !matches.ok()) {
-        return matches;
-      }
-      std::lock_guard<std::mutex> lock(var.mu);
-      if (var.adam_step == 0) {
-        absl::StatusOr<DenseHostTensor> m =
-            Zeros(var.dtype, var.shape, allocator_);
-        if (!m.ok()) return m.status();
-        absl::StatusOr<DenseHostTensor> v =
-            Zeros(var.dtype, var.shape, allocator_);
-        if (!v.ok()) return v.status();
-        var.adam_m = *std::move(m);
-        var.adam_v = *std::move(v);
-      }
-      ++var.adam_step;
-      AdamStep step;
-      step.step_size = AdamStepSize(adam.learning_rate(), adam.beta1(),
-                                    adam.beta2(), var.adam_step);
-      step.beta1 = adam.beta1();
-      step.beta2 = adam.beta2();
-      step.epsilon = adam.epsilon();
-      AdamInto(var.dtype, var.value.raw_data(), var.adam_m.raw_data(),
-               var.adam_v.raw_data(), tensor->data, var.shape.num_elements(),
-               step);
-      return absl::OkStatus();
-    }
-    case proto::UpdateVariableRequest::kSetAdamState: {
-      const proto::AdamState& state = request.set_adam_state();
-      if (!IsFloat(var.dtype)) return invalid("only f32 and f64 variables");
-      if (state.step() < 1) {
-        return invalid("the step is ", state.step(), ", not positive");
-      }
-      absl::StatusOr<WireTensor> second = CheckTensor(state.v());
-      if (!second.ok()) return invalid(second.status().message());
-      for (auto [operand, role] : {std::pair(&*tensor, "first moment"),
-                                   std::pair(&*second, "second moment")}) {
-        if (absl::Status matches = check_matches(*operand, role);
-            !matches.ok()) {
-          return matches;
-        }
-      }
-      std::lock_guard<std::mutex> lock(var.mu);
-      for (DenseHostTensor* moment : {&var.adam_m, &var.adam_v}) {
-        if (moment->buffer() != nullptr) continue;
-        absl::StatusOr<DenseHostTensor> zeros =
-            Zeros(var.dtype, var.shape, allocator_);
-        if (!zeros.ok()) return zeros.status();
-        *moment = *std::move(zeros);
-      }
-      if (tensor->size != 0) {
-        std::memcpy(var.adam_m.raw_data(), tensor->data, tensor->size);
-        std::memcpy(var.adam_v.raw_data(), second->data, second->size);
-      }
-      var.adam_step = state.step();
-      return absl::OkStatus();
-    }
+    case proto::UpdateVariableRequest::kAdam:
+      return ApplyAdam(check, request.adam(), *tensor);
+    case proto::UpdateVariableRequest::kSetAdamState:
+      return SetAdamState(check, request.set_adam_state(), *tensor);
     case proto::UpdateVariableRequest::UPDATE_NOT_SET:
       break;
   }
+  return absl::OkStatus();
+}
+
+absl::Status VariableStore::ApplyAdam(const UpdateCheck& check,
+                                      const proto::AdamUpdate& adam,
+                                      const WireTensor& gradient) {
+  if (absl::Status is_float = check.Float(); !is_float.ok()) return is_float;
+  if (!std::isfinite(adam.learning_rate())) {
+    return check.Invalid("the learning rate is ", adam.learning_rate());
+  }
+  for (auto [name, beta] :
+       {std::pair<const char*, double>{"beta1", adam.beta1()},
+        std::pair<const char*, double>{"beta2", adam.beta2()}}) {
+    if (!(beta >= 0 && beta < 1)) {
+      return check.Invalid(name, " is ", beta, ", not in [0, 1)");
+    }
+  }
+  if (!(adam.epsilon() > 0 && std::isfinite(adam.epsilon()))) {
+    return check.Invalid("epsilon is ", adam.epsilon(), ", not positive");
+  }
+  if (absl::Status matches = check.Matches(gradient, "gradient");
+      !matches.ok()) {
+    return matches;
+  }
+  Variable& var = check.var;
+  std::lock_guard<std::mutex> lock(var.mu);
+  if (var.adam_step == 0) {
+    absl::StatusOr<DenseHostTensor> m = Zeros(var.dtype, var.shape, allocator_);
+    if (!m.ok()) return m.status();
+    absl::StatusOr<DenseHostTensor> v = Zeros(var.dtype, var.shape, allocator_);
+    if (!v.ok()) return v.status();
+    var.adam_m = *std::move(m);
+    var.adam_v = *std::move(v);
+  }
+  ++var.adam_step;
+  AdamStep step;
+  step.step_size = AdamStepSize(adam.learning_rate(), adam.beta1(),
+                                adam.beta2(), var.adam_step);
+  step.beta1 = adam.beta1();
+  step.beta2 = adam.beta2();
+  step.epsilon = adam.epsilon();
+  AdamInto(var.dtype, var.value.raw_data(), var.adam_m.raw_data(),
+           var.adam_v.raw_data(), gradient.data, var.shape.num_elements(),
+           step);
+  return absl::OkStatus();
+}
+
+absl::Status VariableStore::SetAdamState(const UpdateCheck& check,
+                                         const proto::AdamState& state,
+                                         const WireTensor& first) {
+  if (absl::Status is_float = check.Float(); !is_float.ok()) return is_float;
+  if (state.step() < 1) {
+    return check.Invalid("the step is ", state.step(), ", not positive");
+  }
+  absl::StatusOr<WireTensor> second = CheckTensor(state.v());
+  if (!second.ok()) return check.Invalid(second.status().message());
+  const WireTensor& second_moment = *second;
+  for (auto [moment, role] : {std::pair(&first, "first moment"),
+                              std::pair(&second_moment, "second moment")}) {
+    if (absl::Status matches = check.Matches(*moment, role); !matches.ok()) {
+      return matches;
+    }
+  }
+  Variable& var = check.var;
+  std::lock_guard<std::mutex> lock(var.mu);
+  for (DenseHostTensor* moment : {&var.adam_m, &var.adam_v}) {
+    if (moment->buffer() != nullptr) continue;
+    absl::StatusOr<DenseHostTensor> zeros =
+        Zeros(var.dtype, var.shape, allocator_);
+    if (!zeros.ok()) return zeros.status();
+    *moment = *std::move(zeros);
+  }
+  if (first.size != 0) {
+    std::memcpy(var.adam_m.raw_data(), first.data, first.size);
+    std::memcpy(var.adam_v.raw_data(), second->data, second->size);
+  }
+  var.adam_step = state.step();
   return absl::OkStatus();
 }
 

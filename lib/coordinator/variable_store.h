@@ -20,6 +20,8 @@
 
 namespace sluice::dist {
 
+struct WireTensor;
+
 class VariableStore {
  public:
   // `task_name` names this task in errors. Variables' elements come from
@@ -50,9 +52,17 @@ class VariableStore {
 
  private:
   struct Variable;
+  struct UpdateCheck;
 
   // The variable `name`, or NotFound naming it and this task.
   absl::StatusOr<std::shared_ptr<Variable>> Find(std::string_view name);
+  // The updates with checks of their own, made after the operand's.
+  absl::Status ApplyAdam(const UpdateCheck& check,
+                         const proto::AdamUpdate& adam,
+                         const WireTensor& gradient);
+  absl::Status SetAdamState(const UpdateCheck& check,
+                            const proto::AdamState& state,
+                            const WireTensor& first);
 
   const std::string task_name_;
   HostAllocator* const allocator_;
