@@ -119,11 +119,15 @@ void EtcdQuorumAuthority::Step() {
         client_->Txn({EtcdCompare::CreateRevisionIs(leader_key(), 0)},
                      {EtcdPut{leader_key(), options_.address, lease_}});
     if (!won.ok() || !won->succeeded) return;  // read again next round
-    std::lock_guard<std::mutex> lock(mu_);
-    leader_ = true;
-    // The key was created by this transaction, at its revision.
-    leader_revision_ = won->revision;
-    leader_address_ = options_.address;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      leader_ = true;
+      // The key was created by this transaction, at its revision.
+      leader_revision_ = won->revision;
+      leader_address_ = options_.address;
+    }
+    // Logged with mu_ released: the lighthouse asks IsLeader under its own
+    // lock, which every RPC takes, and stderr may be slow.
     SLUICE_LOG(INFO) << "lighthouse " << options_.address
                      << ": leader (etcd lease " << lease_ << ", revision "
                      << won->revision << ")";
@@ -141,16 +145,20 @@ void EtcdQuorumAuthority::Step() {
 }
 
 void EtcdQuorumAuthority::SetNotLeader(std::string leader_address) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (leader_) {
-    SLUICE_LOG(WARNING) << "lighthouse " << options_.address
-                        << ": no longer the leader (leader: "
-                        << (leader_address.empty() ? "unknown" : leader_address)
-                        << ")";
+  const std::string named = leader_address.empty() ? "unknown" : leader_address;
+  bool was_leader = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    was_leader = leader_;
+    leader_ = false;
+    leader_revision_ = 0;
+    leader_address_ = std::move(leader_address);
   }
-  leader_ = false;
-  leader_revision_ = 0;
-  leader_address_ = std::move(leader_address);
+  // With mu_ released, as in Step.
+  if (was_leader) {
+    SLUICE_LOG(WARNING) << "lighthouse " << options_.address
+                        << ": no longer the leader (leader: " << named << ")";
+  }
 }
 
 bool EtcdQuorumAuthority::IsLeader() const {

@@ -3,6 +3,10 @@
 // variable in short slices so that it also notices its caller leaving (a
 // cancelled call, a dropped connection), a lost leadership and Shutdown
 // within a slice.
+//
+// Every call takes that lock, so nothing slow happens under it: the quorum
+// authority (etcd, with a timeout of 500 ms per endpoint) is asked with the
+// lock released, and the log is written with it released.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -24,6 +28,8 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/ft/commit_votes.h"
 #include "lib/ft/lighthouse_service.grpc.pb.h"
+#include "lib/ft/lighthouse_status.h"
+#include "lib/ft/quorum_authority.h"
 #include "lib/ft/quorum_rules.h"
 #include "sluice/ft/lighthouse.h"
 #include "sluice/support/host_port.h"
@@ -37,6 +43,10 @@ constexpr absl::Duration kWaitSlice = absl::Milliseconds(20);
 // A long poll answers this much before the caller's deadline, so that the
 // caller reads why no quorum formed rather than its own deadline error.
 constexpr absl::Duration kAnswerMargin = absl::Milliseconds(100);
+// Rounds of one Update: catching up as a new leader, recording a quorum id,
+// issuing the quorum. What a leadership that comes and goes leaves undone
+// waits for the next tick.
+constexpr int kMaxUpdateRounds = 4;
 
 absl::Time DeadlineOf(const grpc::ServerContext& context) {
   const auto deadline = context.deadline();
@@ -93,10 +103,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
                &refused)) {
       return refused;
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    const absl::Time now = absl::Now();
-    rules_.Heartbeat(request->replica_id(), request->incarnation(), now);
-    UpdateLocked(now);
+    std::unique_lock<std::mutex> lock(mu_);
+    rules_.Heartbeat(request->replica_id(), request->incarnation(),
+                     absl::Now());
+    Update(lock);
     return grpc::Status::OK;
   }
 
@@ -112,7 +122,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
     std::unique_lock<std::mutex> lock(mu_);
     const uint64_t ticket = rules_.Request(*request, start);
-    UpdateLocked(start);
+    Update(lock);
     while (true) {
       auto answer = answers_.find(ticket);
       if (answer != answers_.end()) {
@@ -164,6 +174,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
       Log(absl::StrCat("step ", request->step(), " of quorum ",
                        request->quorum_id(),
                        " does not commit: ", vote.outcome->reason()));
+      FlushLog(lock);
     }
     changed_.notify_all();
     const std::string what = absl::StrCat(
@@ -206,7 +217,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     std::unique_lock<std::mutex> lock(mu_);
     watchers_.insert(&watcher);
     rules_.WatchOpened(watcher.replica_id, watcher.incarnation, absl::Now());
-    UpdateLocked(absl::Now());
+    Update(lock);
     grpc::Status ended;
     while (true) {
       ended = Ended(context, "watch of replica " + watcher.replica_id);
@@ -230,7 +241,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     // The watching process is gone (or will reconnect): with no other
     // stream of it open it is lost now, not at its heartbeat timeout.
     rules_.WatchEnded(watcher.replica_id, watcher.incarnation);
-    UpdateLocked(absl::Now());
+    Update(lock);
     return ended;
   }
 
@@ -244,11 +255,6 @@ class LighthouseService final : public proto::Lighthouse::Service {
   proto::LighthouseStatus Status() const {
     proto::LighthouseStatus status;
     const absl::Time now = absl::Now();
-    std::lock_guard<std::mutex> lock(mu_);
-    *status.mutable_quorum() = rules_.current();
-    for (proto::ReplicaStatus& replica : rules_.Replicas(now)) {
-      *status.add_replicas() = std::move(replica);
-    }
     status.set_min_replicas(options_.min_replicas);
     status.set_heartbeat_timeout_ms(
         absl::ToInt64Milliseconds(options_.heartbeat_timeout));
@@ -256,13 +262,18 @@ class LighthouseService final : public proto::Lighthouse::Service {
     status.set_is_leader(authority_->IsLeader());
     status.set_leader_address(authority_->LeaderAddress());
     status.set_now_us(absl::ToUnixMicros(now));
+    std::lock_guard<std::mutex> lock(mu_);
+    *status.mutable_quorum() = rules_.current();
+    for (proto::ReplicaStatus& replica : rules_.Replicas(now)) {
+      *status.add_replicas() = std::move(replica);
+    }
     return status;
   }
 
   // Heartbeat timeouts and join timeouts happen between requests.
   void Tick() {
-    std::lock_guard<std::mutex> lock(mu_);
-    UpdateLocked(absl::Now());
+    std::unique_lock<std::mutex> lock(mu_);
+    Update(lock);
   }
 
   void Stop() {
@@ -315,62 +326,142 @@ class LighthouseService final : public proto::Lighthouse::Service {
     return NotLeader(context);
   }
 
-  void Log(const std::string& message) const {
-    std::fprintf(stderr, "lighthouse %s: %s\n", address_.c_str(),
-                 message.c_str());
+  // Queues a line of the log; FlushLog writes it. Under mu_.
+  void Log(const std::string& message) {
+    pending_log_.push_back(
+        absl::StrCat("lighthouse ", address_, ": ", message, "\n"));
   }
 
-  // Reports lost members and issues a quorum when one forms. Under mu_.
-  void UpdateLocked(absl::Time now) {
+  // Writes the queued lines with mu_ released (stderr may be a pipe that is
+  // read slowly, or a file on a slow disk). Lines come out in the order they
+  // were queued: each writer takes all that is queued under log_mu_. Called
+  // with mu_ held by `lock`; holds it again on return.
+  void FlushLog(std::unique_lock<std::mutex>& lock) {
+    if (pending_log_.empty()) return;
+    lock.unlock();
+    {
+      std::lock_guard<std::mutex> writing(log_mu_);
+      lock.lock();
+      std::vector<std::string> lines = std::exchange(pending_log_, {});
+      lock.unlock();
+      for (const std::string& line : lines) {
+        std::fputs(line.c_str(), stderr);
+      }
+    }
+    lock.lock();
+  }
+
+  // Reports lost members and issues a quorum when one forms. Called with mu_
+  // held by `lock`; holds it again on return, but releases it meanwhile to
+  // ask the authority and to write the log, so whatever the caller read
+  // under mu_ before may have changed.
+  void Update(std::unique_lock<std::mutex>& lock) {
     changed_.notify_all();
-    if (!authority_->IsLeader()) {
-      was_leader_ = false;
-      return;
-    }
-    if (!was_leader_) {
-      // Another lighthouse led meanwhile: start above what it issued.
-      absl::StatusOr<int64_t> last = authority_->LastQuorumId();
-      if (!last.ok()) {
-        LogAuthorityError(last.status());
-        return;
+    for (int round = 0; round < kMaxUpdateRounds; ++round) {
+      if (!Leading()) break;
+      if (!was_leader_) {
+        // One authority call at a time: the one in flight decides again
+        // with what changed meanwhile once it returns.
+        if (authority_busy_ || !CatchUpAsLeader(lock)) break;
+        continue;
       }
-      rules_.RaiseQuorumId(*last);
-      was_leader_ = true;
+      // Lost members are told at once, even while an authority call is in
+      // flight: their peers abort their collectives on it.
+      ReportLostMembers(absl::Now());
+      if (authority_busy_ || !IssueQuorum(lock)) break;
     }
-    for (const LostMember& lost : rules_.TakeLostMembers(now)) {
-      Log(absl::StrCat("quorum ", lost.quorum_id, ": ", lost.reason));
-      if (votes_.MemberLost(lost.replica_id, lost.reason) > 0) {
-        rules_.CommitFailed();
-      }
-      proto::LighthouseEvent event;
-      event.set_kind(proto::LighthouseEvent::MEMBER_LOST);
-      event.set_quorum_id(lost.quorum_id);
-      event.set_replica_id(lost.replica_id);
-      event.set_reason(lost.reason);
-      for (Watcher* watcher : watchers_) {
-        if (watcher->replica_id != lost.replica_id &&
-            IsParticipant(rules_.current(), *watcher)) {
-          watcher->events.push_back(event);
-        }
-      }
+    FlushLog(lock);
+  }
+
+  // Whether the authority says this lighthouse leads; when it does not, the
+  // lighthouse must catch up before it issues again. Under mu_.
+  bool Leading() {
+    if (authority_->IsLeader()) return true;
+    was_leader_ = false;
+    ++leadership_lapses_;
+    return false;
+  }
+
+  // Runs `call`, which asks the authority (etcd, for several lighthouses:
+  // up to 500 ms per endpoint), with mu_ released and marked busy. Called
+  // with mu_ held by `lock`.
+  template <typename Call>
+  void CallAuthority(std::unique_lock<std::mutex>& lock, Call call) {
+    authority_busy_ = true;
+    lock.unlock();
+    call();
+    lock.lock();
+    authority_busy_ = false;
+    changed_.notify_all();
+  }
+
+  // Another lighthouse may have led meanwhile: the next id starts above what
+  // the authority recorded. True when it did and no lapse of leadership was
+  // noticed while asking.
+  bool CatchUpAsLeader(std::unique_lock<std::mutex>& lock) {
+    const uint64_t lapses = leadership_lapses_;
+    absl::StatusOr<int64_t> last = absl::UnknownError("not asked");
+    CallAuthority(lock, [&] { last = authority_->LastQuorumId(); });
+    if (!last.ok()) {
+      LogAuthorityError(last.status());
+      return false;
     }
-    QuorumDecision decision = rules_.Evaluate(now);
-    if (!decision.formed.has_value()) return;
-    const FormedQuorum& formed = *decision.formed;
+    rules_.RaiseQuorumId(*last);
+    if (leadership_lapses_ != lapses) return true;  // read again
+    was_leader_ = true;
+    return true;
+  }
+
+  // Issues the quorum that forms now, if any. A new generation's id is
+  // reserved (decided under mu_), recorded with the authority (mu_
+  // released), and published only if it is still what forms once mu_ is
+  // held again: requests may have come or gone, members may have been lost,
+  // and the leadership may have lapsed meanwhile. An id recorded and not
+  // published is spent, never used again. True when there is more to decide.
+  bool IssueQuorum(std::unique_lock<std::mutex>& lock) {
+    QuorumDecision decision = rules_.Evaluate(absl::Now());
+    if (!decision.formed.has_value()) return false;
+    if (!decision.formed->new_generation) {
+      Publish(*decision.formed);
+      return false;
+    }
+    const int64_t id = decision.formed->quorum.quorum_id();
+    const uint64_t lapses = leadership_lapses_;
+    absl::Status recorded;
+    absl::StatusOr<int64_t> last = absl::UnknownError("not asked");
+    // Recorded before anyone sees it: two lighthouses never issue the same
+    // generation.
+    CallAuthority(lock, [&] {
+      recorded = authority_->RecordQuorumId(id);
+      if (absl::IsFailedPrecondition(recorded)) {
+        last = authority_->LastQuorumId();
+      }
+    });
+    if (!recorded.ok()) {
+      LogAuthorityError(recorded);
+      if (last.ok()) rules_.RaiseQuorumId(*last);
+      return false;
+    }
+    last_authority_error_.clear();
+    if (leadership_lapses_ != lapses || !Leading()) {
+      // Another lighthouse may have issued quorums meanwhile.
+      rules_.SpendQuorumId(id);
+      return false;
+    }
+    decision = rules_.Evaluate(absl::Now());
+    if (decision.formed.has_value() && decision.formed->new_generation &&
+        decision.formed->quorum.quorum_id() == id) {
+      Publish(*decision.formed);
+      return false;
+    }
+    rules_.SpendQuorumId(id);
+    return decision.formed.has_value();
+  }
+
+  // Makes `formed` the current quorum and answers its requests. Under mu_.
+  void Publish(const FormedQuorum& formed) {
     const proto::Quorum& quorum = formed.quorum;
     if (formed.new_generation) {
-      // Recorded before anyone sees it: two lighthouses never issue the
-      // same generation.
-      absl::Status recorded = authority_->RecordQuorumId(quorum.quorum_id());
-      if (!recorded.ok()) {
-        LogAuthorityError(recorded);
-        if (absl::IsFailedPrecondition(recorded)) {
-          absl::StatusOr<int64_t> last = authority_->LastQuorumId();
-          if (last.ok()) rules_.RaiseQuorumId(*last);
-        }
-        return;
-      }
-      last_authority_error_.clear();
       std::vector<std::string> names;
       for (const proto::ReplicaInfo& participant : quorum.participants()) {
         names.push_back(participant.replica_id());
@@ -387,6 +478,29 @@ class LighthouseService final : public proto::Lighthouse::Service {
     event.set_reason(quorum.reason());
     for (Watcher* watcher : watchers_) {
       if (IsParticipant(quorum, *watcher)) watcher->events.push_back(event);
+    }
+    changed_.notify_all();
+  }
+
+  // Tells the other participants of the current quorum about members that
+  // stopped being healthy, and fails the votes they owe. Under mu_.
+  void ReportLostMembers(absl::Time now) {
+    for (const LostMember& lost : rules_.TakeLostMembers(now)) {
+      Log(absl::StrCat("quorum ", lost.quorum_id, ": ", lost.reason));
+      if (votes_.MemberLost(lost.replica_id, lost.reason) > 0) {
+        rules_.CommitFailed();
+      }
+      proto::LighthouseEvent event;
+      event.set_kind(proto::LighthouseEvent::MEMBER_LOST);
+      event.set_quorum_id(lost.quorum_id);
+      event.set_replica_id(lost.replica_id);
+      event.set_reason(lost.reason);
+      for (Watcher* watcher : watchers_) {
+        if (watcher->replica_id != lost.replica_id &&
+            IsParticipant(rules_.current(), *watcher)) {
+          watcher->events.push_back(event);
+        }
+      }
     }
   }
 
@@ -422,7 +536,14 @@ class LighthouseService final : public proto::Lighthouse::Service {
   std::set<Watcher*> watchers_;                // guarded by mu_
   bool stopping_ = false;                      // guarded by mu_
   bool was_leader_ = true;                     // guarded by mu_
-  std::string last_authority_error_;           // guarded by mu_
+  // Times an Update found this lighthouse not leading: an authority call
+  // that saw it change answered for an earlier leadership.
+  uint64_t leadership_lapses_ = 0;        // guarded by mu_
+  bool authority_busy_ = false;           // a call in flight; guarded by mu_
+  std::string last_authority_error_;      // guarded by mu_
+  std::vector<std::string> pending_log_;  // guarded by mu_
+  // Held while writing the log; taken before mu_, never while holding it.
+  std::mutex log_mu_;
 };
 
 class Lighthouse::Impl {
@@ -438,6 +559,11 @@ class Lighthouse::Impl {
   absl::Notification stop_ticking;
   std::once_flag shutdown_once;
 };
+
+absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
+    LighthouseOptions options) {
+  return Start(std::move(options), nullptr);
+}
 
 absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
     LighthouseOptions options, std::unique_ptr<QuorumAuthority> authority) {
@@ -515,8 +641,8 @@ const std::string& Lighthouse::address() const {
   return impl_->service.address();
 }
 
-proto::LighthouseStatus Lighthouse::Status() const {
-  return impl_->service.Status();
+LighthouseStatus Lighthouse::Status() const {
+  return StatusFromProto(impl_->service.Status());
 }
 
 void Lighthouse::Shutdown() {

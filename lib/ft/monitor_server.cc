@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
 #include "lib/ft/monitor_service.grpc.pb.h"
+#include "lib/ft/monitor_state.h"
 #include "sluice/ft/monitor.h"
 #include "sluice/support/host_port.h"
 
@@ -120,7 +121,9 @@ MonitorServer::~MonitorServer() { Shutdown(); }
 
 int MonitorServer::port() const { return impl_->port; }
 
-proto::JobState MonitorServer::State() const { return impl_->service.State(); }
+JobState MonitorServer::State() const {
+  return JobStateFromProto(impl_->service.State());
+}
 
 void MonitorServer::Shutdown() {
   std::call_once(impl_->shutdown_once, [this] {

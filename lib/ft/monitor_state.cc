@@ -1,4 +1,4 @@
-#include "sluice/ft/monitor_state.h"
+#include "lib/ft/monitor_state.h"
 
 #include <algorithm>
 #include <utility>
@@ -319,6 +319,66 @@ proto::JobState MonitorState::Evaluate(absl::Time now) const {
                    });
   state.set_min_finished_epoch(min_finished_epoch);
   return state;
+}
+
+JobState JobStateFromProto(const proto::JobState& state) {
+  JobState plain;
+  for (const proto::RankState& rank : state.ranks()) {
+    RankState& to = plain.ranks.emplace_back();
+    to.rank = rank.rank();
+    to.connected = rank.connected();
+    to.last_begin_step = rank.last_begin_step();
+    to.last_end_step = rank.last_end_step();
+    to.finished_epochs = rank.finished_epochs();
+    if (rank.last_contact_us() != 0) {
+      to.last_contact = absl::FromUnixMicros(rank.last_contact_us());
+    }
+    to.finished = rank.finished();
+    if (rank.has_exit_code()) to.exit_code = rank.exit_code();
+  }
+  for (const proto::Verdict& verdict : state.verdicts()) {
+    Verdict& to = plain.verdicts.emplace_back();
+    to.rank = verdict.rank();
+    switch (verdict.kind()) {
+      case proto::Verdict::SILENT:
+        to.kind = VerdictKind::kSilent;
+        break;
+      case proto::Verdict::DEAD:
+        to.kind = VerdictKind::kDead;
+        break;
+      case proto::Verdict::FINISHED:
+        to.kind = VerdictKind::kFinished;
+        break;
+      default:
+        to.kind = VerdictKind::kStuck;
+        break;
+    }
+    to.message = verdict.message();
+    to.time = absl::FromUnixMicros(verdict.time_us());
+  }
+  plain.min_finished_epoch = state.min_finished_epoch();
+  return plain;
+}
+
+std::string JobState::ToString() const {
+  std::string text;
+  for (const RankState& rank : ranks) {
+    absl::StrAppend(&text, "rank ", rank.rank, ": ",
+                    rank.connected ? "connected" : "not connected",
+                    ", last step begun ", rank.last_begin_step,
+                    ", last step ended ", rank.last_end_step, ", ",
+                    rank.finished_epochs, " epochs finished");
+    if (rank.finished) absl::StrAppend(&text, ", finished");
+    if (rank.exit_code.has_value()) {
+      absl::StrAppend(&text, ", exit code ", *rank.exit_code);
+    }
+    absl::StrAppend(&text, "\n");
+  }
+  for (const Verdict& verdict : verdicts) {
+    absl::StrAppend(&text, "verdict: ", verdict.message, "\n");
+  }
+  absl::StrAppend(&text, "min finished epoch: ", min_finished_epoch, "\n");
+  return text;
 }
 
 }  // namespace sluice::ft

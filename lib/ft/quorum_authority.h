@@ -15,6 +15,10 @@
 
 namespace sluice::ft {
 
+// The lighthouse asks IsLeader and LeaderAddress on every call, under the
+// lock all its calls take: they answer from memory, without I/O. It calls
+// LastQuorumId and RecordQuorumId, which may wait on the network, with that
+// lock released and one at a time.
 class QuorumAuthority {
  public:
   virtual ~QuorumAuthority() = default;

@@ -40,6 +40,10 @@ void QuorumRules::RaiseQuorumId(int64_t last_issued) {
   id_floor_ = std::max(id_floor_, last_issued);
 }
 
+void QuorumRules::SpendQuorumId(int64_t id) {
+  spent_id_ = std::max(spent_id_, id);
+}
+
 QuorumRules::Replica& QuorumRules::Touch(const std::string& replica_id,
                                          uint64_t incarnation, absl::Time now) {
   auto it = replicas_.find(replica_id);
@@ -246,8 +250,9 @@ QuorumDecision QuorumRules::Evaluate(absl::Time now) const {
   }
   formed.new_generation = !why_new.empty();
   formed.quorum.set_quorum_id(
-      formed.new_generation ? std::max(current_.quorum_id(), id_floor_) + 1
-                            : current_.quorum_id());
+      formed.new_generation
+          ? std::max({current_.quorum_id(), id_floor_, spent_id_}) + 1
+          : current_.quorum_id());
   formed.quorum.set_created_us(absl::ToUnixMicros(now));
   if (formed.new_generation && current_.quorum_id() > 0) {
     absl::StrAppend(&reason, "; new generation: ", why_new);

@@ -73,6 +73,10 @@ class QuorumRules {
   // that lost a race for an id): the next quorum is a new generation above
   // it.
   void RaiseQuorumId(int64_t last_issued);
+  // This lighthouse recorded `id` with its authority but did not issue it
+  // (what it recorded it for changed meanwhile): the next new generation is
+  // above it, as an id is never used twice, but nothing forces one.
+  void SpendQuorumId(int64_t id);
 
   void Heartbeat(const std::string& replica_id, uint64_t incarnation,
                  absl::Time now);
@@ -134,6 +138,7 @@ class QuorumRules {
   std::map<std::string, Replica> replicas_;  // by replica id
   proto::Quorum current_;
   int64_t id_floor_ = 0;  // the next new generation is above it
+  int64_t spent_id_ = 0;  // and above this one (SpendQuorumId)
   // Why the next quorum is a new generation whatever its participants, ""
   // when nothing forces one.
   std::string forced_new_generation_;

@@ -24,9 +24,6 @@ extern char** environ;
 namespace sluice::ft {
 namespace {
 
-using proto::JobState;
-using proto::Verdict;
-
 // One monitored_rank process, killed and reaped on destruction.
 class RankProcess {
  public:
@@ -102,7 +99,7 @@ std::optional<absl::Duration> WaitFor(
 }
 
 bool Stepping(const JobState& s, int rank, int64_t past) {
-  return s.ranks(rank).last_end_step() > past;
+  return s.ranks[rank].last_end_step > past;
 }
 
 TEST(MonitorProcessTest, StoppedRankIsStuckWithinItsLimitPlusOneSecond) {
@@ -121,24 +118,24 @@ TEST(MonitorProcessTest, StoppedRankIsStuckWithinItsLimitPlusOneSecond) {
   auto stuck = WaitFor(
       *monitor,
       [](const JobState& s) {
-        for (const Verdict& v : s.verdicts()) {
-          if (v.rank() == 1 && v.kind() == Verdict::STUCK) return true;
+        for (const Verdict& v : s.verdicts) {
+          if (v.rank == 1 && v.kind == VerdictKind::kStuck) return true;
         }
         return false;
       },
       absl::Seconds(4));
-  ASSERT_TRUE(stuck.has_value()) << monitor->State().DebugString();
+  ASSERT_TRUE(stuck.has_value()) << monitor->State().ToString();
   // At most the 2 s limit (the step began before the stop) plus 1 s.
   EXPECT_LE(absl::Now() - stopped, absl::Seconds(3));
   JobState state = monitor->State();
-  ASSERT_EQ(state.verdicts_size(), 1) << state.DebugString();
-  EXPECT_EQ(state.verdicts(0).message().rfind(
+  ASSERT_EQ(state.verdicts.size(), 1u) << state.ToString();
+  EXPECT_EQ(state.verdicts[0].message.rfind(
                 absl::StrCat("rank 1 stuck in step ",
-                             state.ranks(1).last_begin_step(), " for "),
+                             state.ranks[1].last_begin_step, " for "),
                 0),
             0u)
-      << state.verdicts(0).message();
-  EXPECT_NE(state.verdicts(0).message().find("(limit 2 s)"), std::string::npos);
+      << state.verdicts[0].message;
+  EXPECT_NE(state.verdicts[0].message.find("(limit 2 s)"), std::string::npos);
   rank1.Signal(SIGCONT);
 }
 
@@ -154,11 +151,12 @@ TEST(MonitorProcessTest, KilledRankIsDeadWithinOneSecond) {
   auto dead = WaitFor(
       *monitor,
       [](const JobState& s) {
-        return s.verdicts_size() == 1 && s.verdicts(0).kind() == Verdict::DEAD;
+        return s.verdicts.size() == 1 &&
+               s.verdicts[0].kind == VerdictKind::kDead;
       },
       absl::Seconds(1));
-  ASSERT_TRUE(dead.has_value()) << monitor->State().DebugString();
-  EXPECT_NE(monitor->State().verdicts(0).message().find(
+  ASSERT_TRUE(dead.has_value()) << monitor->State().ToString();
+  EXPECT_NE(monitor->State().verdicts[0].message.find(
                 "rank 0 dead: its connection to the monitor dropped"),
             std::string::npos);
 }
@@ -173,7 +171,7 @@ TEST(MonitorProcessTest, RankTrainsOnThroughAMonitorRestart) {
   ASSERT_TRUE(WaitFor(
       *monitor, [](const JobState& s) { return Stepping(s, 0, 40); },
       absl::Seconds(20)));
-  const int64_t before = monitor->State().ranks(0).last_end_step();
+  const int64_t before = monitor->State().ranks[0].last_end_step;
   monitor.reset();
   absl::SleepFor(absl::Seconds(1));
   monitor = StartMonitor(port->address(), 1);
@@ -183,13 +181,13 @@ TEST(MonitorProcessTest, RankTrainsOnThroughAMonitorRestart) {
   ASSERT_TRUE(WaitFor(
       *monitor,
       [before](const JobState& s) {
-        return s.ranks(0).connected() && Stepping(s, 0, before + 40);
+        return s.ranks[0].connected && Stepping(s, 0, before + 40);
       },
       absl::Seconds(10)))
-      << monitor->State().DebugString();
+      << monitor->State().ToString();
   JobState state = monitor->State();
-  EXPECT_GE(state.ranks(0).finished_epochs(), (before + 40) / 20);
-  EXPECT_EQ(state.verdicts_size(), 0) << state.DebugString();
+  EXPECT_GE(state.ranks[0].finished_epochs, (before + 40) / 20);
+  EXPECT_EQ(state.verdicts.size(), 0u) << state.ToString();
 }
 
 TEST(MonitorProcessTest, FinishedRankIsFinished) {
@@ -200,10 +198,10 @@ TEST(MonitorProcessTest, FinishedRankIsFinished) {
   const int status = rank.Wait();
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   JobState state = monitor->State();
-  ASSERT_EQ(state.verdicts_size(), 1) << state.DebugString();
-  EXPECT_EQ(state.verdicts(0).message(), "rank 0 finished");
-  EXPECT_EQ(state.min_finished_epoch(), 3);
-  EXPECT_EQ(state.ranks(0).last_end_step(), 29);
+  ASSERT_EQ(state.verdicts.size(), 1u) << state.ToString();
+  EXPECT_EQ(state.verdicts[0].message, "rank 0 finished");
+  EXPECT_EQ(state.min_finished_epoch, 3);
+  EXPECT_EQ(state.ranks[0].last_end_step, 29);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/collective/store_service.h"
 #include "lib/ft/etcd_quorum_authority.h"
+#include "lib/ft/lighthouse_status.h"
 #include "lib/ft/lighthouse_status_page.h"
 #include "llvm/Support/CommandLine.h"
 #include "sluice/ft/lighthouse.h"
@@ -179,8 +180,9 @@ int main(int argc, char** argv) {
   if (http_port != kNoStatusPage) {
     const std::string host = address.substr(0, address.rfind(':'));
     auto started = sluice::ft::LighthouseStatusPage::Start(
-        host, http_port,
-        [lighthouse = lighthouse->get()] { return lighthouse->Status(); });
+        host, http_port, [lighthouse = lighthouse->get()] {
+          return sluice::ft::StatusToProto(lighthouse->Status());
+        });
     if (!started.ok()) return Fail(std::string(started.status().message()));
     page = *std::move(started);
     std::printf("status page at %s\n", page->url().c_str());

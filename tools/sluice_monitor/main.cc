@@ -95,15 +95,16 @@ int main(int argc, char** argv) {
 
   // A verdict is printed once, the first time it holds; one that clears
   // (after a reset, or a rank that reconnected) may be printed again.
-  std::set<std::pair<int, int>> printed;  // (rank, kind)
+  std::set<std::pair<int, sluice::ft::VerdictKind>> printed;
   auto print_new_verdicts = [&] {
-    const sluice::ft::proto::JobState state = (*server)->State();
-    std::set<std::pair<int, int>> holding;
-    for (const auto& verdict : state.verdicts()) {
-      const std::pair<int, int> key(verdict.rank(), verdict.kind());
+    const sluice::ft::JobState state = (*server)->State();
+    std::set<std::pair<int, sluice::ft::VerdictKind>> holding;
+    for (const sluice::ft::Verdict& verdict : state.verdicts) {
+      const std::pair<int, sluice::ft::VerdictKind> key(verdict.rank,
+                                                        verdict.kind);
       holding.insert(key);
       if (printed.count(key) == 0) {
-        std::printf("verdict: %s\n", verdict.message().c_str());
+        std::printf("verdict: %s\n", verdict.message.c_str());
         std::fflush(stdout);
       }
     }
@@ -121,15 +122,15 @@ int main(int argc, char** argv) {
   printer.join();
   print_new_verdicts();
   // What each rank got to, for whoever reads the log.
-  const sluice::ft::proto::JobState final_state = (*server)->State();
-  for (const auto& rank : final_state.ranks()) {
+  const sluice::ft::JobState final_state = (*server)->State();
+  for (const sluice::ft::RankState& rank : final_state.ranks) {
     std::printf(
         "rank %d: last step begun %lld, last step ended %lld, %lld epochs "
         "finished%s\n",
-        rank.rank(), static_cast<long long>(rank.last_begin_step()),
-        static_cast<long long>(rank.last_end_step()),
-        static_cast<long long>(rank.finished_epochs()),
-        rank.finished() ? ", finished" : "");
+        rank.rank, static_cast<long long>(rank.last_begin_step),
+        static_cast<long long>(rank.last_end_step),
+        static_cast<long long>(rank.finished_epochs),
+        rank.finished ? ", finished" : "");
   }
   std::fflush(stdout);
   (*server)->Shutdown();

@@ -1,6 +1,8 @@
 // A lighthouse and its clients in one process, over loopback gRPC: the long
-// poll, commit votes, watch events, leader redirects and shutdown.
+// poll, commit votes, watch events, leader redirects, shutdown, and a quorum
+// authority slow to record ids, which holds up no other call.
 #include <atomic>
+#include <condition_variable>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -15,6 +17,8 @@
 #include "gtest/gtest.h"
 #include "lib/ft/lighthouse_client.h"
 #include "lib/ft/lighthouse_service.grpc.pb.h"
+#include "lib/ft/lighthouse_status.h"
+#include "lib/ft/quorum_authority.h"
 #include "sluice/ft/lighthouse.h"
 #include "sluice/support/failure.h"
 
@@ -134,20 +138,28 @@ TEST(LighthouseServerTest, QuorumWaitsForEveryHeartbeatingReplica) {
   EXPECT_EQ(b->participants(1).address(), "b.host:1");
   EXPECT_EQ(b->reason(), "2 of 2 healthy replicas asked (min_replicas 1)");
 
-  proto::LighthouseStatus status = lighthouse->Status();
-  EXPECT_EQ(status.quorum().quorum_id(), 1);
-  ASSERT_EQ(status.replicas_size(), 2);
-  EXPECT_TRUE(status.replicas(0).in_quorum());
-  EXPECT_TRUE(status.replicas(0).recovering());  // step 4 < 6
-  EXPECT_FALSE(status.replicas(1).recovering());
-  EXPECT_TRUE(status.replicas(1).healthy());
-  EXPECT_FALSE(status.replicas(1).requesting());
-  EXPECT_LT(status.replicas(1).heartbeat_age_ms(), 5000);
-  EXPECT_TRUE(status.is_leader());
-  EXPECT_EQ(status.leader_address(), lighthouse->address());
-  EXPECT_EQ(status.address(), lighthouse->address());
-  EXPECT_EQ(status.min_replicas(), 1);
-  EXPECT_EQ(status.heartbeat_timeout_ms(), 5000);
+  LighthouseStatus status = lighthouse->Status();
+  EXPECT_EQ(status.quorum.quorum_id, 1);
+  ASSERT_EQ(status.quorum.participants.size(), 2u);
+  EXPECT_EQ(status.quorum.participants[0].replica_id, "a");
+  EXPECT_EQ(status.quorum.participants[1].address, "b.host:1");
+  EXPECT_EQ(status.quorum.reason, b->reason());
+  EXPECT_EQ(absl::ToUnixMicros(status.quorum.created), b->created_us());
+  ASSERT_EQ(status.replicas.size(), 2u);
+  EXPECT_EQ(status.replicas[0].replica.step, 4);
+  EXPECT_EQ(status.replicas[0].replica.incarnation, 1u);
+  EXPECT_TRUE(status.replicas[0].in_quorum);
+  EXPECT_TRUE(status.replicas[0].recovering);  // step 4 < 6
+  EXPECT_FALSE(status.replicas[1].recovering);
+  EXPECT_TRUE(status.replicas[1].healthy);
+  EXPECT_FALSE(status.replicas[1].requesting);
+  EXPECT_LT(status.replicas[1].heartbeat_age, absl::Seconds(5));
+  EXPECT_TRUE(status.is_leader);
+  EXPECT_EQ(status.leader_address, lighthouse->address());
+  EXPECT_EQ(status.address, lighthouse->address());
+  EXPECT_EQ(status.min_replicas, 1);
+  EXPECT_EQ(status.heartbeat_timeout, absl::Seconds(5));
+  EXPECT_LT(absl::Now() - status.now, absl::Seconds(5));
   // GetStatus answers the same over the wire.
   absl::StatusOr<proto::LighthouseStatus> remote = client->GetStatus(kLong);
   ASSERT_TRUE(remote.ok()) << remote.status();
@@ -177,7 +189,7 @@ TEST(LighthouseServerTest, QuorumDeadlineSaysHowManyAsked) {
       << a.status();
   EXPECT_EQ(Classify(a.status()), FailureClass::kRetryable);
   // The withdrawn request no longer counts.
-  EXPECT_FALSE(lighthouse->Status().replicas(0).requesting());
+  EXPECT_FALSE(lighthouse->Status().replicas[0].requesting);
 }
 
 TEST(LighthouseServerTest, NewerRequestOfTheSameReplicaReplacesTheOlder) {
@@ -189,7 +201,7 @@ TEST(LighthouseServerTest, NewerRequestOfTheSameReplicaReplacesTheOlder) {
                           [&] { return client->Quorum(Ask("a", 1), kLong); });
   const absl::Time deadline = absl::Now() + kLong;
   while (absl::Now() < deadline &&
-         !lighthouse->Status().replicas(0).requesting()) {
+         !lighthouse->Status().replicas[0].requesting) {
     absl::SleepFor(absl::Milliseconds(10));
   }
   auto second = std::async(std::launch::async,
@@ -279,7 +291,7 @@ TEST(LighthouseServerTest, LostWatcherFailsTheVoteAndIsReportedToPeers) {
   auto b_watch = client->Watch(b_watch_request, b_events.Callback());
   // Both watches are open once both replicas show up.
   const absl::Time deadline = absl::Now() + kLong;
-  while (lighthouse->Status().replicas_size() < 2 && absl::Now() < deadline) {
+  while (lighthouse->Status().replicas.size() < 2 && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(10));
   }
   auto quorums = FormQuorum(*client, {"a", "b"});
@@ -306,7 +318,7 @@ TEST(LighthouseServerTest, LostWatcherFailsTheVoteAndIsReportedToPeers) {
   EXPECT_EQ(lost->quorum_id(), id);
   EXPECT_EQ(lost->replica_id(), "b");
   EXPECT_EQ(lost->reason(), "replica b lost: its watch stream ended");
-  EXPECT_FALSE(lighthouse->Status().replicas(1).healthy());
+  EXPECT_FALSE(lighthouse->Status().replicas[1].healthy);
 
   // a alone forms the next quorum at once: b no longer counts.
   const absl::Time asked = absl::Now();
@@ -358,9 +370,9 @@ TEST(LighthouseServerTest, FollowerNamesTheLeaderAndClientsFollow) {
   EXPECT_EQ(std::string(named->second.data(), named->second.size()),
             leader->address());
   // GetStatus still answers.
-  proto::LighthouseStatus status = follower->Status();
-  EXPECT_FALSE(status.is_leader());
-  EXPECT_EQ(status.leader_address(), leader->address());
+  LighthouseStatus status = follower->Status();
+  EXPECT_FALSE(status.is_leader);
+  EXPECT_EQ(status.leader_address, leader->address());
 
   // A client that knows only the follower ends up at the leader.
   auto client = ClientOf({follower->address()});
@@ -368,7 +380,7 @@ TEST(LighthouseServerTest, FollowerNamesTheLeaderAndClientsFollow) {
   ASSERT_TRUE(quorum.ok()) << quorum.status();
   EXPECT_EQ(quorum->quorum_id(), 1);
   EXPECT_EQ(client->leader(), leader->address());
-  EXPECT_EQ(leader->Status().quorum().quorum_id(), 1);
+  EXPECT_EQ(leader->Status().quorum.quorum_id, 1);
 }
 
 TEST(LighthouseServerTest, ClientTriesTheNextAddressWhenOneIsDown) {
@@ -423,7 +435,214 @@ TEST(LighthouseServerTest, NoQuorumIssuedWhenTheAuthorityRefuses) {
       << quorum.status();
   EXPECT_GT(seen->recorded_tries.load(), 0);
   EXPECT_EQ(seen->last_tried.load(), 6);  // above LastQuorumId
-  EXPECT_EQ(lighthouse->Status().quorum().quorum_id(), 0);
+  EXPECT_EQ(lighthouse->Status().quorum.quorum_id, 0);
+}
+
+// Leads (until told otherwise) and records ids as a lighthouse alone does,
+// but every RecordQuorumId waits until the test opens it, as a slow etcd
+// would (up to 500 ms per endpoint). The wait is bounded, so that a
+// lighthouse that blocks on it fails a test rather than hanging it.
+class SlowAuthority final : public QuorumAuthority {
+ public:
+  static constexpr absl::Duration kHold = absl::Seconds(5);
+
+  bool IsLeader() const override { return leader.load(); }
+  std::string LeaderAddress() const override {
+    return leader.load() ? "" : "127.0.0.1:1";
+  }
+  absl::StatusOr<int64_t> LastQuorumId() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return recorded_.empty() ? 0 : recorded_.back();
+  }
+  absl::Status RecordQuorumId(int64_t id) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++entered_;
+    changed_.notify_all();
+    changed_.wait_for(lock, absl::ToChronoNanoseconds(kHold),
+                      [this] { return open_; });
+    ++returned_;
+    if (!recorded_.empty() && id <= recorded_.back()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("quorum id ", id, " is not above ", recorded_.back()));
+    }
+    recorded_.push_back(id);
+    return absl::OkStatus();
+  }
+
+  // Waits (bounded) until `calls` records began.
+  bool WaitForRecords(int calls) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoNanoseconds(kLong),
+                             [&] { return entered_ >= calls; });
+  }
+  // Whether a record began and has not returned.
+  bool InFlight() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return entered_ > returned_;
+  }
+  // Lets every record through, now and from now on.
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  std::vector<int64_t> recorded() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return recorded_;
+  }
+
+  std::atomic<bool> leader{true};
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  int entered_ = 0;
+  int returned_ = 0;
+  bool open_ = false;
+  std::vector<int64_t> recorded_;
+};
+
+// What a call that needs none of the record's work may take while a record
+// is in flight: nothing near SlowAuthority::kHold.
+constexpr absl::Duration kQuick = absl::Milliseconds(100);
+
+TEST(LighthouseServerTest, RecordingAQuorumIdHoldsUpNoOtherCall) {
+  auto authority = std::make_unique<SlowAuthority>();
+  SlowAuthority* slow = authority.get();
+  auto lighthouse = StartLighthouse(1, std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto a = std::async(std::launch::async,
+                      [&] { return client->Quorum(Ask("a"), kLong); });
+  ASSERT_TRUE(slow->WaitForRecords(1));
+
+  absl::Time start = absl::Now();
+  const absl::Status beat = client->Heartbeat(Beat("a"), kLong);
+  const absl::Duration beat_took = absl::Now() - start;
+  start = absl::Now();
+  const LighthouseStatus status = lighthouse->Status();
+  const absl::Duration status_took = absl::Now() - start;
+  start = absl::Now();
+  const absl::StatusOr<proto::LighthouseStatus> remote =
+      client->GetStatus(kLong);
+  const absl::Duration remote_took = absl::Now() - start;
+  // Measured while the record was in flight, not after it.
+  EXPECT_TRUE(slow->InFlight());
+  slow->Open();
+
+  EXPECT_TRUE(beat.ok()) << beat;
+  EXPECT_LT(beat_took, kQuick);
+  EXPECT_LT(status_took, kQuick);
+  ASSERT_TRUE(remote.ok()) << remote.status();
+  EXPECT_LT(remote_took, kQuick);
+  // Nothing is issued before it is recorded.
+  EXPECT_EQ(status.quorum.quorum_id, 0);
+  EXPECT_EQ(remote->quorum().quorum_id(), 0);
+  ASSERT_EQ(status.replicas.size(), 1u);
+  EXPECT_TRUE(status.replicas[0].requesting);
+
+  absl::StatusOr<proto::Quorum> quorum = a.get();
+  ASSERT_TRUE(quorum.ok()) << quorum.status();
+  EXPECT_EQ(quorum->quorum_id(), 1);
+  EXPECT_EQ(slow->recorded(), std::vector<int64_t>{1});
+  EXPECT_EQ(lighthouse->Status().quorum.quorum_id, 1);
+}
+
+TEST(LighthouseServerTest, RequestsMadeDuringTheRecordJoinTheQuorum) {
+  auto authority = std::make_unique<SlowAuthority>();
+  SlowAuthority* slow = authority.get();
+  auto lighthouse = StartLighthouse(1, std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto a = std::async(std::launch::async,
+                      [&] { return client->Quorum(Ask("a"), kLong); });
+  ASSERT_TRUE(slow->WaitForRecords(1));
+  auto b = std::async(std::launch::async,
+                      [&] { return client->Quorum(Ask("b"), kLong); });
+  const absl::Time deadline = absl::Now() + kLong;
+  while (absl::Now() < deadline &&
+         !(lighthouse->Status().replicas.size() == 2 &&
+           lighthouse->Status().replicas[1].requesting)) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_TRUE(slow->InFlight());
+  slow->Open();
+
+  // The quorum issued under the recorded id is what holds once the record
+  // returned: a and b, not a alone.
+  for (auto* ask : {&a, &b}) {
+    absl::StatusOr<proto::Quorum> quorum = ask->get();
+    ASSERT_TRUE(quorum.ok()) << quorum.status();
+    EXPECT_EQ(quorum->quorum_id(), 1);
+    ASSERT_EQ(quorum->participants_size(), 2);
+    EXPECT_EQ(quorum->participants(0).replica_id(), "a");
+    EXPECT_EQ(quorum->participants(1).replica_id(), "b");
+  }
+  EXPECT_EQ(slow->recorded(), std::vector<int64_t>{1});
+}
+
+TEST(LighthouseServerTest, IdRecordedForAQuorumThatNoLongerFormsIsSpent) {
+  auto authority = std::make_unique<SlowAuthority>();
+  SlowAuthority* slow = authority.get();
+  auto lighthouse = StartLighthouse(1, std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto a = std::async(std::launch::async,
+                      [&] { return client->Quorum(Ask("a"), kLong); });
+  ASSERT_TRUE(slow->WaitForRecords(1));
+  // b shows up without asking: a alone is no longer more than half.
+  ASSERT_TRUE(client->Heartbeat(Beat("b"), kLong).ok());
+  EXPECT_TRUE(slow->InFlight());
+  slow->Open();
+  const absl::Time deadline = absl::Now() + kLong;
+  while (absl::Now() < deadline && slow->InFlight()) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_EQ(lighthouse->Status().quorum.quorum_id, 0);
+
+  // Once b asks too, the quorum takes the next id: 1 was recorded, so it
+  // is never issued.
+  absl::StatusOr<proto::Quorum> b = client->Quorum(Ask("b"), kLong);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->quorum_id(), 2);
+  EXPECT_EQ(b->participants_size(), 2);
+  absl::StatusOr<proto::Quorum> a_quorum = a.get();
+  ASSERT_TRUE(a_quorum.ok()) << a_quorum.status();
+  EXPECT_EQ(a_quorum->quorum_id(), 2);
+  EXPECT_EQ(slow->recorded(), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(LighthouseServerTest, QuorumRecordedAsTheLeadershipLapsedIsNotIssued) {
+  auto authority = std::make_unique<SlowAuthority>();
+  SlowAuthority* slow = authority.get();
+  auto lighthouse = StartLighthouse(1, std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  // A raw call, so that no client retries it elsewhere.
+  auto stub = proto::Lighthouse::NewStub(grpc::CreateChannel(
+      lighthouse->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + kLong));
+  proto::QuorumResponse response;
+  auto waiting = std::async(std::launch::async, [&] {
+    return stub->Quorum(&context, Ask("a"), &response);
+  });
+  ASSERT_TRUE(slow->WaitForRecords(1));
+  slow->leader = false;
+  slow->Open();
+  const grpc::Status ended = waiting.get();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAVAILABLE)
+      << ended.error_message();
+  EXPECT_NE(ended.error_message().find("is not the leader"), std::string::npos)
+      << ended.error_message();
+  EXPECT_EQ(lighthouse->Status().quorum.quorum_id, 0);
+
+  // Leading again, it starts above the id it recorded and did not issue.
+  slow->leader = true;
+  auto client = ClientOf({lighthouse->address()});
+  absl::StatusOr<proto::Quorum> quorum = client->Quorum(Ask("a"), kLong);
+  ASSERT_TRUE(quorum.ok()) << quorum.status();
+  EXPECT_EQ(quorum->quorum_id(), 2);
+  EXPECT_EQ(slow->recorded(), (std::vector<int64_t>{1, 2}));
 }
 
 TEST(LighthouseServerTest, ShutdownEndsWaitingCallsAtOnce) {
@@ -471,6 +690,44 @@ TEST(LighthouseServerTest, RejectsARequestWithoutReplicaOrIncarnation) {
       beat.message().find("the request of replica a names no incarnation"),
       std::string::npos)
       << beat;
+}
+
+// sluice_lighthouse serves Lighthouse::Status on its page as the proto it
+// was made from: nothing may be lost on the way.
+TEST(LighthouseStatusTest, ProtoRoundTripKeepsEveryField) {
+  proto::LighthouseStatus status;
+  proto::Quorum& quorum = *status.mutable_quorum();
+  quorum.set_quorum_id(7);
+  quorum.set_created_us(1700000000123456);
+  quorum.set_reason("2 of 2 healthy replicas asked (min_replicas 1)");
+  for (const char* id : {"a", "b"}) {
+    proto::ReplicaInfo& info = *quorum.add_participants();
+    info.set_replica_id(id);
+    info.set_address(absl::StrCat(id, ".host:1"));
+    info.set_step(41);
+    info.set_world_size(8);
+    info.set_incarnation(0xfedcba9876543210u);
+    proto::ReplicaStatus& replica = *status.add_replicas();
+    *replica.mutable_replica() = info;
+    replica.set_heartbeat_age_ms(1234);
+    replica.set_healthy(true);
+    replica.set_in_quorum(true);
+    replica.set_recovering(id[0] == 'a');
+    replica.set_requesting(id[0] == 'b');
+  }
+  status.set_min_replicas(2);
+  status.set_heartbeat_timeout_ms(5000);
+  status.set_address("127.0.0.1:29510");
+  status.set_is_leader(true);
+  status.set_leader_address("127.0.0.1:29510");
+  status.set_now_us(1700000001654321);
+
+  const LighthouseStatus plain = StatusFromProto(status);
+  EXPECT_EQ(plain.quorum.participants[1].incarnation, 0xfedcba9876543210u);
+  EXPECT_EQ(plain.replicas[0].heartbeat_age, absl::Milliseconds(1234));
+  EXPECT_EQ(absl::ToUnixMicros(plain.now), 1700000001654321);
+  EXPECT_EQ(StatusToProto(plain).SerializeAsString(),
+            status.SerializeAsString());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "sluice/ft/monitor_state.h"
+#include "lib/ft/monitor_state.h"
 
 #include <random>
 #include <string>

@@ -308,6 +308,22 @@ TEST_F(QuorumRulesTest, IdsStartAboveWhatAnotherLighthouseIssued) {
             "generation: quorum 11 was issued elsewhere");
 }
 
+TEST_F(QuorumRulesTest, SpentIdIsSkippedWithoutForcingANewGeneration) {
+  FormFirstQuorum();
+  // Id 2 was recorded for a quorum that never went out.
+  rules_->SpendQuorumId(2);
+  for (const char* id : {"a", "b", "c"}) Ask(id, 1);
+  auto formed = Form(1);
+  ASSERT_TRUE(formed.has_value()) << last_waiting_;
+  EXPECT_FALSE(formed->new_generation);
+  EXPECT_EQ(formed->quorum.quorum_id(), 1);
+  rules_->CommitFailed();
+  for (const char* id : {"a", "b", "c"}) Ask(id, 2);
+  formed = Form(2);
+  ASSERT_TRUE(formed.has_value()) << last_waiting_;
+  EXPECT_EQ(formed->quorum.quorum_id(), 3);
+}
+
 TEST_F(QuorumRulesTest, WithdrawnRequestIsNoLongerCounted) {
   rules_->Heartbeat("b", 1, At(0));
   const uint64_t a = Ask("a", 0);

@@ -14,9 +14,6 @@
 namespace sluice::ft {
 namespace {
 
-using proto::JobState;
-using proto::Verdict;
-
 StepReporterOptions FastOptions() {
   StepReporterOptions options;
   options.interval = absl::Milliseconds(20);
@@ -59,21 +56,21 @@ TEST(StepReporterTest, SignalsReachTheMonitor) {
   reporter->EpochEnd(0);
   reporter->StepBegin(10);
   ASSERT_TRUE(WaitFor(*monitor, [](const JobState& s) {
-    return s.ranks(1).last_begin_step() == 10;
+    return s.ranks[1].last_begin_step == 10;
   }));
   JobState state = monitor->State();
-  EXPECT_TRUE(state.ranks(1).connected());
-  EXPECT_EQ(state.ranks(1).last_end_step(), 9);
-  EXPECT_EQ(state.ranks(1).finished_epochs(), 1);
-  EXPECT_FALSE(state.ranks(0).connected());
-  EXPECT_EQ(state.verdicts_size(), 0);
+  EXPECT_TRUE(state.ranks[1].connected);
+  EXPECT_EQ(state.ranks[1].last_end_step, 9);
+  EXPECT_EQ(state.ranks[1].finished_epochs, 1);
+  EXPECT_FALSE(state.ranks[0].connected);
+  EXPECT_EQ(state.verdicts.size(), 0u);
 
   reporter->StepEnd(10);
   reporter->TrainEnd();  // returns once the monitor has it
   state = monitor->State();
-  EXPECT_TRUE(state.ranks(1).finished());
-  ASSERT_EQ(state.verdicts_size(), 1);
-  EXPECT_EQ(state.verdicts(0).message(), "rank 1 finished");
+  EXPECT_TRUE(state.ranks[1].finished);
+  ASSERT_EQ(state.verdicts.size(), 1u);
+  EXPECT_EQ(state.verdicts[0].message, "rank 1 finished");
   EXPECT_EQ(reporter->dropped(), 0);
   EXPECT_EQ(reporter->connections(), 1);
 }
@@ -85,14 +82,14 @@ TEST(StepReporterTest, ReporterGoneIsDeadAtOnce) {
       absl::StrCat("127.0.0.1:", monitor->port()), 0, FastOptions());
   reporter->StepBegin(12);
   ASSERT_TRUE(WaitFor(*monitor, [](const JobState& s) {
-    return s.ranks(0).last_begin_step() == 12;
+    return s.ranks[0].last_begin_step == 12;
   }));
   reporter.reset();
   ASSERT_TRUE(WaitFor(
-      *monitor, [](const JobState& s) { return s.verdicts_size() == 1; },
+      *monitor, [](const JobState& s) { return s.verdicts.size() == 1; },
       absl::Seconds(1)));
-  EXPECT_EQ(monitor->State().verdicts(0).kind(), Verdict::DEAD);
-  EXPECT_EQ(monitor->State().verdicts(0).message(),
+  EXPECT_EQ(monitor->State().verdicts[0].kind, VerdictKind::kDead);
+  EXPECT_EQ(monitor->State().verdicts[0].message,
             "rank 0 dead: its connection to the monitor dropped in step 12");
 }
 
@@ -104,7 +101,7 @@ TEST(StepReporterTest, MonitorRestartIsToldTheOpenStepAndEpochs) {
   reporter->EpochEnd(2);
   reporter->StepBegin(30, "checkpoint");
   ASSERT_TRUE(WaitFor(*monitor, [](const JobState& s) {
-    return s.ranks(1).last_begin_step() == 30;
+    return s.ranks[1].last_begin_step == 30;
   }));
   monitor.reset();
   // Training goes on while there is no monitor.
@@ -116,11 +113,11 @@ TEST(StepReporterTest, MonitorRestartIsToldTheOpenStepAndEpochs) {
   monitor = StartMonitor(address);
   ASSERT_NE(monitor, nullptr);
   ASSERT_TRUE(WaitFor(*monitor, [](const JobState& s) {
-    return s.ranks(1).last_begin_step() == 19999;
+    return s.ranks[1].last_begin_step == 19999;
   }));
   JobState state = monitor->State();
-  EXPECT_EQ(state.ranks(1).finished_epochs(), 3);
-  EXPECT_TRUE(state.ranks(1).connected());
+  EXPECT_EQ(state.ranks[1].finished_epochs, 3);
+  EXPECT_TRUE(state.ranks[1].connected);
   EXPECT_GE(reporter->connections(), 2);
   // 39938 signals while the monitor was away, at most two buffers' worth
   // kept.

@@ -1,8 +1,8 @@
 // MonitorState: the step monitor's bookkeeping and verdicts, free of gRPC
 // and of the clock, so that every verdict can be tested with a fake clock.
 // MonitorServer (sluice/ft/monitor.h) serves it. See docs/monitor.md.
-#ifndef SLUICE_FT_MONITOR_STATE_H_
-#define SLUICE_FT_MONITOR_STATE_H_
+#ifndef SLUICE_LIB_FT_MONITOR_STATE_H_
+#define SLUICE_LIB_FT_MONITOR_STATE_H_
 
 #include <cstdint>
 #include <map>
@@ -14,24 +14,17 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "lib/ft/monitor_service.pb.h"
+#include "sluice/ft/monitor.h"
 
 namespace sluice::ft {
-
-struct MonitorOptions {
-  int world_size = 1;
-  // A step begun and not ended within this is stuck.
-  absl::Duration stuck_timeout = absl::Seconds(10);
-  // A rank that has reported once and then sends nothing, not even a
-  // heartbeat, for this long is silent (stopped, or cut off).
-  absl::Duration silent_timeout = absl::Seconds(30);
-  // Stuck limits of declared step kinds, e.g. {"first", 120 s},
-  // {"checkpoint", 300 s}; a step of another kind takes stuck_timeout.
-  std::map<std::string, absl::Duration> step_kind_timeouts;
-};
 
 // An error naming the first option that cannot work (a world size below 1,
 // a timeout that is not positive).
 absl::Status ValidateMonitorOptions(const MonitorOptions& options);
+
+// The job's state as MonitorServer::State answers it, from GetState's
+// message.
+JobState JobStateFromProto(const proto::JobState& state);
 
 // Not thread-safe: the caller serializes all calls. `now` is the monitor's
 // clock; signal times are taken relative to the newest signal of their
@@ -118,4 +111,4 @@ class MonitorState {
 
 }  // namespace sluice::ft
 
-#endif  // SLUICE_FT_MONITOR_STATE_H_
+#endif  // SLUICE_LIB_FT_MONITOR_STATE_H_
