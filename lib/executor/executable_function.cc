@@ -47,7 +47,7 @@
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
-#include "sluice/support/spin_wait.h"
+#include "lib/support/spin_wait.h"
 
 namespace sluice {
 namespace executor_internal {

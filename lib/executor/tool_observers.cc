@@ -1,4 +1,4 @@
-#include "sluice/executor/tool_observers.h"
+#include "lib/executor/tool_observers.h"
 
 #include <cerrno>
 #include <cstdio>

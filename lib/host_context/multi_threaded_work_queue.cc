@@ -87,7 +87,7 @@
 #include "lib/host_context/task_deque.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/run_when_ready.h"
-#include "sluice/support/spin_wait.h"
+#include "lib/support/spin_wait.h"
 
 namespace sluice {
 namespace {

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "sluice/host_context/concurrent_work_queue.h"
-#include "sluice/support/spin_wait.h"
+#include "lib/support/spin_wait.h"
 
 namespace sluice {
 namespace internal {

@@ -24,7 +24,7 @@
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/executor/program.h"
-#include "sluice/executor/tool_observers.h"
+#include "lib/executor/tool_observers.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"

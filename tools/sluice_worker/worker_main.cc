@@ -18,7 +18,7 @@
 #include "sluice/coordinator/variable_service.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/worker_server.h"
-#include "sluice/executor/tool_observers.h"
+#include "lib/executor/tool_observers.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"

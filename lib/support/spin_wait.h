@@ -1,7 +1,7 @@
 // Waiting by spinning, for waits expected to end sooner than a thread
 // switch would.
-#ifndef SLUICE_SUPPORT_SPIN_WAIT_H_
-#define SLUICE_SUPPORT_SPIN_WAIT_H_
+#ifndef SLUICE_LIB_SUPPORT_SPIN_WAIT_H_
+#define SLUICE_LIB_SUPPORT_SPIN_WAIT_H_
 
 #include <thread>
 
@@ -38,4 +38,4 @@ void SpinUntil(Done done) {
 }  // namespace internal
 }  // namespace sluice
 
-#endif  // SLUICE_SUPPORT_SPIN_WAIT_H_
+#endif  // SLUICE_LIB_SUPPORT_SPIN_WAIT_H_

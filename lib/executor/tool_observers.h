@@ -2,8 +2,8 @@
 // it runs: --trace writes a timeline, --explain_hangs prints what is still
 // unresolved on SIGUSR1, and a request's deadline passing prints it too.
 // See docs/tracing.md.
-#ifndef SLUICE_EXECUTOR_TOOL_OBSERVERS_H_
-#define SLUICE_EXECUTOR_TOOL_OBSERVERS_H_
+#ifndef SLUICE_LIB_EXECUTOR_TOOL_OBSERVERS_H_
+#define SLUICE_LIB_EXECUTOR_TOOL_OBSERVERS_H_
 
 #include <memory>
 #include <string>
@@ -60,4 +60,4 @@ class ToolObservers {
 
 }  // namespace sluice
 
-#endif  // SLUICE_EXECUTOR_TOOL_OBSERVERS_H_
+#endif  // SLUICE_LIB_EXECUTOR_TOOL_OBSERVERS_H_
