@@ -27,15 +27,19 @@ PACKAGES=(
   chromium          # the status page's browser test
 )
 
-# The CUDA toolkit with NCCL is no Debian package: the build takes its
-# runtime and NCCL from /usr/local/cuda (docs/gpu.md), GPU or not.
-for file in /usr/local/cuda/lib64/libcudart.so /usr/local/cuda/lib64/libnccl.so \
-    /usr/local/cuda/include/cuda_runtime_api.h /usr/local/cuda/include/nccl.h; do
-  if [ ! -e "$file" ]; then
-    echo "setup: $file is missing; install the CUDA toolkit and NCCL at /usr/local/cuda" >&2
-    exit 1
-  fi
-done
+# The CUDA toolkit with NCCL is no Debian package, and Sluice builds without
+# it: the build takes the runtime and NCCL from $CUDA_PATH (default
+# /usr/local/cuda) when both are there, GPU or not, and otherwise builds
+# without GPU support (third_party/cuda_configure.bzl, docs/gpu.md). This
+# only tells which; it looks where the build does.
+cuda="${CUDA_PATH:-/usr/local/cuda}"
+has() { [ -e "$cuda/lib64/$1" ] || [ -e "$cuda/lib/$1" ]; }
+if has libcudart.so && has libnccl.so && [ -e "$cuda/include/cuda_runtime_api.h" ] &&
+    [ -e "$cuda/include/nccl.h" ]; then
+  echo "setup: CUDA and NCCL found at $cuda; Sluice will build with GPU support"
+else
+  echo "setup: no CUDA toolkit with NCCL at $cuda; Sluice will build without GPU support"
+fi
 
 missing=()
 for package in "${PACKAGES[@]}"; do

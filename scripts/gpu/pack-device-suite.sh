@@ -20,6 +20,13 @@ targets=(
 )
 limit_mib=64
 bazel build -c opt "${targets[@]}"
+# A build without CUDA links the stand-in (docs/gpu.md, "Without CUDA"),
+# whose tests would only skip on the GPU machine.
+defs="$(bazel info output_base 2>/dev/null)/external/cuda/defs.bzl"
+if ! grep -q '^HAS_CUDA = True$' "$defs"; then
+  echo "pack: this build has no CUDA ($defs); set CUDA_PATH to a toolkit with NCCL" >&2
+  exit 1
+fi
 bin=$(bazel info -c opt bazel-bin 2>/dev/null)
 rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/lib" "$dir/sluice/test/integration/collective"

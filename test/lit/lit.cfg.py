@@ -1,5 +1,6 @@
 # lit configuration for Sluice's .mlir tests. Run through //test/lit:* Bazel
-# targets (run_lit.sh), which put the tools on PATH and pass the queue type.
+# targets (run_lit.sh), which put the tools on PATH and pass the queue type
+# and whether the tools were built with CUDA.
 import os
 
 import lit.formats
@@ -35,10 +36,15 @@ config.available_features.add("queue-" + queue.split(":")[0])
 # tests) are.
 config.substitutions.append(("%tools_dir", lit_config.params["tools_dir"]))
 
-# `cuda-device`: the machine has an NVIDIA GPU, so tests of test/lit/gpu that
-# need one run and the one that checks the no-device error does not.
-if os.path.exists("/dev/nvidia0"):
-    config.available_features.add("cuda-device")
+# `cuda-build`: the tools were built with CUDA, not against the stand-in
+# that a machine without it gets (docs/gpu.md, "Building").
+# `cuda-device`: that, and the machine has an NVIDIA GPU, so tests of
+# test/lit/gpu that need one run and the one that checks the no-device error
+# does not. A build without CUDA sees no device even on a GPU machine.
+if lit_config.params.get("cuda") == "1":
+    config.available_features.add("cuda-build")
+    if os.path.exists("/dev/nvidia0"):
+        config.available_features.add("cuda-device")
 
 # `%with_workers N [options] --`: runs the rest of the line against N
 # sluice_worker processes (dist/with_workers.py).

@@ -2,12 +2,15 @@
 # Runs lit (from llvm-19-tools) over one folder of .mlir tests with Sluice's
 # tools on PATH.
 #
-# usage: run_lit.sh QUEUE TEST_DIR TOOL...   (each TOOL a built binary)
+# usage: run_lit.sh QUEUE TEST_DIR CUDA TOOL...
+#   CUDA: 1 when the tools were built with CUDA, 0 when against the stand-in
+#   (@cuda//:defs.bzl); each TOOL a built binary
 set -euo pipefail
 
 queue="$1"
 test_dir="$2"
-shift 2
+cuda="$3"
+shift 3
 
 tools_dir="$(mktemp -d "${TEST_TMPDIR:-/tmp}/lit_tools.XXXXXX")"
 for tool in "$@"; do
@@ -21,4 +24,5 @@ ln -s /usr/lib/llvm-19/bin/not "${tools_dir}/not"
 config_dir="$(dirname "$(realpath "$(dirname "$0")/lit.cfg.py")")"
 exec python3 /usr/lib/llvm-19/build/utils/lit/lit.py -v \
   --param "tools_dir=${tools_dir}" --param "queue=${queue}" \
+  --param "cuda=${cuda}" \
   "${config_dir}/${test_dir}"
