@@ -402,14 +402,20 @@ class NcclGroupImpl final : public NcclGroup {
     return spec;
   }
 
-  // NCCL has no tags: host sends and receives carry theirs into messages
-  // and checks only.
-  Spec SendSpec(int peer, std::optional<int64_t> tag) {
+  // A send or receive ("to rank", "from rank"). NCCL has no tags: host
+  // sends and receives carry theirs into messages and checks only.
+  Spec PeerSpec(std::string op, std::string_view toward, int peer,
+                std::optional<int64_t> tag) {
     Spec spec;
-    spec.op = "send";
-    spec.detail = absl::StrCat("to rank ", peer,
+    spec.op = std::move(op);
+    spec.detail = absl::StrCat(std::string(toward), " rank ", peer,
                                tag ? absl::StrCat(", tag ", *tag) : "");
     spec.invalid = CheckPeer(rank(), size(), peer, tag.value_or(0));
+    return spec;
+  }
+
+  Spec SendSpec(int peer, std::optional<int64_t> tag) {
+    Spec spec = PeerSpec("send", "to", peer, tag);
     spec.output = Output::kNone;
     spec.call = [this, peer](const void* in, void*, size_t count,
                              ncclDataType_t type, cudaStream_t stream) {
@@ -420,11 +426,7 @@ class NcclGroupImpl final : public NcclGroup {
 
   Spec RecvSpec(int peer, std::optional<int64_t> tag,
                 const TensorShape& shape) {
-    Spec spec;
-    spec.op = "recv";
-    spec.detail = absl::StrCat("from rank ", peer,
-                               tag ? absl::StrCat(", tag ", *tag) : "");
-    spec.invalid = CheckPeer(rank(), size(), peer, tag.value_or(0));
+    Spec spec = PeerSpec("recv", "from", peer, tag);
     spec.output = Output::kGiven;
     spec.count = Count::kGiven;
     spec.given = shape;
