@@ -2,19 +2,16 @@
 // and a save killed (SIGKILL, through a fault point) at each stage.
 #include <dirent.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,66 +19,42 @@
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/support/logging.h"
 #include "test/util/checkpoint_tensors.h"
-
-extern char** environ;
+#include "test/util/child_process.h"
 
 namespace sluice::dist {
 namespace {
 
+using ::sluice::testing::ChildProcess;
+using ::sluice::testing::ChildProcessOptions;
+using ::sluice::testing::Runfile;
 using test_util::BitIdentical;
 using test_util::CheckpointTestTensors;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string ChildBinaryPath() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir != nullptr ? srcdir : ".", "/",
-                      workspace != nullptr ? workspace : "sluice",
-                      "/test/integration/checkpoint_child");
-}
 
 // Runs checkpoint_child with `arguments` and SLUICE_FAULTS set to `faults`
 // (unset when empty), and returns its wait status. A child still running
 // after a minute is killed and reported as an error.
 absl::StatusOr<int> RunChild(const std::vector<std::string>& arguments,
                              const std::string& faults = "") {
-  std::vector<std::string> strings = {ChildBinaryPath()};
-  strings.insert(strings.end(), arguments.begin(), arguments.end());
-  std::vector<char*> argv;
-  for (std::string& s : strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  std::vector<std::string> environment;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::string(*e).rfind("SLUICE_FAULTS=", 0) != 0) {
-      environment.push_back(*e);
-    }
+  ChildProcessOptions options;
+  options.argv = {Runfile("test/integration/checkpoint_child")};
+  options.argv.insert(options.argv.end(), arguments.begin(), arguments.end());
+  if (faults.empty()) {
+    options.unset_environment = {"SLUICE_FAULTS"};
+  } else {
+    options.environment = {"SLUICE_FAULTS=" + faults};
   }
-  if (!faults.empty()) environment.push_back("SLUICE_FAULTS=" + faults);
-  std::vector<char*> envp;
-  for (std::string& s : environment) envp.push_back(s.data());
-  envp.push_back(nullptr);
-
-  pid_t pid;
-  const int error =
-      posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
-  if (error != 0) {
-    return absl::ErrnoToStatus(error, absl::StrCat("cannot start ", argv[0]));
+  options.name = "checkpoint_child";
+  // What a failing check says stays in the test log.
+  options.stderr_to = ChildProcessOptions::Stderr::kInherit;
+  ChildProcess child(std::move(options));
+  if (!child.started()) return absl::InternalError(child.start_error());
+  child.WaitForExit(absl::Minutes(1));
+  if (!child.wait_status().has_value()) {
+    return absl::DeadlineExceededError("checkpoint_child ran past a minute");
   }
-  const absl::Time deadline = absl::Now() + absl::Minutes(1);
-  while (true) {
-    int status = 0;
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) return status;
-    if (done < 0) return absl::ErrnoToStatus(errno, "waitpid");
-    if (absl::Now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return absl::DeadlineExceededError("checkpoint_child ran past a minute");
-    }
-    absl::SleepFor(absl::Milliseconds(5));
-  }
+  return *child.wait_status();
 }
 
 bool ExitedWith(const absl::StatusOr<int>& status, int code) {

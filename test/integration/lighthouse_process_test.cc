@@ -4,21 +4,12 @@
 // timeout, because the lighthouse learns of the death from the dropped
 // watch stream. Every wait is bounded; children are killed and reaped
 // whatever happens.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -26,116 +17,56 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "test/util/child_process.h"
 
 namespace sluice::ft {
 namespace {
 
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir ? srcdir : ".", "/",
-                      workspace ? workspace : "sluice", "/", path);
-}
+using ::sluice::testing::ChildProcess;
+using ::sluice::testing::ChildProcessOptions;
+using ::sluice::testing::Runfile;
 
-// A child process whose stdout lines are kept with the time each arrived.
-// SIGKILLed and reaped on destruction; it dies with the test's main thread.
+// A child process whose stdout lines the test matches, noting when it saw
+// each; its stderr goes to the test log. Killed and reaped on destruction.
 class Child {
  public:
   struct Line {
+    // When the test first saw the line: a little after it was printed,
+    // never before, so a latency measured to it is never too short.
     absl::Time at;
     std::string text;
   };
 
-  explicit Child(std::vector<std::string> argv) {
-    int pipe_fds[2];
-    if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-      ADD_FAILURE() << "pipe2 failed";
-      return;
-    }
-    std::vector<char*> args;
-    for (std::string& arg : argv) args.push_back(arg.data());
-    args.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      dup2(pipe_fds[1], STDOUT_FILENO);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-    close(pipe_fds[1]);
-    fd_ = pipe_fds[0];
-    drainer_ = std::thread([this] { Drain(); });
-  }
-
-  ~Child() {
-    Kill();
-    if (drainer_.joinable()) drainer_.join();
-    if (fd_ >= 0) close(fd_);
+  explicit Child(std::vector<std::string> argv)
+      : child_([&] {
+          ChildProcessOptions options;
+          options.name = argv[0].substr(argv[0].rfind('/') + 1);
+          options.argv = std::move(argv);
+          options.stderr_to = ChildProcessOptions::Stderr::kInherit;
+          return options;
+        }()) {
+    EXPECT_TRUE(child_.started()) << child_.start_error();
   }
 
   // SIGKILL, and waits until the process is gone.
-  void Kill() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = 0;
-  }
+  void Kill() { child_.Kill(); }
 
   // Waits up to `timeout` for a line after line `from` that `matches`.
   std::optional<Line> WaitFor(
       const std::function<bool(const std::string&)>& matches,
       absl::Duration timeout, size_t from = 0) {
-    std::unique_lock<std::mutex> lock(mu_);
-    const absl::Time deadline = absl::Now() + timeout;
-    while (true) {
-      for (size_t i = from; i < lines_.size(); ++i) {
-        if (matches(lines_[i].text)) return lines_[i];
-      }
-      if (closed_ || absl::Now() >= deadline) return std::nullopt;
-      grew_.wait_for(lock, absl::ToChronoNanoseconds(absl::Milliseconds(50)));
-    }
+    std::optional<std::string> text =
+        child_.WaitForLineMatching(matches, timeout, from);
+    if (!text.has_value()) return std::nullopt;
+    return Line{absl::Now(), *std::move(text)};
   }
 
-  size_t line_count() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return lines_.size();
-  }
+  size_t line_count() { return child_.Lines().size(); }
 
-  std::string Output() {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::string text;
-    for (const Line& line : lines_) absl::StrAppend(&text, line.text, "\n");
-    return text;
-  }
+  std::string Output() { return child_.Output(); }
 
  private:
-  void Drain() {
-    std::string pending;
-    char buffer[4096];
-    while (true) {
-      const ssize_t n = read(fd_, buffer, sizeof(buffer));
-      if (n <= 0) break;
-      pending.append(buffer, n);
-      size_t newline;
-      while ((newline = pending.find('\n')) != std::string::npos) {
-        std::lock_guard<std::mutex> lock(mu_);
-        lines_.push_back({absl::Now(), pending.substr(0, newline)});
-        pending.erase(0, newline + 1);
-        grew_.notify_all();
-      }
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    closed_ = true;
-    grew_.notify_all();
-  }
-
-  pid_t pid_ = 0;
-  int fd_ = -1;
-  std::thread drainer_;
-  std::mutex mu_;
-  std::condition_variable grew_;
-  std::vector<Line> lines_;  // guarded by mu_
-  bool closed_ = false;      // guarded by mu_
+  ChildProcess child_;
 };
 
 // "committed step S quorum Q size N" -> Q when N == size.

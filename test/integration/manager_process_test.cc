@@ -3,19 +3,14 @@
 // healing (and healing past a peer that sends damaged bytes), commit votes,
 // and a replica killed in the middle of an allreduce. Every wait is
 // bounded; children are killed and reaped whatever happens.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -30,8 +25,7 @@
 #include "gtest/gtest.h"
 #include "lib/collective/store_service.h"
 #include "sluice/ft/lighthouse.h"
-
-extern char** environ;
+#include "test/util/child_process.h"
 
 namespace sluice::ft {
 namespace {
@@ -43,15 +37,9 @@ std::string TempDir() {
   return dir != nullptr ? dir : "/tmp";
 }
 
-// One manager_replica process; its stdout and stderr go to files that the
-// test reads. Killed and reaped on destruction.
-// The path of `runfile` (e.g. "tools/sluice_run/sluice_run").
-std::string Runfile(const std::string& runfile) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir ? srcdir : ".", "/",
-                      workspace ? workspace : "sluice", "/", runfile);
-}
+using ::sluice::testing::ChildProcess;
+using ::sluice::testing::ChildProcessOptions;
+using ::sluice::testing::Runfile;
 
 std::vector<std::string> ReplicaCommand(const std::string& lighthouse,
                                         const std::string& replica_id,
@@ -63,6 +51,25 @@ std::vector<std::string> ReplicaCommand(const std::string& lighthouse,
   return command;
 }
 
+// `command` (a runfile's path, then its arguments) with `environment` on
+// top of the test's; the test's own fault and replica variables are not
+// the replica's. Its stdout and stderr go to files of their own: the tests
+// parse stdout and search stderr.
+ChildProcessOptions ReplicaOptions(const std::string& name,
+                                   std::vector<std::string> command,
+                                   std::vector<std::string> environment) {
+  ChildProcessOptions options;
+  options.argv = std::move(command);
+  options.environment = std::move(environment);
+  options.unset_environment = {"SLUICE_FAULTS", "SLUICE_LIGHTHOUSE",
+                               "SLUICE_REPLICA_ID"};
+  options.name = name;
+  options.stderr_to = ChildProcessOptions::Stderr::kOwnFile;
+  return options;
+}
+
+// One manager_replica (or sluice_run) process, killed and reaped on
+// destruction.
 class ReplicaProcess {
  public:
   // A manager_replica with `flags`.
@@ -73,76 +80,29 @@ class ReplicaProcess {
                        ReplicaCommand(lighthouse, replica_id, flags),
                        std::move(environment)) {}
 
-  // `command` (a runfile's path, then its arguments) with the test's
-  // environment (less SLUICE_FAULTS and the replica variables) and
-  // `environment` on top; `name` names
-  // its output files.
-  ReplicaProcess(const std::string& name, std::vector<std::string> strings,
+  // `command` and `environment` as ReplicaOptions takes them; `name`
+  // names its output files.
+  ReplicaProcess(const std::string& name, std::vector<std::string> command,
                  std::vector<std::string> environment)
-      : stdout_path_(
-            absl::StrCat(TempDir(), "/", name, ".", ++serial_, ".out")),
-        stderr_path_(absl::StrCat(stdout_path_, ".err")) {
-    for (char** e = environ; *e != nullptr; ++e) {
-      const std::string entry = *e;
-      if (entry.rfind("SLUICE_FAULTS=", 0) != 0 &&
-          entry.rfind("SLUICE_LIGHTHOUSE=", 0) != 0 &&
-          entry.rfind("SLUICE_REPLICA_ID=", 0) != 0) {
-        environment.push_back(*e);
-      }
-    }
-    std::vector<char*> argv, envp;
-    for (std::string& s : strings) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    for (std::string& s : environment) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, stdout_path_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int error = posix_spawn(&pid_, argv[0], &actions, nullptr,
-                                  argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    EXPECT_EQ(error, 0) << "cannot start " << argv[0];
-    if (error != 0) pid_ = 0;
+      : child_(
+            ReplicaOptions(name, std::move(command), std::move(environment))) {
+    EXPECT_TRUE(child_.started()) << child_.start_error();
   }
-  ~ReplicaProcess() { Kill(); }
 
-  void Stop() {
-    if (pid_ > 0) kill(pid_, SIGSTOP);
-  }
-  void Kill() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = 0;
-  }
+  void Stop() { child_.Stop(); }
+  void Kill() { child_.Kill(); }
 
   // The exit code once the process exits within `timeout`; none (and the
   // process is killed) otherwise.
   std::optional<int> Wait(absl::Duration timeout) {
-    const absl::Time deadline = absl::Now() + timeout;
-    while (pid_ > 0 && absl::Now() < deadline) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = 0;
-        if (WIFEXITED(status)) return WEXITSTATUS(status);
-        return std::nullopt;
-      }
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    Kill();
-    return std::nullopt;
+    const int code = child_.WaitForExit(timeout);
+    child_.Kill();
+    if (code < 0) return std::nullopt;
+    return code;
   }
 
-  std::vector<std::string> Lines() const { return ReadLines(stdout_path_); }
-  std::string Stderr() const {
-    std::ifstream file(stderr_path_);
-    std::stringstream text;
-    text << file.rdbuf();
-    return text.str();
-  }
+  std::vector<std::string> Lines() const { return child_.Lines(); }
+  std::string Stderr() const { return child_.Stderr(); }
   // The lines that start with `prefix`.
   std::vector<std::string> LinesStarting(const std::string& prefix) const {
     std::vector<std::string> found;
@@ -153,12 +113,7 @@ class ReplicaProcess {
   }
   // Waits up to `timeout` for a line starting with `prefix`.
   bool WaitForLine(const std::string& prefix, absl::Duration timeout) const {
-    const absl::Time deadline = absl::Now() + timeout;
-    while (absl::Now() < deadline) {
-      if (!LinesStarting(prefix).empty()) return true;
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    return false;
+    return !child_.WaitForLine(prefix, timeout).empty();
   }
   std::string Output() const {
     return absl::StrCat(absl::StrJoin(Lines(), "\n"), "\n--- stderr:\n",
@@ -166,17 +121,7 @@ class ReplicaProcess {
   }
 
  private:
-  static std::vector<std::string> ReadLines(const std::string& path) {
-    std::ifstream file(path);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(file, line);) lines.push_back(line);
-    return lines;
-  }
-
-  static inline int serial_ = 0;
-  const std::string stdout_path_;
-  const std::string stderr_path_;
-  pid_t pid_ = 0;
+  ChildProcess child_;
 };
 
 // The value of `key=` in `line` ("commit step=3 generation=2 commit=1").

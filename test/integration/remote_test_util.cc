@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
-#include "absl/time/clock.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
@@ -125,15 +124,6 @@ bool AwaitFor(absl::Span<const RCReference<AsyncValue>> values,
 
 bool AwaitFor(const RCReference<AsyncValue>& value, absl::Duration timeout) {
   return AwaitFor(absl::MakeConstSpan(&value, 1), timeout);
-}
-
-bool WaitUntil(const std::function<bool()>& condition, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  for (;;) {
-    if (condition()) return true;
-    if (absl::Now() >= deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
 }
 
 absl::StatusOr<TaskStatus> GetStatusNow(

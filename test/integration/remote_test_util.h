@@ -19,6 +19,7 @@
 #include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/host_context.h"
+#include "test/util/wait_until.h"
 
 namespace sluice::dist::testing {
 
@@ -62,9 +63,8 @@ bool AwaitFor(absl::Span<const RCReference<AsyncValue>> values,
 bool AwaitFor(const RCReference<AsyncValue>& value,
               absl::Duration timeout = kHangBound);
 
-// Polls `condition` every few milliseconds until it holds or `timeout`
-// passes; returns its last value.
-bool WaitUntil(const std::function<bool()>& condition, absl::Duration timeout);
+// The tests in this namespace call it unqualified.
+using ::sluice::testing::WaitUntil;
 
 // The results of blocking versions of the client calls. A wait past
 // kHangBound is reported as an error whose message says so.

@@ -1,26 +1,24 @@
 // WorkerProcess: one sluice_worker child process for integration tests, and
 // PortReservation: a loopback port kept from other processes.
 //
-// A worker is started with fork+exec and is tied to the test: it gets
-// SIGKILL when the thread that started it exits (PR_SET_PDEATHSIG), and the
-// destructor always kills and reaps it. Start workers from the test's main
-// thread: a worker started from a short-lived thread dies with that thread.
+// A worker is a ChildProcess, so it is tied to the test: it gets SIGKILL
+// when the thread that started it exits, and the destructor always kills
+// and reaps it. Start workers from the test's main thread: a worker started
+// from a short-lived thread dies with that thread.
 #ifndef SLUICE_TEST_INTEGRATION_WORKER_PROCESS_H_
 #define SLUICE_TEST_INTEGRATION_WORKER_PROCESS_H_
 
 #include <sys/types.h>
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "test/util/child_process.h"
 
 namespace sluice::dist::testing {
 
@@ -76,7 +74,7 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_.pid(); }
   const std::string& task_name() const { return options_.task_name; }
   std::string address() const;
 
@@ -100,26 +98,15 @@ class WorkerProcess {
   int CountOutput(std::string_view text);
 
  private:
-  WorkerProcess(WorkerProcessOptions options, pid_t pid, int stdout_fd);
-  // Waits (bounded) for the ready line; the drainer starts after it.
+  WorkerProcess(WorkerProcessOptions options,
+                ::sluice::testing::ChildProcessOptions child);
+  // Waits (bounded) for the ready line.
   absl::Status AwaitReady();
-  // Reads stdout until EOF so that a chatty worker never blocks on a full
-  // pipe.
-  void Drain();
-  // Reaps the process if it has exited (blocking when `wait`); returns
-  // whether it is gone.
-  bool Reap(bool wait);
 
   const WorkerProcessOptions options_;
-  const pid_t pid_;
-  const int stdout_fd_;
-  std::thread drainer_;
-  bool reaped_ = false;
-  int wait_status_ = 0;
-
-  std::mutex mu_;
-  std::condition_variable output_changed_;
-  std::string output_;  // the lines after the ready line, capped
+  ::sluice::testing::ChildProcess child_;
+  // Where the output after the ready line starts.
+  size_t ready_end_ = 0;
 };
 
 }  // namespace sluice::dist::testing

@@ -6,6 +6,7 @@
 // reaped whatever happens.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -14,18 +15,32 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "test/integration/collective/rank_process.h"
+#include "test/util/child_process.h"
 #include "test/util/store_server.h"
 
 namespace sluice::ccl {
 namespace {
 
-using testing::RankProcess;
+using ::sluice::testing::ChildProcess;
+using ::sluice::testing::ChildProcessOptions;
+using ::sluice::testing::Runfile;
 
 constexpr int kSize = 3;
 const std::vector<std::string> kOps = {"allreduce",      "allgather",
                                        "reduce_scatter", "broadcast",
                                        "barrier",        "sendrecv"};
+
+// A ccl_rank process; its result lines and what it logs share one file.
+std::unique_ptr<ChildProcess> StartCclRank(
+    const std::string& name, const std::vector<std::string>& flags,
+    std::vector<std::string> environment = {}) {
+  ChildProcessOptions options;
+  options.argv = {Runfile("test/integration/collective/ccl_rank")};
+  options.argv.insert(options.argv.end(), flags.begin(), flags.end());
+  options.environment = std::move(environment);
+  options.name = name;
+  return std::make_unique<ChildProcess>(std::move(options));
+}
 
 // The value of `key=` in `line`, or -1.
 int64_t Field(const std::string& line, const std::string& key) {
@@ -39,16 +54,15 @@ int64_t Field(const std::string& line, const std::string& key) {
 
 class CollectiveProcessTest : public ::testing::TestWithParam<std::string> {
  protected:
-  std::unique_ptr<RankProcess> StartRank(int rank, int64_t generation,
-                                         std::vector<std::string> flags) {
+  std::unique_ptr<ChildProcess> StartRank(int rank, int64_t generation,
+                                          std::vector<std::string> flags) {
     flags.push_back(absl::StrCat("--store=", store_.address()));
     flags.push_back(absl::StrCat("--rank=", rank));
     flags.push_back(absl::StrCat("--size=", kSize));
     flags.push_back(absl::StrCat("--generation=", generation));
     flags.push_back(absl::StrCat("--op=", GetParam()));
     flags.push_back("--elements=12");
-    auto process = std::make_unique<RankProcess>(
-        absl::StrCat(GetParam(), "_rank", rank), flags);
+    auto process = StartCclRank(absl::StrCat(GetParam(), "_rank", rank), flags);
     EXPECT_TRUE(process->started());
     return process;
   }
@@ -60,7 +74,7 @@ class CollectiveProcessTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(CollectiveProcessTest, EveryRankGetsTheRightValues) {
-  std::vector<std::unique_ptr<RankProcess>> ranks;
+  std::vector<std::unique_ptr<ChildProcess>> ranks;
   for (int rank = 0; rank < kSize; ++rank) {
     ranks.push_back(StartRank(rank, 1, {"--count=4"}));
   }
@@ -82,7 +96,7 @@ TEST_P(CollectiveProcessTest, EveryRankGetsTheRightValues) {
 void CollectiveProcessTest::ExpectSurvivorsFailThenRejoin(
     bool stop_instead_of_kill, const std::string& expected_code) {
   constexpr int64_t kTimeoutMs = 3000;
-  std::vector<std::unique_ptr<RankProcess>> ranks;
+  std::vector<std::unique_ptr<ChildProcess>> ranks;
   for (int rank = 0; rank < kSize; ++rank) {
     std::vector<std::string> flags = {"--count=100",
                                       absl::StrCat("--timeout_ms=", kTimeoutMs),
@@ -151,9 +165,9 @@ INSTANTIATE_TEST_SUITE_P(EveryCollective, CollectiveProcessTest,
 // survivors get a retryable error and never hang.
 TEST(CollectiveKillTest, KillAtARandomMomentOfLargeAllReduces) {
   sluice::testing::StoreServer store;
-  std::vector<std::unique_ptr<RankProcess>> ranks;
+  std::vector<std::unique_ptr<ChildProcess>> ranks;
   for (int rank = 0; rank < kSize; ++rank) {
-    ranks.push_back(std::make_unique<RankProcess>(
+    ranks.push_back(StartCclRank(
         absl::StrCat("random_kill_rank", rank),
         std::vector<std::string>{
             absl::StrCat("--store=", store.address()),

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -27,15 +28,29 @@
 #include "gtest/gtest.h"
 #include "sluice/gpu/gpu_device.h"
 #include "sluice/support/exit_codes.h"
-#include "test/integration/collective/rank_process.h"
+#include "test/util/child_process.h"
 #include "test/util/store_server.h"
 
 namespace sluice::ccl {
 namespace {
 
-using testing::RankProcess;
+using ::sluice::testing::ChildProcess;
+using ::sluice::testing::ChildProcessOptions;
+using ::sluice::testing::Runfile;
 
 constexpr int64_t kTimeoutMs = 5000;
+
+// A ccl_rank process; its result lines and what it logs share one file.
+std::unique_ptr<ChildProcess> StartCclRank(
+    const std::string& name, const std::vector<std::string>& flags,
+    std::vector<std::string> environment = {}) {
+  ChildProcessOptions options;
+  options.argv = {Runfile("test/integration/collective/ccl_rank")};
+  options.argv.insert(options.argv.end(), flags.begin(), flags.end());
+  options.environment = std::move(environment);
+  options.name = name;
+  return std::make_unique<ChildProcess>(std::move(options));
+}
 
 // The value of `key=` in `line`, or -1.
 int64_t Field(const std::string& line, const std::string& key) {
@@ -49,7 +64,7 @@ int64_t Field(const std::string& line, const std::string& key) {
 
 // The last `n` lines `process` printed, for failure messages: a rank prints
 // a line per allreduce, too many to quote whole.
-std::string Tail(const RankProcess& process, size_t n) {
+std::string Tail(const ChildProcess& process, size_t n) {
   std::vector<std::string> lines = process.Lines();
   lines.erase(lines.begin(), lines.end() - std::min(n, lines.size()));
   return absl::StrJoin(lines, "\n");
@@ -62,8 +77,8 @@ class NcclRanksTest : public ::testing::Test {
     if (!devices.ok()) GTEST_SKIP() << devices.status().message();
   }
 
-  std::unique_ptr<RankProcess> StartRank(int rank,
-                                         std::vector<std::string> extra_flags) {
+  std::unique_ptr<ChildProcess> StartRank(
+      int rank, std::vector<std::string> extra_flags) {
     std::vector<std::string> flags = {
         "--backend=nccl",
         "--op=allreduce",
@@ -86,8 +101,8 @@ class NcclRanksTest : public ::testing::Test {
         // socket transport, and whether it loops back varies by machine.
         "NCCL_IB_DISABLE=1",
     };
-    auto process = std::make_unique<RankProcess>(
-        absl::StrCat("nccl_rank", rank), flags, environment);
+    auto process =
+        StartCclRank(absl::StrCat("nccl_rank", rank), flags, environment);
     EXPECT_TRUE(process->started());
     return process;
   }
@@ -95,11 +110,11 @@ class NcclRanksTest : public ::testing::Test {
   // Why to skip, quoting NCCL, when the ranks did not connect because NCCL
   // refused them as two ranks on one GPU; "" otherwise.
   static std::string DuplicateGpuRefusal(const std::string& connected,
-                                         const RankProcess& a,
-                                         const RankProcess& b) {
+                                         const ChildProcess& a,
+                                         const ChildProcess& b) {
     if (!absl::StartsWith(connected, "connect error")) return "";
     std::vector<std::string> said;
-    for (const RankProcess* process : {&a, &b}) {
+    for (const ChildProcess* process : {&a, &b}) {
       for (const std::string& line : process->Lines()) {
         if (absl::StrContains(line, "Duplicate GPU") &&
             std::find(said.begin(), said.end(), line) == said.end()) {
@@ -125,8 +140,8 @@ TEST_P(NcclProcessTest, SurvivorGetsAnErrorValueAndANewCommunicatorWorks) {
   // The survivor alone in the next generation.
   const std::vector<std::string> rejoin = {
       "--rejoin_generation=2", "--rejoin_rank=0", "--rejoin_size=1"};
-  std::unique_ptr<RankProcess> survivor = StartRank(0, rejoin);
-  std::unique_ptr<RankProcess> victim = StartRank(1, rejoin);
+  std::unique_ptr<ChildProcess> survivor = StartRank(0, rejoin);
+  std::unique_ptr<ChildProcess> victim = StartRank(1, rejoin);
   std::string connected = survivor->WaitForLine("connect", absl::Seconds(60));
   if (std::string refusal = DuplicateGpuRefusal(connected, *survivor, *victim);
       !refusal.empty()) {
@@ -175,9 +190,9 @@ using NcclEscalationTest = NcclRanksTest;
 TEST_F(NcclEscalationTest, EscalatesWhenAbortOutlastsItsDeadline) {
   // The real ncclCommAbort joins NCCL's proxy threads and frees the
   // communicator's device memory: far longer than 1 ms.
-  std::unique_ptr<RankProcess> survivor =
+  std::unique_ptr<ChildProcess> survivor =
       StartRank(0, {"--abort_timeout_ms=1"});
-  std::unique_ptr<RankProcess> victim = StartRank(1, {});
+  std::unique_ptr<ChildProcess> victim = StartRank(1, {});
   std::string connected = survivor->WaitForLine("connect", absl::Seconds(60));
   if (std::string refusal = DuplicateGpuRefusal(connected, *survivor, *victim);
       !refusal.empty()) {

@@ -19,10 +19,12 @@
 #include "gtest/gtest.h"
 #include "test/integration/ha/etcd_process.h"
 #include "test/integration/ha/logged_process.h"
+#include "test/util/wait_until.h"
 
 namespace sluice::ft {
 namespace {
 
+using ::sluice::testing::WaitUntil;
 using testing::EtcdProcess;
 using ::testing::HasSubstr;
 using testing::LoggedProcess;
@@ -30,15 +32,6 @@ using testing::LoggedProcess;
 // Long enough for a lease to expire and a follower to notice, under the
 // sanitizers on a loaded machine.
 constexpr absl::Duration kFailoverTimeout = absl::Seconds(15);
-
-bool WaitUntil(const std::function<bool()>& condition, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    if (condition()) return true;
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  return condition();
-}
 
 // The ids an authority_child printed as recorded, from line `from` on.
 std::vector<int64_t> RecordedIds(const std::vector<std::string>& lines,
