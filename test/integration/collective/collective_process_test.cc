@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "test/integration/collective/ccl_rank_process.h"
 #include "test/util/child_process.h"
 #include "test/util/store_server.h"
 
@@ -30,27 +31,8 @@ const std::vector<std::string> kOps = {"allreduce",      "allgather",
                                        "reduce_scatter", "broadcast",
                                        "barrier",        "sendrecv"};
 
-// A ccl_rank process; its result lines and what it logs share one file.
-std::unique_ptr<ChildProcess> StartCclRank(
-    const std::string& name, const std::vector<std::string>& flags,
-    std::vector<std::string> environment = {}) {
-  ChildProcessOptions options;
-  options.argv = {Runfile("test/integration/collective/ccl_rank")};
-  options.argv.insert(options.argv.end(), flags.begin(), flags.end());
-  options.environment = std::move(environment);
-  options.name = name;
-  return std::make_unique<ChildProcess>(std::move(options));
-}
-
-// The value of `key=` in `line`, or -1.
-int64_t Field(const std::string& line, const std::string& key) {
-  for (absl::string_view word : absl::StrSplit(line, ' ')) {
-    if (word.rfind(key + "=", 0) != 0) continue;
-    int64_t value = -1;
-    if (absl::SimpleAtoi(word.substr(key.size() + 1), &value)) return value;
-  }
-  return -1;
-}
+using testing::Field;
+using testing::StartCclRank;
 
 class CollectiveProcessTest : public ::testing::TestWithParam<std::string> {
  protected:

@@ -28,6 +28,7 @@
 #include "gtest/gtest.h"
 #include "sluice/gpu/gpu_device.h"
 #include "sluice/support/exit_codes.h"
+#include "test/integration/collective/ccl_rank_process.h"
 #include "test/util/child_process.h"
 #include "test/util/store_server.h"
 
@@ -40,27 +41,8 @@ using ::sluice::testing::Runfile;
 
 constexpr int64_t kTimeoutMs = 5000;
 
-// A ccl_rank process; its result lines and what it logs share one file.
-std::unique_ptr<ChildProcess> StartCclRank(
-    const std::string& name, const std::vector<std::string>& flags,
-    std::vector<std::string> environment = {}) {
-  ChildProcessOptions options;
-  options.argv = {Runfile("test/integration/collective/ccl_rank")};
-  options.argv.insert(options.argv.end(), flags.begin(), flags.end());
-  options.environment = std::move(environment);
-  options.name = name;
-  return std::make_unique<ChildProcess>(std::move(options));
-}
-
-// The value of `key=` in `line`, or -1.
-int64_t Field(const std::string& line, const std::string& key) {
-  for (absl::string_view word : absl::StrSplit(line, ' ')) {
-    if (word.rfind(key + "=", 0) != 0) continue;
-    int64_t value = -1;
-    if (absl::SimpleAtoi(word.substr(key.size() + 1), &value)) return value;
-  }
-  return -1;
-}
+using testing::Field;
+using testing::StartCclRank;
 
 // The last `n` lines `process` printed, for failure messages: a rank prints
 // a line per allreduce, too many to quote whole.
