@@ -71,8 +71,7 @@ void NcclCommWatch::Submit(NcclOp op) {
     std::unique_lock<std::mutex> lock(mu_);
     // NCCL takes no call on a communicator whose last call is in progress.
     changed_.wait_until(lock, absl::ToChronoTime(op.deadline), [this] {
-      return state_ != CommState::kHealthy ||
-             !LastIsPendingLocked();
+      return state_ != CommState::kHealthy || !LastIsPendingLocked();
     });
     absl::Status refused;
     if (state_ == CommState::kHealthy && close_requested_) {

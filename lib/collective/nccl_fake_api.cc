@@ -119,13 +119,14 @@ struct FakeNcclApi::State {
     FakeComm* busy = parent != nullptr ? parent : comm;
     busy->job_running = true;
     if (parent == nullptr) *out = handle;
-    jobs.emplace_back([this, done, busy, out, handle, write = parent != nullptr] {
-      absl::SleepFor(done - absl::Now());
-      std::lock_guard<std::mutex> lock(mu);
-      // An abort of the parent ends its split, as NCCL's does.
-      if (write && !busy->released) *out = handle;
-      busy->job_running = false;
-    });
+    jobs.emplace_back(
+        [this, done, busy, out, handle, write = parent != nullptr] {
+          absl::SleepFor(done - absl::Now());
+          std::lock_guard<std::mutex> lock(mu);
+          // An abort of the parent ends its split, as NCCL's does.
+          if (write && !busy->released) *out = handle;
+          busy->job_running = false;
+        });
     return ncclInProgress;
   }
   // With mu held: a call on `comm` begins (Enter) or ends (Leave); Call is

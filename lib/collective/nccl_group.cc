@@ -290,18 +290,17 @@ class NcclGroupImpl final : public NcclGroup {
     }
     absl::StatusOr<RCReference<gpu::GpuDevice>> device = Device();
     absl::StatusOr<gpu::DeviceTensor> output =
-        device.ok() ? gpu::DeviceTensor::Allocate(*std::move(device), dtype,
-                                                  shape)
-                    : absl::StatusOr<gpu::DeviceTensor>(device.status());
+        device.ok()
+            ? gpu::DeviceTensor::Allocate(*std::move(device), dtype, shape)
+            : absl::StatusOr<gpu::DeviceTensor>(device.status());
     if (!output.ok()) {
       return InvalidValue<gpu::DeviceTensor>(prepared.what, output.status());
     }
-    return Deliver(prepared.what, timeout, *output,
-                   std::make_shared<gpu::DeviceTensor>(*output),
-                   [call = Bind(spec, prepared),
-                    out = output->data()](cudaStream_t stream) {
-                     return call(nullptr, out, stream);
-                   });
+    return Deliver(
+        prepared.what, timeout, *output,
+        std::make_shared<gpu::DeviceTensor>(*output),
+        [call = Bind(spec, prepared), out = output->data()](
+            cudaStream_t stream) { return call(nullptr, out, stream); });
   }
 
   void Abort(absl::Status reason) override { watch_->Abort(std::move(reason)); }
@@ -441,8 +440,9 @@ class NcclGroupImpl final : public NcclGroup {
                    const TensorShape& shape) const {
     Prepared prepared;
     prepared.what = absl::StrCat(
-        spec.op, spec.detail.empty() ? "" : absl::StrCat(" (", spec.detail, ")"),
-        " of ", DTypeName(dtype), shape.ToString(), " on ", Where());
+        spec.op,
+        spec.detail.empty() ? "" : absl::StrCat(" (", spec.detail, ")"), " of ",
+        DTypeName(dtype), shape.ToString(), " on ", Where());
     absl::StatusOr<ncclDataType_t> type = NcclType(dtype, spec.reduces);
     if (!type.ok()) {
       prepared.invalid = type.status();
@@ -926,8 +926,8 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
     absl::StatusOr<ncclUniqueId> id = ExchangeUniqueId(
         api, options.store_address, options.generation, options.rank, deadline);
     if (!id.ok()) return fail(id.status(), Classify(id.status()));
-    result = api.CommInitRankConfig(slot.get(), options.size, *id,
-                                    options.rank, &config);
+    result = api.CommInitRankConfig(slot.get(), options.size, *id, options.rank,
+                                    &config);
     // ncclCommInitRankConfig returns the communicator at once, ready or not.
     comm = *slot;
   }
@@ -962,15 +962,14 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
   };
   if (!created.ok()) return abandon(created, FailureClass::kRetryable);
   if (result != ncclSuccess && result != ncclInProgress) {
-    return abandon(NcclStatus(api, result,
-                              absl::StrCat("nccl comm ", created_by), comm),
-                   result == ncclInvalidArgument || result == ncclInvalidUsage
-                       ? FailureClass::kFatal
-                       : FailureClass::kRetryable);
+    return abandon(
+        NcclStatus(api, result, absl::StrCat("nccl comm ", created_by), comm),
+        result == ncclInvalidArgument || result == ncclInvalidUsage
+            ? FailureClass::kFatal
+            : FailureClass::kRetryable);
   }
-  if (absl::Status joined =
-          AwaitCommunicator(api, splitting, *slot, deadline,
-                            options.connect_timeout, comm);
+  if (absl::Status joined = AwaitCommunicator(api, splitting, *slot, deadline,
+                                              options.connect_timeout, comm);
       !joined.ok()) {
     return abandon(joined, FailureClass::kRetryable);
   }

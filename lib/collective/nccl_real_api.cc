@@ -21,12 +21,11 @@ namespace {
 // Written out rather than decltype(&ncclCommSplit), so that they exist with
 // an nccl.h that lacks the calls; checked against nccl.h where it has them.
 using CommSplitFn = ncclResult_t (*)(ncclComm_t comm, int color, int key,
-                                     ncclComm_t* newcomm,
-                                     ncclConfig_t* config);
+                                     ncclComm_t* newcomm, ncclConfig_t* config);
 using CommShrinkFn = ncclResult_t (*)(ncclComm_t comm, int* excludeRanksList,
                                       int excludeRanksCount,
-                                      ncclComm_t* newcomm,
-                                      ncclConfig_t* config, int shrinkFlags);
+                                      ncclComm_t* newcomm, ncclConfig_t* config,
+                                      int shrinkFlags);
 #if NCCL_VERSION_CODE >= 21800
 static_assert(std::is_same_v<CommSplitFn, decltype(&ncclCommSplit)>,
               "CommSplitFn differs from nccl.h's ncclCommSplit");

@@ -42,12 +42,12 @@
 #include "absl/strings/str_cat.h"
 #include "lib/executor/cpu_placement.h"
 #include "lib/executor/frame_watch.h"
+#include "lib/support/spin_wait.h"
 #include "sluice/host_context/async_value_pool.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
-#include "lib/support/spin_wait.h"
 
 namespace sluice {
 namespace executor_internal {

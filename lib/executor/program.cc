@@ -321,9 +321,9 @@ void Program::Impl::PlanKernels(const bef::SbfFunction& source,
     for (size_t i = 0; i < operands.size(); ++i) {
       const uint32_t r = operands[i];
       if (plan.in_place[r] == nullptr) continue;
-      const bool read_directly = plan.direct[k] != nullptr &&
-                                 plan.direct[k]->operand_types[i] ==
-                                     plan.in_place[r];
+      const bool read_directly =
+          plan.direct[k] != nullptr &&
+          plan.direct[k]->operand_types[i] == plan.in_place[r];
       const bool branched_on =
           plan.control[k] == executor_internal::ControlKind::kIf && i == 0 &&
           plan.in_place[r] == &ConcreteAsyncValue<bool>::kTypeInfo;
@@ -354,8 +354,7 @@ void Program::Impl::PlanDrops(const bef::SbfFunction& source, BodyPlan& plan,
   }
   size_t num_slots = 0;
   for (uint32_t r = 0; r < num_registers; ++r) {
-    if (!plan.argument[r] && !plan.DroppedByReader(r) &&
-        !plan.CountedDown(r)) {
+    if (!plan.argument[r] && !plan.DroppedByReader(r) && !plan.CountedDown(r)) {
       target.end_registers.push_back(r);
     }
     if (plan.CountedDown(r)) ++num_slots;

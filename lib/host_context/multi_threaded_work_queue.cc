@@ -85,9 +85,9 @@
 #include "absl/types/span.h"
 #include "lib/host_context/blocking_pool.h"
 #include "lib/host_context/task_deque.h"
+#include "lib/support/spin_wait.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/run_when_ready.h"
-#include "lib/support/spin_wait.h"
 
 namespace sluice {
 namespace {

@@ -9,8 +9,8 @@
 #include <memory>
 #include <utility>
 
-#include "sluice/host_context/concurrent_work_queue.h"
 #include "lib/support/spin_wait.h"
+#include "sluice/host_context/concurrent_work_queue.h"
 
 namespace sluice {
 namespace internal {

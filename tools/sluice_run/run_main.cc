@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "dialects/register.h"
 #include "kernels/dist/distributed_context.h"
+#include "lib/executor/tool_observers.h"
 #include "llvm/Support/CommandLine.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "sluice/bef/sbf_reader.h"
@@ -24,7 +25,6 @@
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/executor/program.h"
-#include "lib/executor/tool_observers.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/request_context.h"
@@ -202,8 +202,7 @@ int VerifyLoadErrors(const absl::Status& status, DiagnosticVerifier& verifier) {
 // runs; one from SLUICE_CLUSTER is read by the first tfrt_dist op, so that
 // programs without any run whatever the environment holds), after the
 // fault spec of the environment (one that does not parse stops the run).
-absl::Status SetUpDistribution(const RunOptions& options,
-                               const char* tool_name,
+absl::Status SetUpDistribution(const RunOptions& options, const char* tool_name,
                                dist::RpcOptions& rpc_options,
                                std::optional<dist::ClusterSpec>& cluster) {
   if (absl::Status faults = FaultInjector::InitFromEnvironment();
@@ -243,8 +242,7 @@ absl::StatusOr<std::unique_ptr<Input>> ReadInput(const RunOptions& options) {
   auto input = std::make_unique<Input>();
   input->text = *std::move(text);
   input->bytes = absl::Span<const uint8_t>(
-      reinterpret_cast<const uint8_t*>(input->text.data()),
-      input->text.size());
+      reinterpret_cast<const uint8_t*>(input->text.data()), input->text.size());
   input->is_mlir = !bef::HasSbfMagic(input->bytes);
   if (!input->is_mlir) return input;
   mlir::DialectRegistry dialects;
@@ -335,11 +333,11 @@ bool RunFunction(const Function& function,
   }
   RCReference<RequestContext> request = RequestContext::Create(&host, deadline);
   request->set_observers(observers.observers());
-  observers.ExplainOnDeadline(
-      *request, absl::StrCat(tool_name, ": '", function.name(),
-                             "' passed its --timeout of ",
-                             options.timeout_seconds.getValue(),
-                             " s; what is still unresolved:"));
+  observers.ExplainOnDeadline(*request,
+                              absl::StrCat(tool_name, ": '", function.name(),
+                                           "' passed its --timeout of ",
+                                           options.timeout_seconds.getValue(),
+                                           " s; what is still unresolved:"));
   ExecutionContext context(std::move(request));
   std::optional<tools::ExitWatchdog> watchdog;
   if (deadline) {

@@ -380,7 +380,8 @@ TEST_F(NcclCommWatchTest, WatchdogNeverCallsNcclWhileACallerIsInside) {
   api_->SetScript(script);
   Outcome outcome;
   std::thread caller([&] { watch_->Submit(Op(outcome)); });
-  EXPECT_TRUE(PollInRealTime(*watch_, [&] { return outcome.Get().has_value(); }));
+  EXPECT_TRUE(
+      PollInRealTime(*watch_, [&] { return outcome.Get().has_value(); }));
   caller.join();
   EXPECT_TRUE(outcome.Get()->ok()) << *outcome.Get();
   EXPECT_GT(api_->async_error_polls(), 0);

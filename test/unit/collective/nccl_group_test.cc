@@ -300,8 +300,9 @@ TEST_F(NcclGroupTest, RefusedCallsSayWhatNcclSaid) {
   ASSERT_TRUE(group);
   FakeNcclScript script;
   script.enqueue_result = ncclInvalidUsage;
-  script.last_error = "Duplicate GPU detected : rank 1 and rank 0 both on "
-                      "CUDA device 1000";
+  script.last_error =
+      "Duplicate GPU detected : rank 1 and rank 0 both on "
+      "CUDA device 1000";
   api_.SetScript(script);
   absl::StatusOr<DenseHostTensor> sum =
       group->AllReduce(F32({1}), ReduceOp::kSum, absl::Seconds(5));

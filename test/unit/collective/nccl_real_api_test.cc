@@ -2,12 +2,13 @@
 // ncclGetVersion, ncclGetErrorString and the symbol lookups work without
 // one, and they are what decides whether ncclCommSplit/ncclCommShrink are
 // offered on a machine whose NCCL is older than the nccl.h built against.
+#include "lib/collective/nccl_real_api.h"
+
 #include <dlfcn.h>
 #include <nccl.h>
 
 #include "gtest/gtest.h"
 #include "lib/collective/nccl_api.h"
-#include "lib/collective/nccl_real_api.h"
 
 namespace sluice::ccl {
 namespace {

@@ -70,8 +70,8 @@ TEST_F(DeviceTensorTest, RoundTripOfALargeTensor) {
 
 TEST_F(DeviceTensorTest, RoundTripOfOneGibibyte) {
   constexpr int64_t kElements = int64_t{1} << 28;  // i32: 1 GiB
-  absl::StatusOr<DenseHostTensor> tensor = DenseHostTensor::Create(
-      DType::kI32, {kElements}, host()->allocator());
+  absl::StatusOr<DenseHostTensor> tensor =
+      DenseHostTensor::Create(DType::kI32, {kElements}, host()->allocator());
   ASSERT_TRUE(tensor.ok()) << tensor.status();
   int32_t* data = static_cast<int32_t*>(tensor->raw_data());
   for (int64_t i = 0; i < kElements; ++i) {
