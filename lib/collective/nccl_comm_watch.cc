@@ -134,9 +134,6 @@ void NcclCommWatch::Submit(NcclOp op) {
 }
 
 absl::Status NcclCommWatch::Start(InFlight& flight) {
-  // Poll starts collectives on the watchdog's thread, whose current device
-  // is whichever communicator it served last.
-  SetDevice();
   if (flight.op.epilogue) {
     absl::Status copied =
         CudaStatus(*api_, flight.op.epilogue(), "queueing the copies after it");
@@ -280,6 +277,9 @@ void NcclCommWatch::Poll(absl::Time now) {
         if (flight.state == OpState::kPending && async == ncclSuccess) {
           flight.state = OpState::kInProgress;
           changed_.notify_all();
+          // The watchdog's thread: its current device is whichever
+          // communicator it served last (Submit has set it already).
+          SetDevice();
           absl::Status started = Start(flight);
           if (!started.ok()) {
             Break(started, &flight, finished);

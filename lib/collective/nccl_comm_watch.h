@@ -174,7 +174,8 @@ class NcclCommWatch {
     absl::Status status;
   };
 
-  // With mu_ held: queues `flight`'s epilogue and event behind it.
+  // With mu_ held and the communicator's device current: queues
+  // `flight`'s epilogue and event behind it.
   absl::Status Start(InFlight& flight);
   // With mu_ held: makes `cause` (of `culprit`, when one collective caused
   // it) the communicator's error unless it is broken already, and fails
