@@ -1,4 +1,4 @@
-// Healing: the CRC-32C over a replica's state, and a whole transfer of a
+// Healing: the CRC-32 over a replica's state, and a whole transfer of a
 // state between two healing services of one process over loopback gRPC
 // (chunks, checksum on both sides, one copy on the receiver).
 #include <memory>
@@ -6,9 +6,9 @@
 
 #include "absl/time/clock.h"
 #include "benchmark/benchmark.h"
-#include "lib/ft/crc32c.h"
 #include "lib/ft/heal_client.h"
 #include "lib/ft/heal_server.h"
+#include "lib/support/crc32.h"
 
 namespace sluice::ft {
 namespace {
@@ -19,21 +19,12 @@ std::string MakeState(int64_t bytes) {
   return state;
 }
 
-void BM_Crc32c(benchmark::State& state) {
+void BM_Crc32(benchmark::State& state) {
   const std::string bytes = MakeState(state.range(0));
-  for (auto _ : state) benchmark::DoNotOptimize(Crc32c(bytes));
+  for (auto _ : state) benchmark::DoNotOptimize(Crc32(bytes));
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
-BENCHMARK(BM_Crc32c)->Arg(1 << 20)->Arg(64 << 20);
-
-void BM_Crc32cPortable(benchmark::State& state) {
-  const std::string bytes = MakeState(state.range(0));
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(Crc32cExtendPortable(0, bytes));
-  }
-  state.SetBytesProcessed(state.iterations() * state.range(0));
-}
-BENCHMARK(BM_Crc32cPortable)->Arg(64 << 20);
+BENCHMARK(BM_Crc32)->Arg(1 << 20)->Arg(64 << 20);
 
 void BM_FetchState(benchmark::State& state) {
   const std::string bytes = MakeState(state.range(0));

@@ -9,6 +9,7 @@
 #include "sluice/kernel/kernel_binding.h"
 #include "sluice/kernel/kernel_frame.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernel/llvm_kernel_binding.h"
 
 namespace sluice {
 namespace {

@@ -3,10 +3,10 @@
 // with no monitor listening (signals buffered, the oldest dropped).
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "sluice/ft/monitor.h"
-#include "sluice/ft/step_reporter.h"
+#include "sluice/monitor/monitor.h"
+#include "sluice/monitor/step_reporter.h"
 
-namespace sluice::ft {
+namespace sluice::monitor {
 namespace {
 
 void BM_StepBeginEndLiveMonitor(benchmark::State& state) {
@@ -42,4 +42,4 @@ void BM_StepBeginEndNoMonitor(benchmark::State& state) {
 BENCHMARK(BM_StepBeginEndNoMonitor);
 
 }  // namespace
-}  // namespace sluice::ft
+}  // namespace sluice::monitor

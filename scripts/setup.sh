@@ -14,7 +14,8 @@ PACKAGES=(
   libmlir-19-dev    # dialects/ and the tools: MLIR IR, parser, passes
   mlir-19-tools     # mlir-tblgen for the dialects' ODS files
   llvm-19-tools     # FileCheck for the tools' tests
-  zlib1g-dev        # LLVM Support links zlib
+  zlib1g-dev        # CRC-32 (lib/support/crc32.cc); LLVM Support links it too
+  libxxhash-dev     # XXH3: the fingerprint of programs sent to workers
   libgrpc++-dev     # lib/distributed: remote execution over gRPC
   libprotobuf-dev
   protobuf-compiler # protoc, for the .proto files
@@ -22,7 +23,7 @@ PACKAGES=(
   libeigen3-dev     # lib/tensor: tensor math
   libgloo-dev       # lib/collective: CPU collectives over TCP
   libcpp-httplib-dev  # the lighthouse's status page, the etcd client
-  nlohmann-json3-dev  # JSON for the etcd client
+  nlohmann-json3-dev  # JSON: cluster specs, the etcd client
   etcd-server       # the lighthouses' shared authority (tests start it)
   chromium          # the status page's browser test
 )

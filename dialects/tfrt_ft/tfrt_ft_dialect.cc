@@ -15,7 +15,7 @@ namespace tfrt_ft {
 namespace {
 
 // The longest tensor name a checkpoint holds
-// (sluice/coordinator/checkpoint.h), checked here so that a long name fails
+// (sluice/checkpoint/checkpoint.h), checked here so that a long name fails
 // at compile time rather than when the program first saves.
 constexpr size_t kMaxTensorNameBytes = 1024;
 

@@ -10,11 +10,11 @@
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/tensor/dense_host_tensor.h"
 
-namespace sluice::dist {
+namespace sluice::checkpoint {
 namespace {
 
 std::string NewDirectory() {
@@ -64,4 +64,4 @@ TEST(CheckpointsExample, SavesAndRestores) {
 }
 
 }  // namespace
-}  // namespace sluice::dist
+}  // namespace sluice::checkpoint

@@ -22,7 +22,6 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "llvm/Support/Error.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/execution_context.h"
@@ -35,7 +34,9 @@
 #include "sluice/kernel/kernel_frame.h"
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernel/llvm_kernel_binding.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/llvm_error.h"
 
 namespace sluice {
 namespace {

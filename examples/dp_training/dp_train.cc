@@ -1,11 +1,11 @@
 // dp_train: one replica group (one process) of the data-parallel example.
-// It compiles model.mlir, joins the lighthouse's quorum through an
-// ft::Manager each step, runs train_step with the quorum's collective
-// group (gradients averaged by allreduce), and keeps the new parameters
-// only when every participant voted to commit the step. A replica that is
-// behind (restarted after a kill) heals from a peer inside StartQuorum.
-// Under `sluice_launch --restart=rank` (run.py) each replica's index is
-// $SLUICE_RANK. See README.md.
+// It loads model.sbf (model.mlir, compiled at build time), joins the
+// lighthouse's quorum through an ft::Manager each step, runs train_step with
+// the quorum's collective group (gradients averaged by allreduce), and keeps
+// the new parameters only when every participant voted to commit the step. A
+// replica that is behind (restarted after a kill) heals from a peer inside
+// StartQuorum. Under `sluice_launch --restart=rank` (run.py) each replica's
+// index is $SLUICE_RANK. See README.md.
 //
 // Each committed step prints one line that the tests and run.py read:
 //   step 12 generation 3 quorum 3 checksum 8f3a0c2e5d6b7a19 loss 0.5210
@@ -16,6 +16,7 @@
 
 #include <cinttypes>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -28,9 +29,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "absl/types/span.h"
 #include "lib/ft/tensor_replica_state.h"
-#include "llvm/Support/CommandLine.h"
-#include "sluice/compiler/compile_program.h"
+#include "sluice/bef/sbf_reader.h"
 #include "sluice/executor/program.h"
 #include "sluice/ft/manager.h"
 #include "sluice/host_context/async_value_ref.h"
@@ -47,30 +48,37 @@
 #include "sluice/support/file_reading.h"
 #include "sluice/tensor/random.h"
 #include "tools/common/flag_checks.h"
+#include "tools/common/flags.h"
+#include "tools/common/tool_flags.h"
 
 namespace {
 
-namespace cl = llvm::cl;
 using sluice::AsyncValue;
 using sluice::DenseHostTensor;
 using sluice::RCReference;
 
-cl::opt<std::string> model_path("model", cl::desc("model.mlir (required)"));
-cl::opt<std::string> lighthouse(
-    "lighthouse",
-    cl::desc("host:port of the lighthouse, or several separated by commas "
-             "(default: $SLUICE_LIGHTHOUSE)"));
-cl::opt<std::string> replica_id(
-    "replica_id", cl::desc("this replica's id, stable across its restarts "
-                           "(default: replica_$SLUICE_RANK)"));
+sluice::tools::FlagSet flags;
+sluice::tools::Flag<std::string> model_path(
+    flags, "model",
+    "model.sbf, the compiled model.mlir (required; bazel build "
+    "//examples/dp_training:model_sbf)");
+sluice::tools::Flag<std::string> lighthouse(
+    flags, "lighthouse",
+    "host:port of the lighthouse, or several separated by commas (default: "
+    "$SLUICE_LIGHTHOUSE)");
+sluice::tools::Flag<std::string> replica_id(
+    flags, "replica_id",
+    "this replica's id, stable across its restarts (default: "
+    "replica_$SLUICE_RANK)");
 // Far inside the int64_t step counters, and more than any run needs.
 constexpr int64_t kMaxSteps = 1000000000;
 
-cl::opt<int64_t> steps("steps", cl::desc("committed steps to train"),
-                       cl::init(600),
-                       sluice::tools::InRange(int64_t{0}, kMaxSteps));
-cl::opt<uint64_t> seed("seed", cl::desc("seed of the initial weights"),
-                       cl::init(1));
+sluice::tools::Flag<int64_t> steps(flags, "steps", "committed steps to train",
+                                   600,
+                                   sluice::tools::InRange(int64_t{0},
+                                                          kMaxSteps));
+sluice::tools::Flag<uint64_t> seed(flags, "seed", "seed of the initial weights",
+                                   1);
 
 // The layer sizes; model.mlir's shapes.
 constexpr int64_t kFeatures = 16;
@@ -187,7 +195,7 @@ absl::StatusOr<std::vector<DenseHostTensor>> InitialParameters(
   for (int i = 0; i < kNumParameters; ++i) {
     absl::StatusOr<DenseHostTensor> initial =
         sluice::RandomNormal(sluice::DType::kF32, ParameterShapes()[i], 0.0,
-                             stddevs[i], seed + i, allocator);
+                             stddevs[i], *seed + i, allocator);
     if (!initial.ok()) return initial.status();
     parameters.push_back(*std::move(initial));
   }
@@ -207,8 +215,8 @@ class Model {
       absl::Duration timeout) {
     const sluice::Function* function = program_->GetFunction(name);
     if (function == nullptr) {
-      return absl::NotFoundError(absl::StrCat(
-          model_path.getValue(), " has no function ", std::string(name)));
+      return absl::NotFoundError(
+          absl::StrCat(*model_path, " has no function ", std::string(name)));
     }
     std::vector<AsyncValue*> arguments;
     for (const auto& arg : args) arguments.push_back(arg.get());
@@ -230,11 +238,19 @@ class Model {
 };
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path) {
-  absl::StatusOr<std::string> source = sluice::ReadRegularFile(path);
-  if (!source.ok()) return source.status();
-  absl::StatusOr<std::vector<uint8_t>> compiled =
-      sluice::CompileProgram(*source, path);
-  if (!compiled.ok()) return compiled.status();
+  absl::StatusOr<std::string> bytes = sluice::ReadRegularFile(path);
+  if (!bytes.ok()) return bytes.status();
+  // The replica links no compiler, so MLIR source is refused up front with
+  // how to compile it, rather than as a bad SBF section.
+  const absl::Span<const uint8_t> program_bytes(
+      reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+  if (!sluice::bef::HasSbfMagic(program_bytes)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--model=", path,
+                     " is not a compiled Sluice program (SBF): compile it with "
+                     "sluice_translate --mlir-to-sbf, or build "
+                     "//examples/dp_training:model_sbf"));
+  }
   absl::StatusOr<std::unique_ptr<sluice::ConcurrentWorkQueue>> work_queue =
       sluice::CreateWorkQueue("mstd:2,2");
   if (!work_queue.ok()) return work_queue.status();
@@ -250,7 +266,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path) {
     }
   }
   absl::StatusOr<std::unique_ptr<sluice::Program>> program =
-      sluice::Program::Load(*compiled, registry);
+      sluice::Program::Load(program_bytes, registry);
   if (!program.ok()) return program.status();
   model->program_ = *std::move(program);
   return model;
@@ -275,7 +291,7 @@ absl::Status FirstError(const std::vector<RCReference<AsyncValue>>& results) {
 }
 
 absl::Status Train() {
-  if (model_path.empty()) {
+  if (model_path->empty()) {
     return absl::InvalidArgumentError("--model is required");
   }
   absl::StatusOr<int64_t> rank = EnvironmentNumber("SLUICE_RANK", 0);
@@ -284,7 +300,7 @@ absl::Status Train() {
       EnvironmentNumber("SLUICE_WORLD_SIZE", 1);
   if (!world_size.ok()) return world_size.status();
   sluice::ft::ManagerOptions options;
-  std::string addresses = lighthouse;
+  std::string addresses = *lighthouse;
   if (addresses.empty() && std::getenv("SLUICE_LIGHTHOUSE") != nullptr) {
     addresses = std::getenv("SLUICE_LIGHTHOUSE");
   }
@@ -294,10 +310,10 @@ absl::Status Train() {
         "$SLUICE_LIGHTHOUSE");
   }
   options.lighthouses = absl::StrSplit(addresses, ',', absl::SkipEmpty());
-  options.replica_id = replica_id.empty() ? absl::StrCat("replica_", *rank)
-                                          : replica_id.getValue();
+  options.replica_id =
+      replica_id->empty() ? absl::StrCat("replica_", *rank) : *replica_id;
 
-  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(model_path);
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*model_path);
   if (!model.ok()) return model.status();
   absl::StatusOr<std::vector<DenseHostTensor>> initial =
       InitialParameters((*model)->allocator());
@@ -330,7 +346,7 @@ absl::Status Train() {
   std::vector<DenseHostTensor> parameters;
   for (;;) {
     state.Get(&step, &parameters);
-    if (step >= steps) break;
+    if (step >= *steps) break;
     absl::StatusOr<sluice::ft::QuorumView> view = (*manager)->StartQuorum(step);
     if (!view.ok()) {
       std::printf("no quorum for step %lld: %s\n", static_cast<long long>(step),
@@ -344,7 +360,7 @@ absl::Status Train() {
                   view->healed_from.c_str(), static_cast<long long>(step),
                   static_cast<long long>(view->generation));
       std::fflush(stdout);
-      if (step >= steps) break;
+      if (step >= *steps) break;
     }
     std::vector<RCReference<AsyncValue>> arguments;
     arguments.push_back(iterator.CopyRef());
@@ -400,10 +416,12 @@ absl::Status Train() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  cl::ParseCommandLineOptions(
-      argc, argv,
+  sluice::tools::ParseToolCommandLine(
+      argc, argv, "dp_train",
       "dp_train: one replica of data-parallel training of "
-      "examples/dp_training/model.mlir under a lighthouse\n");
+      "examples/dp_training/model.mlir, compiled to model.sbf, under a "
+      "lighthouse\n",
+      flags);
   absl::Status status = Train();
   std::fflush(stdout);
   if (!status.ok()) {

@@ -96,7 +96,9 @@ def parse_args():
         bazel_bin, "tools/sluice_launch/sluice_launch"))
     parser.add_argument("--sluice_lighthouse", default=os.path.join(
         bazel_bin, "tools/sluice_lighthouse/sluice_lighthouse"))
-    parser.add_argument("--model", default=os.path.join(HERE, "model.mlir"))
+    parser.add_argument("--model", default=os.path.join(
+        bazel_bin, "examples/dp_training/model.sbf"),
+        help="model.mlir compiled to SBF")
     args = parser.parse_args()
     if args.lighthouses < 1:
         parser.error("--lighthouses must be at least 1")
@@ -389,11 +391,14 @@ class Chaos:
 
 def main():
     args = parse_args()
+    build = ("bazel build //examples/dp_training:dp_train "
+             "//examples/dp_training:model_sbf //tools/sluice_launch "
+             "//tools/sluice_lighthouse")
     for binary in (args.dp_train, args.sluice_launch, args.sluice_lighthouse):
         if not os.access(binary, os.X_OK):
-            sys.exit("%s is missing: bazel build //examples/dp_training:"
-                     "dp_train //tools/sluice_launch //tools/sluice_lighthouse"
-                     % binary)
+            sys.exit("%s is missing: %s" % (binary, build))
+    if not os.path.isfile(args.model):
+        sys.exit("%s is missing: %s" % (args.model, build))
     # SIGTERM ends the run as Ctrl-C does, through the finally below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     processes = []

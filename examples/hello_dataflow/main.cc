@@ -11,7 +11,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "llvm/Support/Error.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/concurrent_work_queue.h"
@@ -59,11 +58,8 @@ int64_t SumI64(sluice::RemainingArguments values) {
 }
 
 // The message is TFRT's, so that programs ported from it print the same.
-llvm::Expected<int64_t> DivI64(int64_t dividend, int64_t divisor) {
-  if (divisor == 0) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "Divide by zero");
-  }
+absl::StatusOr<int64_t> DivI64(int64_t dividend, int64_t divisor) {
+  if (divisor == 0) return absl::InvalidArgumentError("Divide by zero");
   return dividend / divisor;
 }
 

@@ -7,13 +7,15 @@
 # Reads its task from TF_CONFIG: a ps or worker task becomes sluice_worker
 # on its address; the chief waits until every task listens, then becomes
 # ps_train with the given flags (default --checkpoint_dir:
-# /tmp/sluice_ps_training/checkpoints). See README.md.
+# /tmp/sluice_ps_training/checkpoints) on the compiled model (bazel build
+# //examples/ps_training:model_sbf, or $PS_MODEL). See README.md.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 : "${SLUICE_WORKER:=$root/bazel-bin/tools/sluice_worker/sluice_worker}"
 : "${PS_TRAIN:=$root/bazel-bin/examples/ps_training/ps_train}"
+: "${PS_MODEL:=$root/bazel-bin/examples/ps_training/model.sbf}"
 
 # "JOB INDEX ADDRESS" of this task, then the address of every task.
 read -r job index address < <(python3 -c '
@@ -41,5 +43,5 @@ for job, addresses in json.loads(os.environ["SLUICE_CLUSTER"]).items():
     sleep 0.1
   done
 done
-exec "$PS_TRAIN" --model="$here/model.mlir" --cluster="$SLUICE_CLUSTER" \
+exec "$PS_TRAIN" --model="$PS_MODEL" --cluster="$SLUICE_CLUSTER" \
   --checkpoint_dir=/tmp/sluice_ps_training/checkpoints "$@"

@@ -11,6 +11,7 @@ monitor="$2"
 launch_rank="$3"
 export PS_TRAIN="$PWD/$4"
 export SLUICE_WORKER="$PWD/$5"
+export PS_MODEL="$PWD/$6"
 scratch="$(mktemp -d "${TEST_TMPDIR:-/tmp}/ps_stuck.XXXXXX")"
 
 launcher_pid=

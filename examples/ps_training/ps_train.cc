@@ -1,11 +1,12 @@
-// ps_train: the coordinator of the parameter-server example. It compiles
-// model.mlir, creates the MLP's variables on the ps tasks, trains with Fit
-// on the worker tasks (checkpointing every epoch, resuming from the newest
-// checkpoint), and reports the held-out accuracy. Its exit status is
-// ExitCodeFor(the job's status): 75 when a restart would resume the job.
-// Under sluice_launch it reports its progress to the step monitor; run.py
-// starts it with its cluster; see README.md.
+// ps_train: the coordinator of the parameter-server example. It loads
+// model.sbf (model.mlir, compiled at build time), creates the MLP's variables
+// on the ps tasks, trains with Fit on the worker tasks (checkpointing every
+// epoch, resuming from the newest checkpoint), and reports the held-out
+// accuracy. Its exit status is ExitCodeFor(the job's status): 75 when a restart
+// would resume the job. Under sluice_launch it reports its progress to the step
+// monitor; run.py starts it with its cluster; see README.md.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,21 +15,21 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "llvm/Support/CommandLine.h"
-#include "sluice/compiler/compile_program.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "sluice/bef/sbf_reader.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/coordinator/coordinator.h"
 #include "sluice/coordinator/fit.h"
-#include "sluice/ft/step_reporter.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
+#include "sluice/monitor/step_reporter.h"
 #include "sluice/support/file_reading.h"
 #include "sluice/tensor/random.h"
 #include "tools/common/flag_checks.h"
+#include "tools/common/flags.h"
+#include "tools/common/tool_flags.h"
 
 namespace {
 
-namespace cl = llvm::cl;
 using sluice::DenseHostTensor;
 using sluice::dist::ClosureArgument;
 using sluice::dist::ClosureFunction;
@@ -36,38 +37,42 @@ using sluice::dist::Coordinator;
 using sluice::dist::VariableHandle;
 using sluice::tools::InRange;
 
-cl::opt<std::string> model_path("model", cl::desc("model.mlir (required)"));
-cl::opt<std::string> cluster(
-    "cluster", cl::desc("cluster spec with worker and ps jobs, JSON or @file "
-                        "(default: $SLUICE_CLUSTER)"));
+sluice::tools::FlagSet flags;
+sluice::tools::Flag<std::string> model_path(
+    flags, "model",
+    "model.sbf, the compiled model.mlir (required; bazel build "
+    "//examples/ps_training:model_sbf)");
+sluice::tools::Flag<std::string> cluster(
+    flags, "cluster",
+    "cluster spec with worker and ps jobs, JSON or @file (default: "
+    "$SLUICE_CLUSTER)");
 // Epochs times steps stay far inside int64_t, in which Fit counts steps.
 constexpr int64_t kMaxEpochs = 1000000;
 constexpr int64_t kMaxSteps = 1000000000;
 
-cl::opt<int64_t> epochs("epochs", cl::desc("epochs to train"), cl::init(10),
-                        InRange(int64_t{0}, kMaxEpochs));
-cl::opt<int64_t> steps_per_epoch(
-    "steps_per_epoch",
-    cl::desc("steps of 64 examples per epoch, over all workers"),
-    cl::init(1562), InRange(int64_t{1}, kMaxSteps));
-cl::opt<std::string> checkpoint_dir(
-    "checkpoint_dir", cl::desc("where checkpoints go (default: none)"));
-cl::opt<int64_t> checkpoint_every_steps(
-    "checkpoint_every_steps",
-    cl::desc("also checkpoint every N steps of an epoch (default 0: never)"),
-    cl::init(0), InRange(int64_t{0}, kMaxSteps));
-cl::opt<uint64_t> seed("seed", cl::desc("seed of the initial weights"),
-                       cl::init(1));
-cl::opt<double> closure_deadline(
-    "closure_deadline_s",
-    cl::desc("seconds before a silent worker's step goes elsewhere"),
-    cl::init(10),
+sluice::tools::Flag<int64_t> epochs(flags, "epochs", "epochs to train", 10,
+                                    InRange(int64_t{0}, kMaxEpochs));
+sluice::tools::Flag<int64_t> steps_per_epoch(
+    flags, "steps_per_epoch",
+    "steps of 64 examples per epoch, over all workers", 1562,
+    InRange(int64_t{1}, kMaxSteps));
+sluice::tools::Flag<std::string> checkpoint_dir(
+    flags, "checkpoint_dir", "where checkpoints go (default: none)");
+sluice::tools::Flag<int64_t> checkpoint_every_steps(
+    flags, "checkpoint_every_steps",
+    "also checkpoint every N steps of an epoch (default 0: never)", 0,
+    InRange(int64_t{0}, kMaxSteps));
+sluice::tools::Flag<uint64_t> seed(flags, "seed", "seed of the initial weights",
+                                   1);
+sluice::tools::Flag<double> closure_deadline(
+    flags, "closure_deadline_s",
+    "seconds before a silent worker's step goes elsewhere", 10,
     InRange(sluice::tools::kMinSeconds, sluice::tools::kMaxSeconds));
-cl::opt<int64_t> signal_every_steps(
-    "signal_every_steps",
-    cl::desc("under a step monitor (SLUICE_MONITOR): a monitored step per "
-             "this many training steps, each a sync point of Fit"),
-    cl::init(50), InRange(int64_t{1}, kMaxSteps));
+sluice::tools::Flag<int64_t> signal_every_steps(
+    flags, "signal_every_steps",
+    "under a step monitor (SLUICE_MONITOR): a monitored step per this many "
+    "training steps, each a sync point of Fit",
+    50, InRange(int64_t{1}, kMaxSteps));
 
 // The layer sizes; model.mlir's shapes.
 constexpr int64_t kFeatures = 16;
@@ -84,7 +89,7 @@ constexpr int64_t kEvaluationShards = 4;
 // the last epoch covers the evaluation. Without a monitor it does nothing.
 class StepSignals {
  public:
-  explicit StepSignals(sluice::ft::StepReporter* reporter)
+  explicit StepSignals(sluice::monitor::StepReporter* reporter)
       : reporter_(reporter) {
     if (reporter_) reporter_->StepBegin(step_, "first");
   }
@@ -94,7 +99,7 @@ class StepSignals {
   // Fit's on_steps: a window inside an epoch ended (the one ending with the
   // epoch is closed by EpochEnded).
   void WindowEnded(const sluice::dist::FitMetrics& metrics) {
-    if (!reporter_ || metrics.step % steps_per_epoch == 0) return;
+    if (!reporter_ || metrics.step % *steps_per_epoch == 0) return;
     reporter_->StepEnd(step_);
     reporter_->StepBegin(++step_);
   }
@@ -113,7 +118,7 @@ class StepSignals {
   }
 
  private:
-  sluice::ft::StepReporter* const reporter_;
+  sluice::monitor::StepReporter* const reporter_;
   int64_t step_ = 0;
 };
 
@@ -135,7 +140,7 @@ absl::StatusOr<std::vector<VariableHandle>> CreateVariables(
   for (size_t i = 0; i < specs.size(); ++i) {
     absl::StatusOr<DenseHostTensor> initial =
         sluice::RandomNormal(sluice::DType::kF32, specs[i].shape, 0.0,
-                             specs[i].stddev, seed + i, allocator);
+                             specs[i].stddev, *seed + i, allocator);
     if (!initial.ok()) return initial.status();
     created.push_back(
         coordinator.variables().Create(specs[i].name, *initial).CopyRCRef());
@@ -174,19 +179,34 @@ absl::StatusOr<double> Evaluate(Coordinator& coordinator,
   return sum / kEvaluationShards;
 }
 
+// The coordinator links no compiler, so MLIR source is refused up front
+// with how to compile it, rather than later as a bad SBF section.
+absl::StatusOr<std::vector<uint8_t>> ReadCompiledModel(
+    const std::string& path) {
+  absl::StatusOr<std::string> bytes = sluice::ReadRegularFile(path);
+  if (!bytes.ok()) return bytes.status();
+  std::vector<uint8_t> program(bytes->begin(), bytes->end());
+  if (!sluice::bef::HasSbfMagic(program)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--model=", path,
+                     " is not a compiled Sluice program (SBF): compile it with "
+                     "sluice_translate --mlir-to-sbf, or build "
+                     "//examples/ps_training:model_sbf"));
+  }
+  return program;
+}
+
 absl::Status Train() {
-  StepSignals signals(sluice::ft::StepReporter::FromEnvironment());
-  if (model_path.empty()) {
+  StepSignals signals(sluice::monitor::StepReporter::FromEnvironment());
+  if (model_path->empty()) {
     return absl::InvalidArgumentError("--model is required");
   }
-  absl::StatusOr<std::string> source = sluice::ReadRegularFile(model_path);
-  if (!source.ok()) return source.status();
   absl::StatusOr<std::vector<uint8_t>> compiled =
-      sluice::CompileProgram(*source, model_path.getValue());
+      ReadCompiledModel(*model_path);
   if (!compiled.ok()) return compiled.status();
   auto program =
       std::make_shared<const std::vector<uint8_t>>(*std::move(compiled));
-  auto spec = sluice::dist::ClusterSpec::FromFlagOrEnvironment(cluster);
+  auto spec = sluice::dist::ClusterSpec::FromFlagOrEnvironment(*cluster);
   if (!spec.ok()) return spec.status();
 
   auto work_queue = sluice::CreateWorkQueue("mstd:4");
@@ -195,7 +215,7 @@ absl::Status Train() {
                            sluice::CreateMallocAllocator(),
                            *std::move(work_queue));
   sluice::dist::CoordinatorOptions options;
-  options.closure_deadline = absl::Seconds(closure_deadline.getValue());
+  options.closure_deadline = absl::Seconds(*closure_deadline);
   absl::StatusOr<std::unique_ptr<Coordinator>> coordinator =
       Coordinator::Create(*spec, &host, options);
   if (!coordinator.ok()) return coordinator.status();
@@ -219,22 +239,22 @@ absl::Status Train() {
   if (!variables.ok()) return variables.status();
   model.variables = *variables;
 
-  if (!checkpoint_dir.empty()) {
-    auto saved = sluice::dist::ListCheckpointSteps(checkpoint_dir);
+  if (!checkpoint_dir->empty()) {
+    auto saved = sluice::checkpoint::ListCheckpointSteps(*checkpoint_dir);
     if (!saved.ok()) return saved.status();
     if (!saved->empty()) {
       std::printf("resuming from the checkpoint of step %lld in %s\n",
                   static_cast<long long>(saved->front()),
-                  checkpoint_dir.c_str());
+                  checkpoint_dir->c_str());
     }
   }
   sluice::dist::FitOptions fit;
-  fit.epochs = epochs;
-  fit.steps_per_epoch = steps_per_epoch;
-  fit.checkpoint_directory = checkpoint_dir;
-  fit.checkpoint_every_steps = checkpoint_every_steps;
+  fit.epochs = *epochs;
+  fit.steps_per_epoch = *steps_per_epoch;
+  fit.checkpoint_directory = *checkpoint_dir;
+  fit.checkpoint_every_steps = *checkpoint_every_steps;
   if (signals.active()) {
-    fit.callback_every_steps = signal_every_steps;
+    fit.callback_every_steps = *signal_every_steps;
     fit.on_steps = [&signals](const sluice::dist::FitMetrics& metrics) {
       signals.WindowEnded(metrics);
     };
@@ -243,8 +263,8 @@ absl::Status Train() {
     signals.EpochEnded(metrics.epoch);
     std::printf("epoch %lld/%lld: loss %.4f accuracy %.4f\n",
                 static_cast<long long>(metrics.epoch + 1),
-                static_cast<long long>(epochs.getValue()),
-                metrics.values[0].second, metrics.values[1].second);
+                static_cast<long long>(*epochs), metrics.values[0].second,
+                metrics.values[1].second);
     std::fflush(stdout);
   };
   if (absl::Status fitted = Fit(**coordinator, model, fit); !fitted.ok()) {
@@ -266,10 +286,12 @@ absl::Status Train() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "ps_train: trains examples/ps_training/model.mlir on a cluster's "
-      "worker and ps jobs; exits 75 when restarting it would resume\n");
+  sluice::tools::ParseToolCommandLine(
+      argc, argv, "ps_train",
+      "ps_train: trains examples/ps_training/model.mlir, compiled to "
+      "model.sbf, on a cluster's "
+      "worker and ps jobs; exits 75 when restarting it would resume\n",
+      flags);
   absl::Status status = Train();
   if (!status.ok()) {
     std::fprintf(stderr, "ps_train: %s\n",

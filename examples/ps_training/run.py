@@ -59,7 +59,10 @@ def parse_args():
     parser.add_argument("--sluice_worker",
                         default=os.path.join(ROOT, "bazel-bin/tools/"
                                              "sluice_worker/sluice_worker"))
-    parser.add_argument("--model", default=os.path.join(HERE, "model.mlir"))
+    parser.add_argument("--model",
+                        default=os.path.join(ROOT, "bazel-bin/examples/"
+                                             "ps_training/model.sbf"),
+                        help="model.mlir compiled to SBF")
     return parser.parse_args()
 
 
@@ -192,10 +195,13 @@ def after(seconds, stop, action):
 
 def main():
     args = parse_args()
+    build = ("bazel build //examples/ps_training:ps_train "
+             "//examples/ps_training:model_sbf //tools/sluice_worker")
     for binary in (args.ps_train, args.sluice_worker):
         if not os.access(binary, os.X_OK):
-            sys.exit("%s is missing: bazel build //examples/ps_training:"
-                     "ps_train //tools/sluice_worker" % binary)
+            sys.exit("%s is missing: %s" % (binary, build))
+    if not os.path.isfile(args.model):
+        sys.exit("%s is missing: %s" % (args.model, build))
     if args.fresh:
         shutil.rmtree(os.path.join(args.workdir, "checkpoints"),
                       ignore_errors=True)

@@ -1,5 +1,5 @@
 // tfrt_ft.save_checkpoint and tfrt_ft.restore_checkpoint: the checkpoint
-// library (sluice/coordinator/checkpoint.h) on the blocking pool, since
+// library (sluice/checkpoint/checkpoint.h) on the blocking pool, since
 // both wait on the disk.
 #include <cstdint>
 #include <map>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/ft/kernel_groups.h"
 #include "sluice/bef/format.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/kernel/kernel_binding.h"
 #include "sluice/tensor/dense_host_tensor.h"
@@ -63,13 +63,13 @@ void SaveCheckpointKernel(const Chain&, int64_t step, int64_t epoch,
     }
     named[(*tensor_names)[i]] = tensors[i]->get<DenseHostTensor>();
   }
-  dist::CheckpointOptions options;
+  checkpoint::CheckpointOptions options;
   options.keep_last = *keep_last;
   frame->host()->EnqueueBlockingWork(
       [frame = *frame, directory = directory.str(), step, epoch,
        named = std::move(named), options]() mutable {
         absl::Status saved =
-            dist::SaveCheckpoint(directory, step, epoch, named, options);
+            checkpoint::SaveCheckpoint(directory, step, epoch, named, options);
         if (!saved.ok()) return frame.ReportError(saved);
         frame.EmplaceResultAt<Chain>(0);
       });
@@ -91,8 +91,8 @@ void RestoreCheckpointKernel(const Chain&, StringAttribute directory,
   frame->host()->EnqueueBlockingWork(
       [frame = *frame, directory = directory.str(),
        tensor_names = *std::move(tensor_names)]() mutable {
-        absl::StatusOr<dist::Checkpoint> checkpoint =
-            dist::RestoreCheckpoint(directory, frame.host()->allocator());
+        absl::StatusOr<checkpoint::Checkpoint> checkpoint =
+            checkpoint::RestoreCheckpoint(directory, frame.host()->allocator());
         if (!checkpoint.ok()) return frame.ReportError(checkpoint.status());
         std::vector<DenseHostTensor> tensors;
         for (const std::string& name : tensor_names) {

@@ -1,17 +1,17 @@
 // tfrt_ft.step_begin, step_end, epoch_end and train_end: the process's
-// StepReporter (sluice/ft/step_reporter.h), which records a signal without
+// StepReporter (sluice/monitor/step_reporter.h), which records a signal without
 // waiting on the monitor. Without SLUICE_MONITOR they only pass the chain.
 #include <cstdint>
 
 #include "kernels/ft/kernel_groups.h"
-#include "sluice/ft/step_reporter.h"
+#include "sluice/monitor/step_reporter.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/kernel/kernel_binding.h"
 
 namespace sluice {
 namespace {
 
-using ft::StepReporter;
+using monitor::StepReporter;
 
 Chain StepBegin(int64_t step, const Chain&, StringAttribute kind) {
   if (StepReporter* reporter = StepReporter::FromEnvironment()) {

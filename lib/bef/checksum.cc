@@ -4,21 +4,12 @@
 
 #include "absl/types/span.h"
 #include "lib/bef/format_internal.h"
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/CRC.h"
+#include "lib/support/crc32.h"
 #include "sluice/bef/format.h"
 #include "sluice/support/logging.h"
 
 namespace sluice {
 namespace bef {
-namespace {
-
-llvm::ArrayRef<uint8_t> Range(absl::Span<const uint8_t> bytes, size_t begin,
-                              size_t end) {
-  return llvm::ArrayRef<uint8_t>(bytes.data() + begin, end - begin);
-}
-
-}  // namespace
 
 uint32_t ComputeSbfChecksum(absl::Span<const uint8_t> bytes) {
   SLUICE_CHECK(bytes.size() >= kHeaderSize)
@@ -26,9 +17,9 @@ uint32_t ComputeSbfChecksum(absl::Span<const uint8_t> bytes) {
       << " bytes, but the file has " << bytes.size();
   // The field counts as zero, so a file can carry the checksum of itself.
   static constexpr uint8_t kZeroField[4] = {0, 0, 0, 0};
-  uint32_t crc = llvm::crc32(0, Range(bytes, 0, kChecksumOffset));
-  crc = llvm::crc32(crc, llvm::ArrayRef<uint8_t>(kZeroField));
-  return llvm::crc32(crc, Range(bytes, kChecksumOffset + 4, bytes.size()));
+  uint32_t crc = Crc32(bytes.first(kChecksumOffset));
+  crc = Crc32(absl::MakeConstSpan(kZeroField), crc);
+  return Crc32(bytes.subspan(kChecksumOffset + 4), crc);
 }
 
 uint32_t StoredSbfChecksum(absl::Span<const uint8_t> bytes) {

@@ -861,6 +861,114 @@ absl::Status AwaitCommunicator(NcclApi& api, NcclCommWatch* splitting,
   }
 }
 
+// The device `options` names exists; `what` names the group for errors.
+absl::Status CheckDevice(NcclApi& api, const NcclGroupOptions& options,
+                         const std::string& what) {
+  int devices = 0;
+  cudaError_t counted = api.GetDeviceCount(&devices);
+  if (counted != cudaSuccess || devices == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no CUDA device: ", what, ": cudaGetDeviceCount says ",
+        counted == cudaSuccess ? "0" : api.CudaErrorString(counted)));
+  }
+  if (options.device >= devices) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": the machine has ", devices, " CUDA device(s)"));
+  }
+  return absl::OkStatus();
+}
+
+// A communicator asked of NCCL and not yet known to be ready.
+struct PendingCommunicator {
+  // A split (or shrink) of a non-blocking communicator writes the new one
+  // here from NCCL's own thread when it is done, which may be after the
+  // group has given up: the slot then lives as long as the parent's
+  // communicator.
+  std::shared_ptr<ncclComm_t> slot = std::make_shared<ncclComm_t>(nullptr);
+  // Known once ready; at once for init, after the split for a split.
+  ncclComm_t comm = nullptr;
+  // The parent's watch while the communicator is split from it.
+  NcclCommWatch* splitting = nullptr;
+  ncclResult_t result = ncclSuccess;
+  std::string created_by;  // "split", "shrink" or "init"
+};
+
+// Asks NCCL for the group's communicator: split (or shrunk) from a healthy
+// parent when NCCL can, otherwise made anew from a unique id exchanged
+// through the store.
+absl::StatusOr<PendingCommunicator> StartCommunicator(
+    NcclApi& api, const NcclGroupOptions& options, NcclGroupImpl* parent,
+    absl::Time deadline, ncclConfig_t* config) {
+  PendingCommunicator pending;
+  if (parent != nullptr && parent->health().ok()) {
+    pending.result = SplitFrom(api, parent->watch(),
+                               options.excluded_parent_ranks, options.rank,
+                               config, pending.slot.get(), &pending.created_by);
+    if (!pending.created_by.empty()) pending.splitting = &parent->watch();
+  }
+  if (pending.created_by.empty()) {
+    pending.created_by = "init";
+    absl::StatusOr<ncclUniqueId> id = ExchangeUniqueId(
+        api, options.store_address, options.generation, options.rank, deadline);
+    if (!id.ok()) return id.status();
+    pending.result = api.CommInitRankConfig(pending.slot.get(), options.size,
+                                            *id, options.rank, config);
+    // ncclCommInitRankConfig returns the communicator at once, ready or not.
+    pending.comm = *pending.slot;
+  }
+  return pending;
+}
+
+NcclCommWatchOptions WatchOptionsFor(const NcclGroupOptions& options,
+                                     const NcclGroupEnvironment& environment,
+                                     const std::string& name) {
+  NcclCommWatchOptions watch_options;
+  watch_options.name = name;
+  watch_options.generation = options.generation;
+  watch_options.abort_timeout = options.abort_timeout;
+  watch_options.escalate = environment.escalate;
+  watch_options.destroy_stream = true;
+  watch_options.device = options.device;
+  return watch_options;
+}
+
+// Gives up a communicator that failed to come up. One that exists is
+// aborted by the watchdog, which escalates when the abort hangs; a split
+// that never finished is aborted with its parent, which keeps the slot
+// NCCL may still write.
+void Abandon(NcclApi& api, const NcclGroupEnvironment& environment,
+             const PendingCommunicator& pending, cudaStream_t stream,
+             const NcclCommWatchOptions& watch_options,
+             const absl::Status& error) {
+  if (pending.comm != nullptr) {
+    auto watch = std::make_shared<NcclCommWatch>(&api, pending.comm, stream,
+                                                 watch_options);
+    environment.watchdog->Watch(watch);
+    watch->Abort(error);
+    return;
+  }
+  if (stream != nullptr) api.StreamDestroy(stream);
+  if (pending.splitting != nullptr) {
+    pending.splitting->KeepUntilReleased(pending.slot);
+    pending.splitting->Abort(error);
+  }
+}
+
+// The stream that copies a collective's input and the event that orders
+// the collective after it.
+absl::Status CreateCopyStream(NcclApi& api, cudaStream_t* copy_stream,
+                              cudaEvent_t* order_event) {
+  absl::Status created =
+      CudaStatus(api, api.StreamCreate(copy_stream), "cudaStreamCreate");
+  if (created.ok()) {
+    created = CudaStatus(api, api.EventCreate(order_event), "cudaEventCreate");
+  }
+  if (!created.ok() && *copy_stream != nullptr) {
+    api.StreamDestroy(*copy_stream);
+  }
+  return created;
+}
+
 }  // namespace
 
 absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
@@ -874,16 +982,8 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
                    options.generation, ")");
   const std::string what = absl::StrCat("creating the nccl communicator of ",
                                         name, " on gpu:", options.device);
-  int devices = 0;
-  cudaError_t counted = api.GetDeviceCount(&devices);
-  if (counted != cudaSuccess || devices == 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no CUDA device: ", what, ": cudaGetDeviceCount says ",
-        counted == cudaSuccess ? "0" : api.CudaErrorString(counted)));
-  }
-  if (options.device >= devices) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": the machine has ", devices, " CUDA device(s)"));
+  if (absl::Status device = CheckDevice(api, options, what); !device.ok()) {
+    return device;
   }
   auto parent = dynamic_cast<NcclGroupImpl*>(options.parent);
   if (options.parent != nullptr && parent == nullptr) {
@@ -906,93 +1006,49 @@ absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroupIn(
   // Calls return at once (maybe ncclInProgress), so the watchdog, not a
   // blocked caller, decides when a communicator is hopeless.
   config.blocking = 0;
-  // A split (or shrink) of a non-blocking communicator writes the new one
-  // here from NCCL's own thread when it is done, which may be after this
-  // function has given up: the slot then lives as long as the parent's
-  // communicator.
-  auto slot = std::make_shared<ncclComm_t>(nullptr);
-  // The parent's watch while the communicator is split from it.
-  NcclCommWatch* splitting = nullptr;
-  ncclResult_t result = ncclSuccess;
-  std::string created_by;
-  if (parent != nullptr && parent->health().ok()) {
-    result = SplitFrom(api, parent->watch(), options.excluded_parent_ranks,
-                       options.rank, &config, slot.get(), &created_by);
-    if (!created_by.empty()) splitting = &parent->watch();
-  }
-  ncclComm_t comm = nullptr;
-  if (created_by.empty()) {
-    created_by = "init";
-    absl::StatusOr<ncclUniqueId> id = ExchangeUniqueId(
-        api, options.store_address, options.generation, options.rank, deadline);
-    if (!id.ok()) return fail(id.status(), Classify(id.status()));
-    result = api.CommInitRankConfig(slot.get(), options.size, *id, options.rank,
-                                    &config);
-    // ncclCommInitRankConfig returns the communicator at once, ready or not.
-    comm = *slot;
-  }
-  NcclCommWatchOptions watch_options;
-  watch_options.name = name;
-  watch_options.generation = options.generation;
-  watch_options.abort_timeout = options.abort_timeout;
-  watch_options.escalate = environment.escalate;
-  watch_options.destroy_stream = true;
-  watch_options.device = options.device;
+  absl::StatusOr<PendingCommunicator> pending =
+      StartCommunicator(api, options, parent, deadline, &config);
+  if (!pending.ok()) return fail(pending.status(), Classify(pending.status()));
+  const NcclCommWatchOptions watch_options =
+      WatchOptionsFor(options, environment, name);
   cudaStream_t stream = nullptr;
   absl::Status created =
       CudaStatus(api, api.StreamCreate(&stream), "cudaStreamCreate");
-  // A communicator that exists but failed is aborted by the watchdog, which
-  // escalates when the abort hangs. A split that never finished is aborted
-  // with its parent, which keeps the slot NCCL may still write.
   auto abandon = [&](const absl::Status& cause, FailureClass failure_class) {
     absl::Status error = fail(cause, failure_class);
-    if (comm != nullptr) {
-      auto watch =
-          std::make_shared<NcclCommWatch>(&api, comm, stream, watch_options);
-      environment.watchdog->Watch(watch);
-      watch->Abort(error);
-    } else {
-      if (stream != nullptr) api.StreamDestroy(stream);
-      if (splitting != nullptr) {
-        splitting->KeepUntilReleased(slot);
-        splitting->Abort(error);
-      }
-    }
+    Abandon(api, environment, *pending, stream, watch_options, error);
     return error;
   };
   if (!created.ok()) return abandon(created, FailureClass::kRetryable);
-  if (result != ncclSuccess && result != ncclInProgress) {
-    return abandon(
-        NcclStatus(api, result, absl::StrCat("nccl comm ", created_by), comm),
-        result == ncclInvalidArgument || result == ncclInvalidUsage
-            ? FailureClass::kFatal
-            : FailureClass::kRetryable);
+  if (pending->result != ncclSuccess && pending->result != ncclInProgress) {
+    return abandon(NcclStatus(api, pending->result,
+                              absl::StrCat("nccl comm ", pending->created_by),
+                              pending->comm),
+                   pending->result == ncclInvalidArgument ||
+                           pending->result == ncclInvalidUsage
+                       ? FailureClass::kFatal
+                       : FailureClass::kRetryable);
   }
-  if (absl::Status joined = AwaitCommunicator(api, splitting, *slot, deadline,
-                                              options.connect_timeout, comm);
+  if (absl::Status joined =
+          AwaitCommunicator(api, pending->splitting, *pending->slot, deadline,
+                            options.connect_timeout, pending->comm);
       !joined.ok()) {
     return abandon(joined, FailureClass::kRetryable);
   }
   cudaStream_t copy_stream = nullptr;
   cudaEvent_t order_event = nullptr;
-  created = CudaStatus(api, api.StreamCreate(&copy_stream), "cudaStreamCreate");
-  if (created.ok()) {
-    created = CudaStatus(api, api.EventCreate(&order_event), "cudaEventCreate");
-  }
-  if (!created.ok()) {
-    if (copy_stream != nullptr) api.StreamDestroy(copy_stream);
-    return abandon(created, FailureClass::kRetryable);
-  }
-  auto watch =
-      std::make_shared<NcclCommWatch>(&api, comm, stream, watch_options);
+  created = CreateCopyStream(api, &copy_stream, &order_event);
+  if (!created.ok()) return abandon(created, FailureClass::kRetryable);
+  auto watch = std::make_shared<NcclCommWatch>(&api, pending->comm, stream,
+                                               watch_options);
   environment.watchdog->Watch(watch);
   if (parent != nullptr) parent->Retire(options.generation);
   SLUICE_LOG(INFO) << "nccl group of " << name << " on gpu:" << options.device
-                   << " made by " << created_by << " (nccl " << api.Version()
-                   << ")";
-  return TakeRef<NcclGroup>(new NcclGroupImpl(options, environment,
-                                              std::move(watch), copy_stream,
-                                              order_event, created_by));
+                   << " made by " << pending->created_by << " (nccl "
+                   << api.Version() << ")";
+  return TakeRef<NcclGroup>(
+      new NcclGroupImpl(options, environment, std::move(watch), copy_stream,
+                        order_event, pending->created_by));
 }
 
 absl::StatusOr<RCReference<NcclGroup>> CreateNcclGroup(

@@ -131,7 +131,7 @@ absl::StatusOr<Position> Resume(Coordinator& coordinator,
                                 const FitOptions& options) {
   if (options.checkpoint_directory.empty()) return Position{};
   absl::StatusOr<std::vector<int64_t>> steps =
-      ListCheckpointSteps(options.checkpoint_directory);
+      checkpoint::ListCheckpointSteps(options.checkpoint_directory);
   if (!steps.ok()) return steps.status();
   if (steps->empty()) return Position{};
   absl::StatusOr<RestoredVariables> restored =

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/coordinator/variables.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/host_context.h"
@@ -68,7 +68,7 @@ struct SavedVariable {
 // The variables in `checkpoint`'s tensors, checked to be complete and
 // consistent, in name order.
 absl::StatusOr<std::map<std::string, VariableState>> VariablesOf(
-    const Checkpoint& checkpoint) {
+    const checkpoint::Checkpoint& checkpoint) {
   const std::string where =
       absl::StrCat("checkpoint '", checkpoint.manifest_path, "'");
   std::map<std::string, SavedVariable> saved;
@@ -138,7 +138,7 @@ absl::StatusOr<std::map<std::string, VariableState>> VariablesOf(
 
 absl::Status SaveVariables(VariableClient& client, HostContext* host,
                            const std::string& directory, int64_t step,
-                           int64_t epoch, const CheckpointOptions& options) {
+                           int64_t epoch, const checkpoint::CheckpointOptions& options) {
   const std::string context = absl::StrFormat(
       "saving the variables as checkpoint of step %d in '%s'", step, directory);
   absl::StatusOr<std::vector<VariableHandle>> handles =
@@ -182,13 +182,13 @@ absl::Status SaveVariables(VariableClient& client, HostContext* host,
       tensors[TensorName(kAdamV, handle.name)] = state.adam.v;
     }
   }
-  return SaveCheckpoint(directory, step, epoch, tensors, options);
+  return checkpoint::SaveCheckpoint(directory, step, epoch, tensors, options);
 }
 
 absl::StatusOr<RestoredVariables> RestoreVariables(
     VariableClient& client, HostContext* host, const std::string& directory) {
-  absl::StatusOr<Checkpoint> checkpoint =
-      RestoreCheckpoint(directory, host->allocator());
+  absl::StatusOr<checkpoint::Checkpoint> checkpoint =
+      checkpoint::RestoreCheckpoint(directory, host->allocator());
   if (!checkpoint.ok()) return checkpoint.status();
   absl::StatusOr<std::map<std::string, VariableState>> variables =
       VariablesOf(*checkpoint);

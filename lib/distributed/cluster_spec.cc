@@ -1,13 +1,13 @@
 #include "sluice/distributed/cluster_spec.h"
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "llvm/Support/JSON.h"
-#include "sluice/support/error_util.h"
 #include "sluice/support/file_reading.h"
 #include "sluice/support/host_port.h"
 
@@ -19,9 +19,14 @@ absl::Status SpecError(std::string_view what) {
       absl::StrCat("invalid cluster spec: ", std::string(what)));
 }
 
-// llvm::json::parse recurses once per level of nesting, so that 100,000
-// '[' overflow the stack. A spec nests three levels ({"cluster": {"job":
-// [...]}}); one past this is refused before parsing.
+using Json = nlohmann::json;
+
+// A spec nests three levels ({"cluster": {"job": [...]}}); one past this is
+// refused before parsing. nlohmann's parser keeps its own stack, but
+// copying, comparing or printing a value recurses once per level, so that
+// 100,000 '[' would parse into a value that overflows the stack of the next
+// code to print it (llvm::json, which parsed specs before, overflowed in
+// the parser itself).
 constexpr int kMaxJsonNesting = 32;
 
 // Whether `json` opens more than kMaxJsonNesting arrays and objects at
@@ -49,6 +54,47 @@ bool NestsTooDeep(std::string_view json) {
   return false;
 }
 
+// Why nlohmann's parser stopped. Without exceptions, parse() only says
+// that it did; parsing again with this handler gets its message.
+class ParseErrorRecorder : public nlohmann::json_sax<Json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&,
+                   const Json::exception& error) override {
+    // what() starts with "[json.exception.parse_error.101] ", which is
+    // nlohmann's bookkeeping, not the reason.
+    std::string_view what = error.what();
+    const size_t tag_end = what.find("] ");
+    if (!what.empty() && what[0] == '[' && tag_end != std::string_view::npos) {
+      what.remove_prefix(tag_end + 2);
+    }
+    message_ = std::string(what);
+    return false;
+  }
+
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string message_ = "not valid JSON";
+};
+
+std::string DescribeJsonError(std::string_view json) {
+  ParseErrorRecorder recorder;
+  Json::sax_parse(json.begin(), json.end(), &recorder);
+  return recorder.message();
+}
+
 }  // namespace
 
 absl::StatusOr<ClusterSpec> ClusterSpec::FromJson(std::string_view json) {
@@ -56,46 +102,44 @@ absl::StatusOr<ClusterSpec> ClusterSpec::FromJson(std::string_view json) {
     return SpecError(
         absl::StrCat("JSON nested deeper than ", kMaxJsonNesting, " levels"));
   }
-  llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse(llvm::StringRef(json.data(), json.size()));
-  if (!parsed) {
-    return SpecError(llvm::toString(parsed.takeError()));
-  }
-  const llvm::json::Object* root = parsed->getAsObject();
-  if (root == nullptr) {
+  const Json parsed = Json::parse(json.begin(), json.end(), nullptr,
+                                  /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return SpecError(DescribeJsonError(json));
+  const Json* root = &parsed;
+  if (!root->is_object()) {
     return SpecError("expected a JSON object mapping job names to addresses");
   }
   // A whole TF_CONFIG: the jobs are under "cluster".
-  if (const llvm::json::Value* cluster = root->get("cluster")) {
-    root = cluster->getAsObject();
-    if (root == nullptr) return SpecError("\"cluster\" is not an object");
+  if (auto cluster = root->find("cluster"); cluster != root->end()) {
+    root = &*cluster;
+    if (!root->is_object()) return SpecError("\"cluster\" is not an object");
   }
   ClusterSpec spec;
-  for (const auto& [job, addresses] : *root) {
-    std::string job_name = job.str();
+  for (const auto& job : root->items()) {
+    const std::string& job_name = job.key();
+    const Json& addresses = job.value();
     if (job_name.empty() || job_name.find('/') != std::string::npos ||
         job_name.find(':') != std::string::npos) {
       return SpecError(absl::StrCat("bad job name '", job_name, "'"));
     }
-    const llvm::json::Array* list = addresses.getAsArray();
-    if (list == nullptr) {
+    if (!addresses.is_array()) {
       return SpecError(
           absl::StrCat("job '", job_name, "' must map to a list of addresses"));
     }
     std::vector<std::string>& tasks = spec.jobs_[job_name];
-    for (size_t i = 0; i < list->size(); ++i) {
-      std::optional<llvm::StringRef> address = (*list)[i].getAsString();
-      if (!address) {
+    for (size_t i = 0; i < addresses.size(); ++i) {
+      if (!addresses[i].is_string()) {
         return SpecError(absl::StrCat("address ", i, " of job '", job_name,
                                       "' is not a \"host:port\" string"));
       }
-      absl::Status valid = ValidateAddress(std::string_view(*address));
+      const std::string& address = addresses[i].get_ref<const std::string&>();
+      absl::Status valid = ValidateAddress(address);
       if (!valid.ok()) {
-        return SpecError(absl::StrCat("address '", address->str(), "' of task ",
+        return SpecError(absl::StrCat("address '", address, "' of task ",
                                       TaskName(job_name, static_cast<int>(i)),
                                       ": ", valid.message()));
       }
-      tasks.push_back(address->str());
+      tasks.push_back(address);
     }
   }
   if (spec.jobs_.empty()) return SpecError("no jobs");

@@ -4,15 +4,18 @@
 #ifndef SLUICE_LIB_DISTRIBUTED_PROGRAM_FINGERPRINT_H_
 #define SLUICE_LIB_DISTRIBUTED_PROGRAM_FINGERPRINT_H_
 
+#include <xxhash.h>
+
 #include <cstdint>
 
 #include "absl/types/span.h"
-#include "llvm/Support/xxhash.h"
 
 namespace sluice::dist {
 
+// XXH3's 64-bit hash with seed 0. A client and a worker of different builds
+// must agree on it: program_fingerprint_test pins its values.
 inline uint64_t ProgramFingerprint(absl::Span<const uint8_t> bytes) {
-  return llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()));
+  return XXH3_64bits(bytes.data(), bytes.size());
 }
 
 }  // namespace sluice::dist

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
-#include "lib/ft/crc32c.h"
 #include "lib/ft/heal_service.grpc.pb.h"
+#include "lib/support/crc32.h"
 #include "sluice/support/failure.h"
 
 namespace sluice::ft {
@@ -73,7 +73,7 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
   while (reader->Read(&chunk)) {
     if (chunk.has_trailer()) {
       has_trailer = true;
-      sent_crc = chunk.trailer().crc32c();
+      sent_crc = chunk.trailer().crc32();
       break;
     }
     if (chunk.part_case() != proto::StateChunk::kData ||
@@ -84,7 +84,7 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
           peer, absl::StatusCode::kDataLoss,
           absl::StrCat("it sent more than the ", total, " bytes it announced"));
     }
-    crc = Crc32cExtend(crc, chunk.data());
+    crc = Crc32(chunk.data(), crc);
     state.bytes.append(chunk.data());
   }
   if (!has_trailer) {
@@ -117,7 +117,7 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
   if (crc != sent_crc) {
     return PeerFailure(peer, absl::StatusCode::kDataLoss,
                        absl::StrCat("checksum mismatch over ", total,
-                                    " bytes: computed crc32c ", absl::Hex(crc),
+                                    " bytes: computed crc32 ", absl::Hex(crc),
                                     ", sent ", absl::Hex(sent_crc)));
   }
   return state;

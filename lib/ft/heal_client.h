@@ -1,5 +1,5 @@
 // Fetches a peer's state from its healing service (heal_server.h) and checks
-// it: the step asked for, every byte announced, the CRC-32C. Internal to the
+// it: the step asked for, every byte announced, the CRC-32. Internal to the
 // manager.
 #ifndef SLUICE_LIB_FT_HEAL_CLIENT_H_
 #define SLUICE_LIB_FT_HEAL_CLIENT_H_

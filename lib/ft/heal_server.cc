@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
-#include "lib/ft/crc32c.h"
 #include "lib/ft/heal_service.grpc.pb.h"
+#include "lib/support/crc32.h"
 #include "sluice/support/fault_point.h"
 #include "sluice/support/host_port.h"
 
@@ -54,7 +54,7 @@ class HealServiceImpl final : public proto::Heal::Service {
       }
       if (!writer->Write(chunk)) return Gone(*request);
     }
-    chunk.mutable_trailer()->set_crc32c(Crc32c(bytes));
+    chunk.mutable_trailer()->set_crc32(Crc32(bytes));
     if (!writer->Write(chunk)) return Gone(*request);
     return grpc::Status::OK;
   }

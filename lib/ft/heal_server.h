@@ -1,6 +1,6 @@
 // The healing service of a replica (heal_service.proto): serves the
 // replica's state, as of the step it last joined a quorum with, to a
-// recovering peer, in chunks with a CRC-32C. Internal to the manager.
+// recovering peer, in chunks with a CRC-32. Internal to the manager.
 #ifndef SLUICE_LIB_FT_HEAL_SERVER_H_
 #define SLUICE_LIB_FT_HEAL_SERVER_H_
 

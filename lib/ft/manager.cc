@@ -18,8 +18,8 @@
 #include "absl/time/clock.h"
 #include "lib/ft/heal_client.h"
 #include "lib/ft/heal_server.h"
-#include "lib/ft/lighthouse_client.h"
-#include "lib/ft/lighthouse_service.pb.h"
+#include "lib/lighthouse/lighthouse_client.h"
+#include "lib/lighthouse/lighthouse_service.pb.h"
 #include "sluice/collective/collective_backend.h"
 #include "sluice/collective/gloo_group.h"
 #include "sluice/collective/nccl_group.h"
@@ -86,19 +86,19 @@ class ManagerImpl final : public Manager {
                                    " (gpu:", ccl::CudaDeviceForLocalRank(), ")")
                              : std::string(" (no CUDA device, or "
                                            "SLUICE_COLLECTIVE_BACKEND=gloo)"));
-    absl::StatusOr<std::unique_ptr<LighthouseClient>> client =
-        LighthouseClient::Create(options_.lighthouses);
+    absl::StatusOr<std::unique_ptr<lighthouse::LighthouseClient>> client =
+        lighthouse::LighthouseClient::Create(options_.lighthouses);
     if (!client.ok()) return client.status();
     client_ = *std::move(client);
     absl::StatusOr<std::unique_ptr<HealServer>> server = HealServer::Start(
         options_.host, options_.replica_id, [this] { return Serve(); });
     if (!server.ok()) return server.status();
     heal_server_ = *std::move(server);
-    proto::WatchRequest watch;
+    lighthouse::proto::WatchRequest watch;
     watch.set_replica_id(options_.replica_id);
     watch.set_incarnation(incarnation_);
     watch_ = client_->Watch(
-        watch, [this](const proto::LighthouseEvent& event) { OnEvent(event); });
+        watch, [this](const lighthouse::proto::LighthouseEvent& event) { OnEvent(event); });
     heartbeat_ = std::thread([this] { HeartbeatLoop(); });
     return absl::OkStatus();
   }
@@ -130,12 +130,12 @@ class ManagerImpl final : public Manager {
 
  private:
   void HeartbeatLoop();
-  void OnEvent(const proto::LighthouseEvent& event);
+  void OnEvent(const lighthouse::proto::LighthouseEvent& event);
   absl::StatusOr<ServedState> Serve();
   // The group of `quorum` for this replica at `rank`: the current one when
   // it is of the same generation and works, else a new one.
   absl::StatusOr<RCReference<CollectiveGroup>> GroupFor(
-      const proto::Quorum& quorum, int rank);
+      const lighthouse::proto::Quorum& quorum, int rank);
   // Loads the state of an up-to-date participant, trying each in turn
   // from one derived from `rank`; returns the one it healed from.
   absl::StatusOr<std::string> Heal(const std::vector<HealPeer>& up_to_date,
@@ -150,9 +150,9 @@ class ManagerImpl final : public Manager {
   const uint64_t incarnation_;
   // Chosen once, in Start.
   ccl::CollectiveBackend backend_ = ccl::CollectiveBackend::kGloo;
-  std::unique_ptr<LighthouseClient> client_;
+  std::unique_ptr<lighthouse::LighthouseClient> client_;
   std::unique_ptr<HealServer> heal_server_;
-  std::unique_ptr<LighthouseWatch> watch_;
+  std::unique_ptr<lighthouse::LighthouseWatch> watch_;
 
   std::mutex heartbeat_mu_;
   std::condition_variable heartbeat_cv_;
@@ -174,7 +174,7 @@ class ManagerImpl final : public Manager {
 };
 
 void ManagerImpl::HeartbeatLoop() {
-  proto::HeartbeatRequest request;
+  lighthouse::proto::HeartbeatRequest request;
   request.set_replica_id(options_.replica_id);
   request.set_incarnation(incarnation_);
   // A heartbeat that takes longer than a few intervals is as good as lost.
@@ -195,14 +195,14 @@ void ManagerImpl::HeartbeatLoop() {
   }
 }
 
-void ManagerImpl::OnEvent(const proto::LighthouseEvent& event) {
+void ManagerImpl::OnEvent(const lighthouse::proto::LighthouseEvent& event) {
   RCReference<CollectiveGroup> group;
   absl::Status reason;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!group_) return;
     const int64_t generation = group_->generation();
-    if (event.kind() == proto::LighthouseEvent::MEMBER_LOST) {
+    if (event.kind() == lighthouse::proto::LighthouseEvent::MEMBER_LOST) {
       if (event.quorum_id() != generation ||
           event.replica_id() == options_.replica_id ||
           std::find(participants_.begin(), participants_.end(),
@@ -243,7 +243,7 @@ absl::StatusOr<ServedState> ManagerImpl::Serve() {
 }
 
 absl::StatusOr<RCReference<CollectiveGroup>> ManagerImpl::GroupFor(
-    const proto::Quorum& quorum, int rank) {
+    const lighthouse::proto::Quorum& quorum, int rank) {
   RCReference<CollectiveGroup> old;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -342,20 +342,20 @@ void ManagerImpl::AbandonGroup(const absl::Status& why) {
 }
 
 absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
-  proto::QuorumRequest request;
+  lighthouse::proto::QuorumRequest request;
   {
     std::lock_guard<std::mutex> lock(mu_);
     served_step_ = step;
     step_error_ = absl::OkStatus();
     request.set_commit_failures(commit_failures_);
   }
-  proto::ReplicaInfo* self = request.mutable_replica();
+  lighthouse::proto::ReplicaInfo* self = request.mutable_replica();
   self->set_replica_id(options_.replica_id);
   self->set_address(heal_server_->address());
   self->set_step(step);
   self->set_world_size(1);
   self->set_incarnation(incarnation_);
-  absl::StatusOr<proto::Quorum> quorum =
+  absl::StatusOr<lighthouse::proto::Quorum> quorum =
       client_->Quorum(request, options_.quorum_timeout);
   if (!quorum.ok()) {
     return MarkRetryable(
@@ -365,10 +365,10 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
                                   quorum.status().message())),
         options_.replica_id);
   }
-  std::vector<proto::ReplicaInfo> participants(quorum->participants().begin(),
+  std::vector<lighthouse::proto::ReplicaInfo> participants(quorum->participants().begin(),
                                                quorum->participants().end());
   std::sort(participants.begin(), participants.end(),
-            [](const proto::ReplicaInfo& a, const proto::ReplicaInfo& b) {
+            [](const lighthouse::proto::ReplicaInfo& a, const lighthouse::proto::ReplicaInfo& b) {
               return a.replica_id() < b.replica_id();
             });
   int rank = -1;
@@ -405,14 +405,14 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
     group_ = std::move(*group);
     generation_ = quorum->quorum_id();
     participants_.clear();
-    for (const proto::ReplicaInfo& p : participants) {
+    for (const lighthouse::proto::ReplicaInfo& p : participants) {
       participants_.push_back(p.replica_id());
     }
   }
 
   if (step < max_step) {
     std::vector<HealPeer> up_to_date;
-    for (const proto::ReplicaInfo& p : participants) {
+    for (const lighthouse::proto::ReplicaInfo& p : participants) {
       if (p.step() == max_step)
         up_to_date.push_back({p.replica_id(), p.address()});
     }
@@ -436,7 +436,7 @@ void ManagerImpl::ReportError(absl::Status error) {
 }
 
 absl::StatusOr<bool> ManagerImpl::ShouldCommit(int64_t step) {
-  proto::CommitRequest request;
+  lighthouse::proto::CommitRequest request;
   request.set_replica_id(options_.replica_id);
   request.set_step(step);
   {
@@ -452,7 +452,7 @@ absl::StatusOr<bool> ManagerImpl::ShouldCommit(int64_t step) {
     if (!why.ok()) request.set_failure(std::string(why.message()));
     step_error_ = absl::OkStatus();
   }
-  absl::StatusOr<proto::CommitResponse> response =
+  absl::StatusOr<lighthouse::proto::CommitResponse> response =
       client_->Commit(request, options_.commit_timeout);
   std::lock_guard<std::mutex> lock(mu_);
   if (!response.ok()) {

@@ -27,13 +27,13 @@ out=$(realpath -m "$2")
 # The sources whose branches the fuzzer should see, besides the target.
 case "$target" in
   checkpoint)
-    sources=(lib/coordinator/checkpoint.cc lib/coordinator/checkpoint_files.cc
-             lib/coordinator/checkpoint_format.cc) ;;
+    sources=(lib/checkpoint/checkpoint.cc lib/checkpoint/checkpoint_files.cc
+             lib/checkpoint/checkpoint_format.cc) ;;
   cluster_spec) sources=(lib/distributed/cluster_spec.cc) ;;
-  etcd_client) sources=(lib/ft/etcd_client.cc) ;;
+  etcd_client) sources=(lib/lighthouse/etcd_client.cc) ;;
   fault_spec) sources=(lib/support/fault_spec.cc lib/support/failure.cc) ;;
   launcher_jobs)
-    sources=(lib/ft/launcher_cluster.cc lib/distributed/cluster_spec.cc) ;;
+    sources=(lib/launcher/launcher_cluster.cc lib/distributed/cluster_spec.cc) ;;
   replica_state)
     sources=(lib/ft/tensor_replica_state.cc lib/tensor/tensor_shape.cc) ;;
   value_codec)

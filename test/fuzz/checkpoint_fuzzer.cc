@@ -1,5 +1,5 @@
 // Fuzz target for checkpoints read back from disk (docs/checkpoints.md): the
-// manifest's decoding (lib/coordinator/checkpoint_format.h), the data
+// manifest's decoding (lib/checkpoint/checkpoint_format.h), the data
 // file's header and tensors, and the file names a directory listing yields.
 // A checkpoint directory may hold anything a crash, a bad disk or another
 // program left there.
@@ -37,8 +37,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "lib/coordinator/checkpoint_format.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "lib/checkpoint/checkpoint_format.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/support/logging.h"
 #include "sluice/tensor/dense_host_tensor.h"
@@ -47,7 +47,7 @@
 #include "test/fuzz/fuzz_target.h"
 
 namespace sluice {
-namespace dist {
+namespace checkpoint {
 namespace internal {
 namespace {
 
@@ -267,12 +267,12 @@ std::string SeedInput(int64_t step, int64_t epoch,
 
 }  // namespace
 }  // namespace internal
-}  // namespace dist
+}  // namespace checkpoint
 
 namespace fuzz {
 
 TargetSeeds FuzzTargetSeeds() {
-  using dist::internal::SeedInput;
+  using checkpoint::internal::SeedInput;
   TargetSeeds target;
   target.seeds = {
       SeedInput(0, 0, {}),
@@ -299,6 +299,6 @@ TargetSeeds FuzzTargetSeeds() {
 }  // namespace sluice
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  sluice::dist::internal::CheckOneInput(sluice::fuzz::AsText(data, size));
+  sluice::checkpoint::internal::CheckOneInput(sluice::fuzz::AsText(data, size));
   return 0;
 }

@@ -1,4 +1,4 @@
-// Fuzz target for what the etcd client (lib/ft/etcd_client.h) reads: the
+// Fuzz target for what the etcd client (lib/lighthouse/etcd_client.h) reads: the
 // replies of etcd's JSON gateway, which a lighthouse trusts no more than
 // any peer, and the --etcd endpoint list.
 //
@@ -34,11 +34,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "lib/ft/etcd_client.h"
+#include "lib/lighthouse/etcd_client.h"
 #include "test/fuzz/fuzz_target.h"
 
 namespace sluice {
-namespace ft {
+namespace lighthouse {
 namespace {
 
 using fuzz::Require;
@@ -174,7 +174,7 @@ void CheckOneInput(std::string_view input) {
 }
 
 }  // namespace
-}  // namespace ft
+}  // namespace lighthouse
 
 namespace fuzz {
 
@@ -228,6 +228,6 @@ TargetSeeds FuzzTargetSeeds() {
 }  // namespace sluice
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  sluice::ft::CheckOneInput(sluice::fuzz::AsText(data, size));
+  sluice::lighthouse::CheckOneInput(sluice::fuzz::AsText(data, size));
   return 0;
 }

@@ -1,5 +1,5 @@
 // Fuzz target for the launcher's --jobs list (ParseJobs in
-// lib/ft/launcher_cluster.h, "ps:2,worker:4,chief:1"). Any text either
+// lib/launcher/launcher_cluster.h, "ps:2,worker:4,chief:1"). Any text either
 // fails with an InvalidArgument or gives jobs with valid, distinct names and
 // positive counts whose sum an int holds (the launcher adds them up in
 // one); the jobs written back parse to the same. For a small job, the
@@ -21,13 +21,13 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "lib/ft/launcher_cluster.h"
+#include "lib/launcher/launcher_cluster.h"
 #include "llvm/Support/JSON.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "test/fuzz/fuzz_target.h"
 
 namespace sluice {
-namespace ft {
+namespace launcher {
 namespace {
 
 using fuzz::Require;
@@ -120,7 +120,7 @@ void CheckOneInput(std::string_view text) {
 }
 
 }  // namespace
-}  // namespace ft
+}  // namespace launcher
 
 namespace fuzz {
 
@@ -136,6 +136,6 @@ TargetSeeds FuzzTargetSeeds() {
 }  // namespace sluice
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  sluice::ft::CheckOneInput(sluice::fuzz::AsText(data, size));
+  sluice::launcher::CheckOneInput(sluice::fuzz::AsText(data, size));
   return 0;
 }

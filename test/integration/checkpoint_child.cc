@@ -14,12 +14,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/support/fault_point.h"
 #include "test/util/checkpoint_tensors.h"
 
-namespace sluice::dist {
+namespace sluice::checkpoint {
 namespace {
 
 int Fail(const std::string& what) {
@@ -71,6 +71,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace sluice::dist
+}  // namespace sluice::checkpoint
 
-int main(int argc, char** argv) { return sluice::dist::Main(argc, argv); }
+int main(int argc, char** argv) { return sluice::checkpoint::Main(argc, argv); }

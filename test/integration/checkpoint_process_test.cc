@@ -15,13 +15,13 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/support/logging.h"
 #include "test/util/checkpoint_tensors.h"
 #include "test/util/child_process.h"
 
-namespace sluice::dist {
+namespace sluice::checkpoint {
 namespace {
 
 using ::sluice::testing::ChildProcess;
@@ -186,4 +186,4 @@ TEST_F(CheckpointProcessTest, AMalformedFaultSpecStopsTheChild) {
 }
 
 }  // namespace
-}  // namespace sluice::dist
+}  // namespace sluice::checkpoint

@@ -215,7 +215,7 @@ TEST_F(FitTest, CallbacksGetTheMeansOfTheirStepsAndCheckpointsLandWhereAsked) {
     EXPECT_GE(Metric(epochs[e], "element"), 0);
   }
   EXPECT_EQ(Count(), 30) << "every step's update, once";
-  EXPECT_THAT(*ListCheckpointSteps(checkpoints_),
+  EXPECT_THAT(*checkpoint::ListCheckpointSteps(checkpoints_),
               ElementsAre(30, 25, 20, 15, 10, 5));
 }
 
@@ -300,7 +300,7 @@ TEST_F(FitTest, AJobRestartedAfterItsPsDiedResumesAtTheCheckpoint) {
       Fit(*coordinator_, Model("counting", "count_step"), options);
   EXPECT_EQ(Classify(fitted), FailureClass::kRetryable) << fitted;
   EXPECT_EQ(ExitCodeFor(fitted), kRestartableExitCode) << fitted;
-  EXPECT_THAT(*ListCheckpointSteps(checkpoints_), ElementsAre(15, 10, 5));
+  EXPECT_THAT(*checkpoint::ListCheckpointSteps(checkpoints_), ElementsAre(15, 10, 5));
 
   // The restart: a new ps, which holds no variable, and a new coordinator,
   // which creates the count at 0 as the job's main does.

@@ -34,7 +34,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "sluice/ft/step_reporter.h"
+#include "sluice/monitor/step_reporter.h"
 
 namespace {
 
@@ -184,8 +184,8 @@ int main(int argc, char** argv) {
   std::printf("rank %ld restart %ld resumes at epoch %ld\n", long(rank),
               long(restart), long(resume_epoch));
   std::fflush(stdout);
-  sluice::ft::StepReporter* reporter =
-      sluice::ft::StepReporter::FromEnvironment();
+  sluice::monitor::StepReporter* reporter =
+      sluice::monitor::StepReporter::FromEnvironment();
   int64_t step_number = resume_epoch * steps_per_epoch;
   for (int64_t epoch = resume_epoch; epoch < epochs; ++epoch) {
     if (rank == fail_rank && epoch == fail_at_epoch &&

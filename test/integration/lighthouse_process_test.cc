@@ -19,7 +19,7 @@
 #include "gtest/gtest.h"
 #include "test/util/child_process.h"
 
-namespace sluice::ft {
+namespace sluice::lighthouse {
 namespace {
 
 using ::sluice::testing::ChildProcess;
@@ -202,4 +202,4 @@ TEST(LighthouseProcessTest, ReplicasCommitAgainAfterTheLighthouseRestarts) {
 }
 
 }  // namespace
-}  // namespace sluice::ft
+}  // namespace sluice::lighthouse

@@ -18,7 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "lib/ft/lighthouse_client.h"
+#include "lib/lighthouse/lighthouse_client.h"
 
 namespace {
 
@@ -53,27 +53,27 @@ int main(int argc, char** argv) {
                  "--replica_id=ID [--step_ms=20]\n");
     return 2;
   }
-  auto client = sluice::ft::LighthouseClient::Create({lighthouse});
+  auto client = sluice::lighthouse::LighthouseClient::Create({lighthouse});
   if (!client.ok()) {
     Print(absl::StrCat("error ", client.status().message()));
     return 1;
   }
   const uint64_t incarnation = std::random_device()() | 1;
 
-  sluice::ft::proto::WatchRequest watch_request;
+  sluice::lighthouse::proto::WatchRequest watch_request;
   watch_request.set_replica_id(replica_id);
   watch_request.set_incarnation(incarnation);
   auto watch = (*client)->Watch(
-      watch_request, [](const sluice::ft::proto::LighthouseEvent& event) {
+      watch_request, [](const sluice::lighthouse::proto::LighthouseEvent& event) {
         Print(absl::StrCat(
             "event ",
-            sluice::ft::proto::LighthouseEvent::Kind_Name(event.kind()),
+            sluice::lighthouse::proto::LighthouseEvent::Kind_Name(event.kind()),
             " quorum ", event.quorum_id(), " replica ", event.replica_id()));
       });
 
   // The process runs until the test kills it.
   std::thread heartbeat([&] {
-    sluice::ft::proto::HeartbeatRequest request;
+    sluice::lighthouse::proto::HeartbeatRequest request;
     request.set_replica_id(replica_id);
     request.set_incarnation(incarnation);
     while (true) {
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   int64_t step = 0;
   int64_t commit_failures = 0;
   while (true) {
-    sluice::ft::proto::QuorumRequest request;
+    sluice::lighthouse::proto::QuorumRequest request;
     request.mutable_replica()->set_replica_id(replica_id);
     request.mutable_replica()->set_address(absl::StrCat(replica_id, ":0"));
     request.mutable_replica()->set_step(step);
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     }
     Print(absl::StrCat("quorum ", quorum->quorum_id(), " size ", size));
     absl::SleepFor(absl::Milliseconds(step_ms));  // the step's work
-    sluice::ft::proto::CommitRequest vote;
+    sluice::lighthouse::proto::CommitRequest vote;
     vote.set_replica_id(replica_id);
     vote.set_quorum_id(quorum->quorum_id());
     vote.set_step(step + 1);

@@ -24,12 +24,14 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "lib/collective/store_service.h"
-#include "sluice/ft/lighthouse.h"
+#include "sluice/lighthouse/lighthouse.h"
 #include "test/util/child_process.h"
 
 namespace sluice::ft {
 namespace {
 
+using ::sluice::lighthouse::Lighthouse;
+using ::sluice::lighthouse::LighthouseOptions;
 using ::testing::HasSubstr;
 
 std::string TempDir() {

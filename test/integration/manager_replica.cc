@@ -29,7 +29,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "lib/ft/crc32c.h"
+#include "lib/support/crc32.h"
 #include "sluice/collective/collective_group.h"
 #include "sluice/ft/manager.h"
 #include "sluice/host_context/host_allocator.h"
@@ -91,8 +91,8 @@ class VectorState final : public ReplicaState {
   void Print(int64_t step) {
     std::lock_guard<std::mutex> lock(mu_);
     const uint32_t crc =
-        Crc32c(std::string_view(reinterpret_cast<const char*>(values_.data()),
-                                values_.size() * sizeof(float)));
+        Crc32(std::string_view(reinterpret_cast<const char*>(values_.data()),
+                               values_.size() * sizeof(float)));
     std::printf("state step=%lld crc=%08x v1=%g\n",
                 static_cast<long long>(step), crc,
                 values_.size() > 1 ? values_[1] : 0.0f);

@@ -12,12 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "sluice/ft/monitor.h"
+#include "sluice/monitor/monitor.h"
 #include "test/integration/worker_process.h"
 #include "test/util/child_process.h"
 #include "test/util/wait_until.h"
 
-namespace sluice::ft {
+namespace sluice::monitor {
 namespace {
 
 using ::sluice::testing::ChildProcess;
@@ -167,4 +167,4 @@ TEST(MonitorProcessTest, FinishedRankIsFinished) {
 }
 
 }  // namespace
-}  // namespace sluice::ft
+}  // namespace sluice::monitor

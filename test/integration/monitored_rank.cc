@@ -7,7 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/time/clock.h"
-#include "sluice/ft/step_reporter.h"
+#include "sluice/monitor/step_reporter.h"
 
 int main(int argc, char** argv) {
   int64_t steps = 0, step_ms = 10, steps_per_epoch = 10;
@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  sluice::ft::StepReporter* reporter =
-      sluice::ft::StepReporter::FromEnvironment();
+  sluice::monitor::StepReporter* reporter =
+      sluice::monitor::StepReporter::FromEnvironment();
   if (reporter == nullptr) {
     std::fprintf(stderr, "monitored_rank: SLUICE_MONITOR is not set\n");
     return 2;

@@ -16,7 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/coordinator/variables.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/support/failure.h"
@@ -224,13 +224,13 @@ TEST_F(VariableCheckpointTest, ADeadPsFailsTheSaveRetryablyAndWritesNothing) {
   EXPECT_THAT(status.message(),
               HasSubstr("saving the variables as checkpoint of step 200"));
   EXPECT_THAT(status.message(), HasSubstr("/job:ps/task:1"));
-  EXPECT_THAT(*ListCheckpointSteps(dir_), ElementsAre(100));
+  EXPECT_THAT(*checkpoint::ListCheckpointSteps(dir_), ElementsAre(100));
 }
 
 TEST_F(VariableCheckpointTest, ACheckpointOfOtherTensorsIsRefused) {
   ASSERT_NO_FATAL_FAILURE(StartPs(1));
   TensorMap tensors = {{"weights", Tensor("random/f64")}};
-  ASSERT_TRUE(SaveCheckpoint(dir_, 1, 0, tensors).ok());
+  ASSERT_TRUE(checkpoint::SaveCheckpoint(dir_, 1, 0, tensors).ok());
   absl::StatusOr<RestoredVariables> restored =
       RestoreVariables(*client_, host_.get(), dir_);
   EXPECT_EQ(restored.status().code(), absl::StatusCode::kFailedPrecondition);

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
 
 #include "absl/strings/numbers.h"
 
@@ -99,19 +98,4 @@ void ExitWithFlagError(const absl::Status& error) {
   std::exit(ExitCode());
 }
 
-namespace internal {
-
-llvm::StringRef WithRange(llvm::StringRef description, std::string_view range) {
-  // Options live until exit, so their texts do too. Like the options, they
-  // are made on one thread: before main, or as a tool's main starts.
-  static auto* const texts = new std::deque<std::string>;
-  texts->push_back(description.empty()
-                       ? std::string(range)
-                       : absl::StrCat(absl::string_view(description.data(),
-                                                        description.size()),
-                                      " (", Absl(range), ")"));
-  return texts->back();
-}
-
-}  // namespace internal
 }  // namespace sluice::tools

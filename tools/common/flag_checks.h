@@ -6,9 +6,9 @@
 // nan and the infinities are out of every range (a nan timeout would
 // otherwise compare false against everything and never expire).
 //
-// A flag declares its range where it is declared:
-//   cl::opt<int> nproc("nproc", cl::desc("ranks to start"), cl::init(0),
-//                      cl::cat(category), tools::InRange(1, kMaxLocalRanks));
+// A flag declares its range where it is declared (flags.h):
+//   tools::Flag<int> nproc{set, "nproc", "ranks to start", 0,
+//                          tools::InRange(1, kMaxLocalRanks)};
 // Only a value given on the command line is checked, so a default that
 // means "off" (-1 for no status page) may lie outside the range.
 #ifndef SLUICE_TOOLS_COMMON_FLAG_CHECKS_H_
@@ -23,7 +23,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "llvm/ADT/StringRef.h"
 
 namespace sluice::tools {
 
@@ -68,63 +67,36 @@ absl::StatusOr<std::pair<std::string, double>> ParseNamedFlagNumber(
 // it is the program's file name.
 void SetFlagErrorTool(std::string tool);
 
-// The exit status of a flag out of range: 1, as LLVM's parser exits for a
-// flag it cannot parse, unless a tool whose flag errors have a status of
-// their own sets it before parsing (sluice_launch: 2).
+// The exit status of every flag error (a flag out of range, unknown, or
+// whose value does not parse): 1, unless a tool whose flag errors have a
+// status of their own sets it before parsing (sluice_launch: 2).
 void SetFlagErrorExitCode(int code);
 
 // Prints "TOOL: MESSAGE" on stderr and exits with the flag error status.
 [[noreturn]] void ExitWithFlagError(const absl::Status& error);
 
-namespace internal {
-// `description` followed by " (RANGE)", kept for as long as the program
-// runs: options hold their help text by reference.
-llvm::StringRef WithRange(llvm::StringRef description, std::string_view range);
-}  // namespace internal
-
 // `description` followed by " (MIN to MAX)": the help of a flag whose
 // number the tool reads from text, as InRange writes it for numeric flags.
 template <typename T>
-llvm::StringRef WithRange(llvm::StringRef description, T min, T max) {
-  return internal::WithRange(description, absl::StrCat(min, " to ", max));
+std::string WithRange(std::string_view description, T min, T max) {
+  std::string range = absl::StrCat(min, " to ", max);
+  if (description.empty()) return range;
+  return absl::StrCat(absl::string_view(description.data(), description.size()),
+                      " (", range, ")");
 }
 
-// A modifier of cl::opt<int>, <int64_t> or <double>: refuses, with
-// ExitWithFlagError, a value outside [min, max] as the option parses it,
-// and adds the range to the option's --help text. It must come after
-// cl::desc, and takes the option's one callback.
+// A modifier of a numeric Flag (flags.h): the flag refuses, as it parses,
+// a value outside [min, max] (nan included) with CheckFlagRange's message,
+// and its --help text ends with " (MIN to MAX)".
 template <typename T>
-class InRange {
- public:
-  static_assert(std::is_arithmetic_v<T>, "a range of numbers");
+struct InRange {
+  static_assert(std::is_arithmetic_v<T> && std::is_signed_v<T>,
+                "a range of signed integers or of floating point");
 
-  constexpr InRange(T min, T max) : min_(min), max_(max) {}
+  constexpr InRange(T min, T max) : min(min), max(max) {}
 
-  template <typename Option>
-  void apply(Option& option) const {
-    option.setDescription(WithRange(option.HelpStr, min_, max_));
-    option.setCallback([&option, min = min_, max = max_](const auto& value) {
-      using Value = std::decay_t<decltype(value)>;
-      static_assert(std::is_signed_v<Value>,
-                    "a range of signed integers or of floating point");
-      const std::string_view flag(option.ArgStr.data(), option.ArgStr.size());
-      absl::Status valid;
-      if constexpr (std::is_floating_point_v<Value>) {
-        valid = CheckFlagRange(
-            flag, absl::StrCat(value), static_cast<double>(value),
-            static_cast<double>(min), static_cast<double>(max));
-      } else {
-        valid = CheckFlagRange(
-            flag, absl::StrCat(value), static_cast<int64_t>(value),
-            static_cast<int64_t>(min), static_cast<int64_t>(max));
-      }
-      if (!valid.ok()) ExitWithFlagError(valid);
-    });
-  }
-
- private:
-  const T min_;
-  const T max_;
+  T min;
+  T max;
 };
 
 }  // namespace sluice::tools

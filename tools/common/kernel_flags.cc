@@ -6,25 +6,21 @@
 
 namespace sluice::tools {
 
-namespace cl = llvm::cl;
-
-KernelFlags::KernelFlags(cl::OptionCategory& category)
-    : plugins_("kernel_plugin",
-               cl::desc("load the kernels of this shared library "
-                        "(repeatable; see docs/kernels.md)"),
-               cl::value_desc("path.so"), cl::cat(category)),
-      list_kernels_("list_kernels",
-                    cl::desc("print every registered kernel with what it "
-                             "takes (operands, results, attributes), and "
-                             "exit"),
-                    cl::init(false), cl::cat(category)) {}
+KernelFlags::KernelFlags(FlagSet& set)
+    : plugins_(set, "kernel_plugin",
+               "load the kernels of this shared library "
+               "(repeatable; see docs/kernels.md)",
+               {}, ValueName("path.so")),
+      list_kernels_(set, "list_kernels",
+                    "print every registered kernel with what it takes "
+                    "(operands, results, attributes), and exit") {}
 
 absl::Status KernelFlags::RegisterKernels(
     const RegisterKernelsFn& register_kernels, KernelRegistry* registry) const {
   if (absl::Status status = register_kernels(registry); !status.ok()) {
     return status;
   }
-  for (const std::string& path : plugins_) {
+  for (const std::string& path : *plugins_) {
     if (absl::Status status = LoadKernelPlugin(path, registry); !status.ok()) {
       return status;
     }

@@ -12,18 +12,17 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/collective/store_service.h"
-#include "lib/ft/etcd_quorum_authority.h"
-#include "lib/ft/lighthouse_status.h"
-#include "lib/ft/lighthouse_status_page.h"
-#include "llvm/Support/CommandLine.h"
-#include "sluice/ft/lighthouse.h"
+#include "lib/lighthouse/etcd_quorum_authority.h"
+#include "lib/lighthouse/lighthouse_status.h"
+#include "lib/lighthouse/lighthouse_status_page.h"
+#include "sluice/lighthouse/lighthouse.h"
 #include "sluice/support/host_port.h"
-#include "tools/common/command_line.h"
 #include "tools/common/flag_checks.h"
+#include "tools/common/flags.h"
+#include "tools/common/tool_flags.h"
 
 namespace {
 
-namespace cl = llvm::cl;
 namespace tools = sluice::tools;
 
 // --http_port's default: no status page. Any value given must be a port.
@@ -33,77 +32,63 @@ constexpr int kMaxQuorumTickMs = 60000;
 // etcd grants leases of whole seconds, one at least.
 constexpr int kMinLeaseTtlMs = 1000;
 
-// The tool's options: --help lists these and nothing of the libraries it
-// links.
-cl::OptionCategory category("Options");
+tools::FlagSet flags;
 
-const sluice::ft::LighthouseOptions kDefaults;
+const sluice::lighthouse::LighthouseOptions kDefaults;
 
-cl::opt<std::string> address(
-    "address",
-    cl::desc("host:port to listen on; port 0 picks a free port "
-             "(default 127.0.0.1:29510)"),
-    cl::init(kDefaults.bind), cl::cat(category));
-// The flag's first spelling; the other tools call it --address. Not an
-// alias, which would set --address without a word.
-cl::opt<std::string> bind(
-    "bind", cl::desc("deprecated spelling of --address"), cl::Hidden,
-    cl::cat(category), cl::callback([](const std::string& value) {
-      std::fprintf(stderr,
-                   "sluice_lighthouse: --bind is deprecated; use --address\n");
-      address = value;
-    }));
-cl::opt<std::string> advertise(
-    "advertise",
-    cl::desc("the address replicas dial (default: the bound address)"),
-    cl::init(""), cl::cat(category));
-cl::opt<int> min_replicas(
-    "min_replicas",
-    cl::desc("fewest replicas a quorum (and a commit) needs (default 1)"),
-    cl::init(kDefaults.min_replicas), cl::cat(category),
-    tools::InRange(1, tools::kMaxWorldSize));
-cl::opt<int> join_timeout_ms(
-    "join_timeout_ms",
-    cl::desc("how long a quorum waits for healthy replicas that have not "
-             "asked yet (default 60000)"),
-    cl::init(absl::ToInt64Milliseconds(kDefaults.join_timeout)),
-    cl::cat(category), tools::InRange(0, tools::kMaxMilliseconds));
-cl::opt<int> quorum_tick_ms(
-    "quorum_tick_ms",
-    cl::desc("how often heartbeats and waiting quorums are checked "
-             "(default 100)"),
-    cl::init(absl::ToInt64Milliseconds(kDefaults.quorum_tick)),
-    cl::cat(category), tools::InRange(1, kMaxQuorumTickMs));
-cl::opt<int> heartbeat_timeout_ms(
-    "heartbeat_timeout_ms",
-    cl::desc("a replica not heard from for this long is unhealthy "
-             "(default 5000)"),
-    cl::init(absl::ToInt64Milliseconds(kDefaults.heartbeat_timeout)),
-    cl::cat(category), tools::InRange(1, tools::kMaxMilliseconds));
-cl::opt<int> http_port(
-    "http_port",
-    cl::desc("serve the status page on this port of --address's host; 0 picks "
-             "a free port (default: no status page)"),
-    cl::init(kNoStatusPage), cl::cat(category),
-    tools::InRange(0, sluice::kMaxPort));
-cl::opt<std::string> etcd(
-    "etcd",
-    cl::desc("etcd endpoints, e.g. http://127.0.0.1:2379,http://h2:2379: "
-             "lighthouses sharing them elect one leader (default: alone)"),
-    cl::init(""), cl::cat(category));
-cl::opt<std::string> etcd_prefix(
-    "etcd_prefix",
-    cl::desc("prefix of this group of lighthouses' etcd keys "
-             "(default /sluice/lighthouse/)"),
-    cl::init(sluice::ft::EtcdQuorumAuthorityOptions().prefix),
-    cl::cat(category));
-cl::opt<int> etcd_lease_ttl_ms(
-    "etcd_lease_ttl_ms",
-    cl::desc("how long a leader that stopped renewing its etcd lease keeps "
-             "leading (whole seconds; default 2000)"),
-    cl::init(absl::ToInt64Milliseconds(
-        sluice::ft::EtcdQuorumAuthorityOptions().lease_ttl)),
-    cl::cat(category), tools::InRange(kMinLeaseTtlMs, tools::kMaxMilliseconds));
+// The milliseconds of a default duration, for an int flag.
+int Milliseconds(absl::Duration duration) {
+  return static_cast<int>(absl::ToInt64Milliseconds(duration));
+}
+
+// --bind was the flag's first spelling; the other tools call it --address.
+tools::Flag<std::string> address(
+    flags, "address",
+    "host:port to listen on; port 0 picks a free port (default "
+    "127.0.0.1:29510)",
+    kDefaults.bind, tools::DeprecatedAlias("bind"));
+tools::Flag<std::string> advertise(
+    flags, "advertise",
+    "the address replicas dial (default: the bound address)");
+tools::Flag<int> min_replicas(
+    flags, "min_replicas",
+    "fewest replicas a quorum (and a commit) needs (default 1)",
+    kDefaults.min_replicas, tools::InRange(1, tools::kMaxWorldSize));
+tools::Flag<int> join_timeout_ms(
+    flags, "join_timeout_ms",
+    "how long a quorum waits for healthy replicas that have not asked yet "
+    "(default 60000)",
+    Milliseconds(kDefaults.join_timeout),
+    tools::InRange(0, tools::kMaxMilliseconds));
+tools::Flag<int> quorum_tick_ms(
+    flags, "quorum_tick_ms",
+    "how often heartbeats and waiting quorums are checked (default 100)",
+    Milliseconds(kDefaults.quorum_tick), tools::InRange(1, kMaxQuorumTickMs));
+tools::Flag<int> heartbeat_timeout_ms(
+    flags, "heartbeat_timeout_ms",
+    "a replica not heard from for this long is unhealthy (default 5000)",
+    Milliseconds(kDefaults.heartbeat_timeout),
+    tools::InRange(1, tools::kMaxMilliseconds));
+tools::Flag<int> http_port(
+    flags, "http_port",
+    "serve the status page on this port of --address's host; 0 picks a "
+    "free port (default: no status page)",
+    kNoStatusPage, tools::InRange(0, sluice::kMaxPort));
+tools::Flag<std::string> etcd(
+    flags, "etcd",
+    "etcd endpoints, e.g. http://127.0.0.1:2379,http://h2:2379: lighthouses "
+    "sharing them elect one leader (default: alone)");
+tools::Flag<std::string> etcd_prefix(
+    flags, "etcd_prefix",
+    "prefix of this group of lighthouses' etcd keys (default "
+    "/sluice/lighthouse/)",
+    sluice::lighthouse::EtcdQuorumAuthorityOptions().prefix);
+tools::Flag<int> etcd_lease_ttl_ms(
+    flags, "etcd_lease_ttl_ms",
+    "how long a leader that stopped renewing its etcd lease keeps leading "
+    "(whole seconds; default 2000)",
+    Milliseconds(sluice::lighthouse::EtcdQuorumAuthorityOptions().lease_ttl),
+    tools::InRange(kMinLeaseTtlMs, tools::kMaxMilliseconds));
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "sluice_lighthouse: %s\n", message.c_str());
@@ -111,23 +96,25 @@ int Fail(const std::string& message) {
 }
 
 // The etcd authority for --etcd; null (a lighthouse alone) without it.
-absl::StatusOr<std::unique_ptr<sluice::ft::QuorumAuthority>> NewAuthority(
-    const std::string& dialed) {
-  if (etcd.empty()) return nullptr;
+absl::StatusOr<std::unique_ptr<sluice::lighthouse::QuorumAuthority>>
+NewAuthority(const std::string& dialed) {
+  if (etcd->empty()) return nullptr;
   if (absl::EndsWith(dialed, ":0")) {
     return absl::InvalidArgumentError(
         "--etcd needs a fixed port in --address or --advertise: the other "
         "lighthouses send replicas to this address");
   }
-  sluice::ft::EtcdQuorumAuthorityOptions options;
-  options.endpoints = sluice::ft::EtcdClient::SplitEndpoints(etcd);
-  options.prefix = etcd_prefix;
+  sluice::lighthouse::EtcdQuorumAuthorityOptions options;
+  options.endpoints = sluice::lighthouse::EtcdClient::SplitEndpoints(*etcd);
+  options.prefix = *etcd_prefix;
   options.address = dialed;
-  options.lease_ttl = absl::Milliseconds(etcd_lease_ttl_ms.getValue());
-  absl::StatusOr<std::unique_ptr<sluice::ft::EtcdQuorumAuthority>> authority =
-      sluice::ft::EtcdQuorumAuthority::Create(std::move(options));
+  options.lease_ttl = absl::Milliseconds(*etcd_lease_ttl_ms);
+  absl::StatusOr<std::unique_ptr<sluice::lighthouse::EtcdQuorumAuthority>>
+      authority =
+          sluice::lighthouse::EtcdQuorumAuthority::Create(std::move(options));
   if (!authority.ok()) return authority.status();
-  return std::unique_ptr<sluice::ft::QuorumAuthority>(*std::move(authority));
+  return std::unique_ptr<sluice::lighthouse::QuorumAuthority>(
+      *std::move(authority));
 }
 
 }  // namespace
@@ -139,7 +126,7 @@ int main(int argc, char** argv) {
       "(their generations), takes their commit votes and tells them about "
       "lost members. Prints 'lighthouse listening on <host:port>' once it "
       "serves; SIGTERM or SIGINT stops it (exit status 0).\n",
-      category);
+      flags);
 
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -148,23 +135,21 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   // Checked before an etcd authority dials etcd with them.
-  for (const cl::opt<std::string>* flag : {&address, &advertise}) {
-    if (flag->empty()) continue;
-    absl::StatusOr<sluice::HostPort> valid =
-        sluice::ParseHostPort(flag->getValue());
+  for (const tools::Flag<std::string>* flag : {&address, &advertise}) {
+    if ((*flag)->empty()) continue;
+    absl::StatusOr<sluice::HostPort> valid = sluice::ParseHostPort(**flag);
     if (!valid.ok()) {
-      return Fail(absl::StrCat("--", flag->ArgStr.str(), "=", flag->getValue(),
-                               ": ", valid.status().message()));
+      return Fail(absl::StrCat("--", flag->name(), "=", **flag, ": ",
+                               valid.status().message()));
     }
   }
-  sluice::ft::LighthouseOptions options;
-  options.bind = address;
-  options.advertise = advertise;
-  options.min_replicas = min_replicas;
-  options.join_timeout = absl::Milliseconds(join_timeout_ms.getValue());
-  options.quorum_tick = absl::Milliseconds(quorum_tick_ms.getValue());
-  options.heartbeat_timeout =
-      absl::Milliseconds(heartbeat_timeout_ms.getValue());
+  sluice::lighthouse::LighthouseOptions options;
+  options.bind = *address;
+  options.advertise = *advertise;
+  options.min_replicas = *min_replicas;
+  options.join_timeout = absl::Milliseconds(*join_timeout_ms);
+  options.quorum_tick = absl::Milliseconds(*quorum_tick_ms);
+  options.heartbeat_timeout = absl::Milliseconds(*heartbeat_timeout_ms);
   // The replicas' collective groups rendezvous through the store served on
   // the lighthouse's port (the manager dials the leader for it).
   std::unique_ptr<grpc::Service> store = sluice::ccl::NewStoreService();
@@ -172,16 +157,16 @@ int main(int argc, char** argv) {
   auto authority = NewAuthority(options.advertise.empty() ? options.bind
                                                           : options.advertise);
   if (!authority.ok()) return Fail(std::string(authority.status().message()));
-  auto lighthouse =
-      sluice::ft::Lighthouse::Start(std::move(options), *std::move(authority));
+  auto lighthouse = sluice::lighthouse::Lighthouse::Start(
+      std::move(options), *std::move(authority));
   if (!lighthouse.ok()) return Fail(std::string(lighthouse.status().message()));
   std::printf("lighthouse listening on %s\n", (*lighthouse)->address().c_str());
-  std::unique_ptr<sluice::ft::LighthouseStatusPage> page;
-  if (http_port != kNoStatusPage) {
-    const std::string host = address.substr(0, address.rfind(':'));
-    auto started = sluice::ft::LighthouseStatusPage::Start(
-        host, http_port, [lighthouse = lighthouse->get()] {
-          return sluice::ft::StatusToProto(lighthouse->Status());
+  std::unique_ptr<sluice::lighthouse::LighthouseStatusPage> page;
+  if (*http_port != kNoStatusPage) {
+    const std::string host = address->substr(0, address->rfind(':'));
+    auto started = sluice::lighthouse::LighthouseStatusPage::Start(
+        host, *http_port, [lighthouse = lighthouse->get()] {
+          return sluice::lighthouse::StatusToProto(lighthouse->Status());
         });
     if (!started.ok()) return Fail(std::string(started.status().message()));
     page = *std::move(started);

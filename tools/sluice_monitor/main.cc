@@ -8,49 +8,44 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
-#include "llvm/Support/CommandLine.h"
-#include "sluice/ft/monitor.h"
-#include "tools/common/command_line.h"
+#include "sluice/monitor/monitor.h"
 #include "tools/common/flag_checks.h"
+#include "tools/common/flags.h"
+#include "tools/common/tool_flags.h"
 
 namespace {
 
-namespace cl = llvm::cl;
 namespace tools = sluice::tools;
 
-// The tool's options: --help lists these and nothing of the libraries it
-// links.
-cl::OptionCategory category("Options");
+tools::FlagSet flags;
 
-const sluice::ft::MonitorOptions kDefaults;
+const sluice::monitor::MonitorOptions kDefaults;
 
-cl::opt<std::string> address(
-    "address", cl::desc("host:port to listen on; port 0 picks a free port"),
-    cl::init("127.0.0.1:0"), cl::cat(category));
-cl::opt<int> world_size("world_size", cl::desc("number of ranks (default 1)"),
-                        cl::init(kDefaults.world_size), cl::cat(category),
-                        tools::InRange(1, tools::kMaxWorldSize));
-cl::opt<double> stuck_timeout_s(
-    "stuck_timeout_s",
-    cl::desc("seconds a step may stay begun and not ended (default 10)"),
-    cl::init(absl::ToDoubleSeconds(kDefaults.stuck_timeout)), cl::cat(category),
+tools::Flag<std::string> address(
+    flags, "address", "host:port to listen on; port 0 picks a free port",
+    "127.0.0.1:0");
+tools::Flag<int> world_size(flags, "world_size", "number of ranks (default 1)",
+                            kDefaults.world_size,
+                            tools::InRange(1, tools::kMaxWorldSize));
+tools::Flag<double> stuck_timeout_s(
+    flags, "stuck_timeout_s",
+    "seconds a step may stay begun and not ended (default 10)",
+    absl::ToDoubleSeconds(kDefaults.stuck_timeout),
     tools::InRange(tools::kMinSeconds, tools::kMaxSeconds));
-cl::opt<double> silent_timeout_s(
-    "silent_timeout_s",
-    cl::desc("seconds a rank may send nothing, not even a heartbeat "
-             "(default 30)"),
-    cl::init(absl::ToDoubleSeconds(kDefaults.silent_timeout)),
-    cl::cat(category), tools::InRange(tools::kMinSeconds, tools::kMaxSeconds));
-cl::list<std::string> step_kinds(
-    "step_kind",
-    cl::desc(tools::WithRange(
-        "KIND:SECONDS, the stuck limit of steps begun with that kind, e.g. "
-        "first:120 (repeatable); SECONDS",
-        tools::kMinSeconds, tools::kMaxSeconds)),
-    cl::cat(category));
+tools::Flag<double> silent_timeout_s(
+    flags, "silent_timeout_s",
+    "seconds a rank may send nothing, not even a heartbeat (default 30)",
+    absl::ToDoubleSeconds(kDefaults.silent_timeout),
+    tools::InRange(tools::kMinSeconds, tools::kMaxSeconds));
+tools::Flag<std::vector<std::string>> step_kinds(
+    flags, "step_kind",
+    tools::WithRange("KIND:SECONDS, the stuck limit of steps begun with that "
+                     "kind, e.g. first:120 (repeatable); SECONDS",
+                     tools::kMinSeconds, tools::kMaxSeconds));
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "sluice_monitor: %s\n", message.c_str());
@@ -66,7 +61,7 @@ int main(int argc, char** argv) {
       "which are stuck, silent, dead or finished. Prints 'listening on "
       "<host:port>' once it accepts reports, then each verdict as it first "
       "holds; SIGTERM or SIGINT stops it (exit status 0).\n",
-      category);
+      flags);
 
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -74,11 +69,11 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  sluice::ft::MonitorOptions options;
-  options.world_size = world_size;
-  options.stuck_timeout = absl::Seconds(stuck_timeout_s.getValue());
-  options.silent_timeout = absl::Seconds(silent_timeout_s.getValue());
-  for (const std::string& spec : step_kinds) {
+  sluice::monitor::MonitorOptions options;
+  options.world_size = *world_size;
+  options.stuck_timeout = absl::Seconds(*stuck_timeout_s);
+  options.silent_timeout = absl::Seconds(*silent_timeout_s);
+  for (const std::string& spec : *step_kinds) {
     absl::StatusOr<std::pair<std::string, double>> kind =
         tools::ParseNamedFlagNumber("step_kind", spec, "KIND:SECONDS",
                                     tools::kMinSeconds, tools::kMaxSeconds);
@@ -86,22 +81,23 @@ int main(int argc, char** argv) {
     options.step_kind_timeouts[kind->first] = absl::Seconds(kind->second);
   }
 
-  auto server = sluice::ft::MonitorServer::Start(address, std::move(options));
+  auto server =
+      sluice::monitor::MonitorServer::Start(*address, std::move(options));
   if (!server.ok()) return Fail(std::string(server.status().message()));
-  const std::string host = address.substr(0, address.rfind(':'));
+  const std::string host = address->substr(0, address->rfind(':'));
   std::printf("sluice_monitor listening on %s:%d\n", host.c_str(),
               (*server)->port());
   std::fflush(stdout);
 
   // A verdict is printed once, the first time it holds; one that clears
   // (after a reset, or a rank that reconnected) may be printed again.
-  std::set<std::pair<int, sluice::ft::VerdictKind>> printed;
+  std::set<std::pair<int, sluice::monitor::VerdictKind>> printed;
   auto print_new_verdicts = [&] {
-    const sluice::ft::JobState state = (*server)->State();
-    std::set<std::pair<int, sluice::ft::VerdictKind>> holding;
-    for (const sluice::ft::Verdict& verdict : state.verdicts) {
-      const std::pair<int, sluice::ft::VerdictKind> key(verdict.rank,
-                                                        verdict.kind);
+    const sluice::monitor::JobState state = (*server)->State();
+    std::set<std::pair<int, sluice::monitor::VerdictKind>> holding;
+    for (const sluice::monitor::Verdict& verdict : state.verdicts) {
+      const std::pair<int, sluice::monitor::VerdictKind> key(verdict.rank,
+                                                             verdict.kind);
       holding.insert(key);
       if (printed.count(key) == 0) {
         std::printf("verdict: %s\n", verdict.message.c_str());
@@ -122,8 +118,8 @@ int main(int argc, char** argv) {
   printer.join();
   print_new_verdicts();
   // What each rank got to, for whoever reads the log.
-  const sluice::ft::JobState final_state = (*server)->State();
-  for (const sluice::ft::RankState& rank : final_state.ranks) {
+  const sluice::monitor::JobState final_state = (*server)->State();
+  for (const sluice::monitor::RankState& rank : final_state.ranks) {
     std::printf(
         "rank %d: last step begun %lld, last step ended %lld, %lld epochs "
         "finished%s\n",

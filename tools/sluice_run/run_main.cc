@@ -18,7 +18,6 @@
 #include "dialects/register.h"
 #include "kernels/dist/distributed_context.h"
 #include "lib/executor/tool_observers.h"
-#include "llvm/Support/CommandLine.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/compiler/compile_source.h"
@@ -36,6 +35,7 @@
 #include "tools/common/exit_watchdog.h"
 #include "tools/common/flag_checks.h"
 #include "tools/common/kernel_flags.h"
+#include "tools/common/tool_flags.h"
 #include "tools/sluice_run/diagnostic_verifier.h"
 #include "tools/sluice_run/function_arguments.h"
 #include "tools/sluice_run/load_diagnostics.h"
@@ -44,70 +44,62 @@
 namespace sluice {
 namespace {
 
-namespace cl = llvm::cl;
-
-// The options, made when SluiceRunMain runs (a program may link the runner
-// library without running it), in one category so that --help shows them
-// and nothing of the libraries the runner links.
+// The flags, made when SluiceRunMain runs (a program may link the runner
+// library without running it).
 struct RunOptions {
-  cl::OptionCategory category{"Options"};
-  cl::opt<std::string> input_file{
-      cl::Positional, cl::desc("<program.mlir | program.sbf | - for stdin>"),
-      cl::init("-"), cl::cat(category)};
-  cl::opt<std::string> work_queue_type{
-      "work_queue_type",
-      cl::desc("s (single-threaded, the default) | mstd | mstd:N | mstd:N,M"),
-      cl::init("s"), cl::cat(category)};
-  cl::list<std::string> functions{
-      "functions", cl::desc("run only these functions, in this order"),
-      cl::CommaSeparated, cl::cat(category)};
-  cl::opt<std::string> test_init_function{
-      "test_init_function", cl::desc("run this function first, then the rest"),
-      cl::init(""), cl::cat(category)};
-  cl::list<std::string> args{
+  tools::FlagSet set;
+  tools::PositionalArg input_file{
+      set, "<program.mlir | program.sbf | - for stdin>", "-"};
+  tools::Flag<std::string> work_queue_type{
+      set, "work_queue_type",
+      "s (single-threaded, the default) | mstd | mstd:N | mstd:N,M", "s"};
+  tools::Flag<std::vector<std::string>> functions{
+      set,
+      "functions",
+      "run only these functions, in this order",
+      {},
+      tools::CommaSeparated()};
+  tools::Flag<std::string> test_init_function{
+      set, "test_init_function", "run this function first, then the rest"};
+  tools::Flag<std::vector<std::string>> args{
+      set,
       "args",
-      cl::desc("run FUNCTION, which takes arguments, with these values "
-               "(repeatable; i1: true|false, i32, i64, f32, f64, "
-               "!tfrt.chain: chain)"),
-      cl::value_desc("FUNCTION:VALUE,VALUE,..."), cl::cat(category)};
-  cl::opt<bool> print_error_code{
-      "print_error_code", cl::desc("print error values with their status code"),
-      cl::init(false), cl::cat(category)};
-  cl::opt<std::string> host_allocator_type{
-      "host_allocator_type",
-      cl::desc("malloc | leak_check (the default: leaks fail the run) | "
-               "profiled | test_fixed_size_1k"),
-      cl::init("leak_check"), cl::cat(category)};
-  cl::opt<bool> verify_diagnostics{
-      "verify-diagnostics",
-      cl::desc("check runtime errors against expected-error annotations in "
-               "the source file"),
-      cl::init(false), cl::cat(category)};
-  cl::opt<double> timeout_seconds{
-      "timeout",
-      cl::desc("cancel each function after this many seconds, printing what "
-               "it still waited for (default 0: never)"),
-      cl::init(0), cl::cat(category), tools::InRange(0.0, tools::kMaxSeconds)};
-  cl::opt<std::string> trace_file{
-      "trace",
-      cl::desc("write a timeline of the run to this file (Chrome trace-event "
-               "JSON: open it in ui.perfetto.dev)"),
-      cl::init(""), cl::cat(category)};
-  cl::opt<bool> explain_hangs{
-      "explain_hangs",
-      cl::desc("on SIGUSR1, print what the running function still waits for"),
-      cl::init(false), cl::cat(category)};
-  cl::opt<std::string> cluster{
-      "cluster",
-      cl::desc("the tasks tfrt_dist ops talk to: JSON ({\"worker\": "
-               "[\"host:port\", ...]}) or @file (default: $SLUICE_CLUSTER)"),
-      cl::init(""), cl::cat(category)};
-  cl::opt<int> rpc_deadline_ms{
-      "rpc_deadline_ms",
-      cl::desc("deadline of each RPC of tfrt_dist ops, in milliseconds"),
-      cl::init(30000), cl::cat(category),
+      "run FUNCTION, which takes arguments, with these values (repeatable; "
+      "i1: true|false, i32, i64, f32, f64, !tfrt.chain: chain)",
+      {},
+      tools::ValueName("FUNCTION:VALUE,VALUE,...")};
+  tools::Flag<bool> print_error_code{
+      set, "print_error_code", "print error values with their status code"};
+  tools::Flag<std::string> host_allocator_type{
+      set, "host_allocator_type",
+      "malloc | leak_check (the default: leaks fail the run) | profiled | "
+      "test_fixed_size_1k",
+      "leak_check"};
+  tools::Flag<bool> verify_diagnostics{
+      set, "verify-diagnostics",
+      "check runtime errors against expected-error annotations in the source "
+      "file"};
+  tools::Flag<double> timeout_seconds{
+      set, "timeout",
+      "cancel each function after this many seconds, printing what it still "
+      "waited for (default 0: never)",
+      0.0, tools::InRange(0.0, tools::kMaxSeconds)};
+  tools::Flag<std::string> trace_file{
+      set, "trace",
+      "write a timeline of the run to this file (Chrome trace-event JSON: "
+      "open it in ui.perfetto.dev)"};
+  tools::Flag<bool> explain_hangs{
+      set, "explain_hangs",
+      "on SIGUSR1, print what the running function still waits for"};
+  tools::Flag<std::string> cluster{
+      set, "cluster",
+      "the tasks tfrt_dist ops talk to: JSON ({\"worker\": [\"host:port\", "
+      "...]}) or @file (default: $SLUICE_CLUSTER)"};
+  tools::Flag<int> rpc_deadline_ms{
+      set, "rpc_deadline_ms",
+      "deadline of each RPC of tfrt_dist ops, in milliseconds", 30000,
       tools::InRange(1, tools::kMaxMilliseconds)};
-  tools::KernelFlags kernels{category};
+  tools::KernelFlags kernels{set};
 };
 
 // The test budget allocator counts only allocations above 32 bytes.
@@ -209,14 +201,14 @@ absl::Status SetUpDistribution(const RunOptions& options, const char* tool_name,
       !faults.ok()) {
     return faults;
   }
-  rpc_options.deadline = absl::Milliseconds(options.rpc_deadline_ms.getValue());
+  rpc_options.deadline = absl::Milliseconds(*options.rpc_deadline_ms);
   // A dead task is not seconds of silence: the runner says what it waits
   // for while it waits.
   rpc_options.on_waiting = [tool_name](const std::string& message) {
     std::fprintf(stderr, "%s: %s\n", tool_name, message.c_str());
   };
-  if (options.cluster.empty()) return absl::OkStatus();
-  auto spec = dist::ClusterSpec::FromFlagOrEnvironment(options.cluster);
+  if (options.cluster->empty()) return absl::OkStatus();
+  auto spec = dist::ClusterSpec::FromFlagOrEnvironment(*options.cluster);
   if (!spec.ok()) return spec.status();
   auto policy = dist::FailFastPolicyFromEnvironment();
   if (!policy.ok()) return policy.status();
@@ -237,7 +229,7 @@ struct Input {
 // content (compiled programs start with the SBF magic number). Null when
 // the compiler failed, having printed its diagnostics.
 absl::StatusOr<std::unique_ptr<Input>> ReadInput(const RunOptions& options) {
-  absl::StatusOr<std::string> text = ReadToolInput(options.input_file);
+  absl::StatusOr<std::string> text = ReadToolInput(*options.input_file);
   if (!text.ok()) return text.status();
   auto input = std::make_unique<Input>();
   input->text = *std::move(text);
@@ -248,8 +240,7 @@ absl::StatusOr<std::unique_ptr<Input>> ReadInput(const RunOptions& options) {
   mlir::DialectRegistry dialects;
   RegisterSluiceDialects(dialects);
   absl::StatusOr<std::vector<uint8_t>> sbf = CompileMlirToSbf(
-      input->text,
-      options.input_file == "-" ? "<stdin>" : options.input_file.getValue(),
+      input->text, *options.input_file == "-" ? "<stdin>" : *options.input_file,
       dialects);
   if (!sbf.ok()) return nullptr;
   input->compiled = *std::move(sbf);
@@ -262,28 +253,28 @@ absl::StatusOr<std::unique_ptr<Input>> ReadInput(const RunOptions& options) {
 absl::StatusOr<std::vector<const Function*>> FunctionsToRun(
     const RunOptions& options, const Program& program) {
   std::vector<const Function*> to_run;
-  if (!options.test_init_function.empty()) {
-    const Function* init = program.GetFunction(options.test_init_function);
+  if (!options.test_init_function->empty()) {
+    const Function* init = program.GetFunction(*options.test_init_function);
     if (init == nullptr) {
-      return absl::NotFoundError(absl::StrCat(
-          "couldn't find function ", options.test_init_function.getValue()));
+      return absl::NotFoundError(
+          absl::StrCat("couldn't find function ", *options.test_init_function));
     }
     to_run.push_back(init);
   }
-  if (!options.functions.empty()) {
-    for (const std::string& name : options.functions) {
+  if (!options.functions->empty()) {
+    for (const std::string& name : *options.functions) {
       const Function* function = program.GetFunction(name);
       if (function == nullptr) {
         return absl::NotFoundError(
             absl::StrCat("couldn't find function ", name));
       }
       // The init function already runs first, and only then.
-      if (name != options.test_init_function) to_run.push_back(function);
+      if (name != *options.test_init_function) to_run.push_back(function);
     }
     return to_run;
   }
   for (const Function* function : program.ListFunctions()) {
-    if (function->name() != options.test_init_function) {
+    if (function->name() != *options.test_init_function) {
       to_run.push_back(function);
     }
   }
@@ -297,7 +288,7 @@ using ArgumentsOf =
 absl::StatusOr<ArgumentsOf> ParseArguments(const RunOptions& options,
                                            const Program& program) {
   ArgumentsOf arguments_of;
-  for (const std::string& flag : options.args) {
+  for (const std::string& flag : *options.args) {
     absl::StatusOr<FunctionArguments> parsed = ParseFunctionArguments(flag);
     if (!parsed.ok()) return parsed.status();
     const Function* function = program.GetFunction(parsed->function);
@@ -328,16 +319,16 @@ bool RunFunction(const Function& function,
   }
   PrintLine(absl::StrCat("--- Running '", function.name(), "':"));
   std::optional<absl::Time> deadline;
-  if (options.timeout_seconds > 0) {
-    deadline = absl::Now() + absl::Seconds(options.timeout_seconds.getValue());
+  if (*options.timeout_seconds > 0) {
+    deadline = absl::Now() + absl::Seconds(*options.timeout_seconds);
   }
   RCReference<RequestContext> request = RequestContext::Create(&host, deadline);
   request->set_observers(observers.observers());
-  observers.ExplainOnDeadline(*request,
-                              absl::StrCat(tool_name, ": '", function.name(),
-                                           "' passed its --timeout of ",
-                                           options.timeout_seconds.getValue(),
-                                           " s; what is still unresolved:"));
+  observers.ExplainOnDeadline(
+      *request,
+      absl::StrCat(tool_name, ": '", function.name(),
+                   "' passed its --timeout of ", *options.timeout_seconds,
+                   " s; what is still unresolved:"));
   ExecutionContext context(std::move(request));
   std::optional<tools::ExitWatchdog> watchdog;
   if (deadline) {
@@ -345,8 +336,7 @@ bool RunFunction(const Function& function,
         *deadline + tools::kStuckWorkMargin,
         absl::StrCat(tool_name, ": '", function.name(), "' is still running ",
                      absl::FormatDuration(tools::kStuckWorkMargin),
-                     " after its --timeout of ",
-                     options.timeout_seconds.getValue(),
+                     " after its --timeout of ", *options.timeout_seconds,
                      " s: a kernel blocked outside the executor does not "
                      "stop when cancelled; exiting without it"));
   }
@@ -366,7 +356,7 @@ bool RunFunction(const Function& function,
   for (size_t i = 0; i < results.size(); ++i) {
     if (i > 0) line += ",";
     if (results[i]->IsError()) ok = false;
-    line += FormatResult(*results[i], types[i], options.print_error_code);
+    line += FormatResult(*results[i], types[i], *options.print_error_code);
   }
   PrintLine(line);
   return ok;
@@ -402,8 +392,9 @@ int SluiceRunMain(int argc, char** argv,
       ": runs every function of a Sluice program (.mlir, compiled in memory, "
       "or .sbf) that takes no arguments (or gets them from --args), in file "
       "order, and prints what each returns\n");
-  tools::ParseToolCommandLine(argc, argv, tool_name, overview.c_str(),
-                              options.category);
+  // The runner links MLIR to compile .mlir input: its version says which.
+  tools::ParseToolCommandLine(argc, argv, tool_name, overview, options.set,
+                              tools::VersionTextWithLlvm(tool_name));
   auto fail = [tool_name](const absl::Status& status) {
     return Fail(tool_name, std::string(status.message()));
   };
@@ -432,32 +423,31 @@ int SluiceRunMain(int argc, char** argv,
   if (*input == nullptr) return 1;
 
   DiagnosticVerifier verifier;
-  if (options.verify_diagnostics && (*input)->is_mlir &&
-      options.input_file != "-") {
-    verifier.AddSource(options.input_file, (*input)->text);
+  if (*options.verify_diagnostics && (*input)->is_mlir &&
+      *options.input_file != "-") {
+    verifier.AddSource(*options.input_file, (*input)->text);
   }
   std::mutex diagnostics_mu;
   bool runtime_error = false;
   auto on_diagnostic = [&](const DecodedDiagnostic& diagnostic) {
     std::lock_guard<std::mutex> lock(diagnostics_mu);
     runtime_error = true;
-    if (options.verify_diagnostics && verifier.Match(diagnostic)) return;
+    if (*options.verify_diagnostics && verifier.Match(diagnostic)) return;
     std::fprintf(stderr, "%s\n", diagnostic.ToString().c_str());
   };
 
   LeakCheckAllocator* leak_check = nullptr;
   std::unique_ptr<HostAllocator> allocator =
-      CreateAllocator(options.host_allocator_type, tool_name, &leak_check);
+      CreateAllocator(*options.host_allocator_type, tool_name, &leak_check);
   if (!allocator) {
-    return Fail(tool_name,
-                absl::StrCat("unknown host allocator type '",
-                             options.host_allocator_type.getValue(), "'"));
+    return Fail(tool_name, absl::StrCat("unknown host allocator type '",
+                                        *options.host_allocator_type, "'"));
   }
-  auto work_queue = CreateWorkQueue(options.work_queue_type.getValue());
+  auto work_queue = CreateWorkQueue(*options.work_queue_type);
   if (!work_queue.ok()) return fail(work_queue.status());
-  auto observers = ToolObservers::Create({tool_name, options.trace_file,
-                                          options.timeout_seconds > 0,
-                                          options.explain_hangs});
+  auto observers = ToolObservers::Create({tool_name, *options.trace_file,
+                                          *options.timeout_seconds > 0,
+                                          *options.explain_hangs});
   if (!observers.ok()) return fail(observers.status());
   bool failed = false;
   {
@@ -480,7 +470,7 @@ int SluiceRunMain(int argc, char** argv,
     }
 
     auto program = Program::Load((*input)->bytes, registry);
-    if (!program.ok() && options.verify_diagnostics) {
+    if (!program.ok() && *options.verify_diagnostics) {
       return VerifyLoadErrors(program.status(), verifier);
     }
     if (!program.ok()) {
@@ -519,7 +509,7 @@ int SluiceRunMain(int argc, char** argv,
   }
   // As in mlir-opt, the status under -verify-diagnostics is the
   // verification's alone, so a test pipes the output to FileCheck.
-  if (options.verify_diagnostics) return VerificationStatus(verifier);
+  if (*options.verify_diagnostics) return VerificationStatus(verifier);
   return (failed || runtime_error) ? 1 : 0;
 }
 

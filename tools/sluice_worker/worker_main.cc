@@ -15,7 +15,6 @@
 #include "absl/time/time.h"
 #include "kernels/dist/distributed_context.h"
 #include "lib/executor/tool_observers.h"
-#include "llvm/Support/CommandLine.h"
 #include "sluice/coordinator/variable_service.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/worker_server.h"
@@ -24,15 +23,13 @@
 #include "sluice/host_context/host_context.h"
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/support/fault_point.h"
-#include "tools/common/command_line.h"
 #include "tools/common/exit_watchdog.h"
 #include "tools/common/flag_checks.h"
 #include "tools/common/kernel_flags.h"
+#include "tools/common/tool_flags.h"
 
 namespace sluice {
 namespace {
-
-namespace cl = llvm::cl;
 
 // Bounds of the worker's flags (the shared ones are in flag_checks.h).
 // A message must hold at least a small request.
@@ -42,74 +39,61 @@ constexpr int kMaxPrograms = 65536;
 // Bytes of the programs kept loaded: a terabyte is past any host's memory.
 constexpr int64_t kMaxProgramBytes = int64_t{1} << 40;
 
-// The options, made when SluiceWorkerMain runs, in one category so that
-// --help shows them and nothing of the libraries the worker links.
+// The flags, made when SluiceWorkerMain runs.
 struct WorkerFlags {
-  cl::OptionCategory category{"Options"};
-  cl::opt<std::string> task_name{
-      "task_name",
-      cl::desc("this task's name, /job:<job>/task:<index> (required)"),
-      cl::cat(category)};
-  cl::opt<std::string> job{
-      "job",
-      cl::desc("this task's job; must match --task_name when both are given "
-               "(default: the job of --task_name)"),
-      cl::cat(category)};
-  cl::opt<std::string> address{
-      "address",
-      cl::desc("host:port to listen on; port 0 picks a free port (default: "
-               "this task's address in --cluster)"),
-      cl::cat(category)};
-  cl::opt<std::string> cluster{
-      "cluster",
-      cl::desc("cluster spec, JSON or @file (default: $SLUICE_CLUSTER); only "
-               "needed without --address, or for programs that call other "
-               "tasks"),
-      cl::cat(category)};
+  tools::FlagSet set;
+  tools::Flag<std::string> task_name{
+      set, "task_name", "this task's name, /job:<job>/task:<index> (required)"};
+  tools::Flag<std::string> job{
+      set, "job",
+      "this task's job; must match --task_name when both are given "
+      "(default: the job of --task_name)"};
+  tools::Flag<std::string> address{
+      set, "address",
+      "host:port to listen on; port 0 picks a free port (default: this "
+      "task's address in --cluster)"};
+  tools::Flag<std::string> cluster{
+      set, "cluster",
+      "cluster spec, JSON or @file (default: $SLUICE_CLUSTER); only needed "
+      "without --address, or for programs that call other tasks"};
   // sluice_run's spelling, which TFRT's tools use too.
-  cl::opt<std::string> work_queue_type{
-      "work_queue_type", cl::desc("mstd (the default) | mstd:N | mstd:N,M | s"),
-      cl::init("mstd"), cl::cat(category)};
-  cl::alias work_queue{
-      "work_queue", cl::desc("deprecated spelling of --work_queue_type"),
-      cl::aliasopt(work_queue_type), cl::Hidden, cl::cat(category)};
-  cl::opt<int> max_message_bytes{
-      "max_message_bytes",
-      cl::desc("largest request or answer, in bytes (default 256 MiB)"),
-      cl::init(dist::WorkerOptions().max_message_bytes), cl::cat(category),
+  tools::Flag<std::string> work_queue_type{
+      set, "work_queue_type", "mstd (the default) | mstd:N | mstd:N,M | s",
+      "mstd", tools::Alias("work_queue")};
+  tools::Flag<int> max_message_bytes{
+      set, "max_message_bytes",
+      "largest request or answer, in bytes (default 256 MiB)",
+      dist::WorkerOptions().max_message_bytes,
       tools::InRange(kMinMessageBytes, std::numeric_limits<int>::max())};
-  cl::opt<int> max_programs{
-      "max_programs",
-      cl::desc("registered programs kept loaded; past it the least recently "
-               "used ones are evicted (default 128)"),
-      cl::init(dist::WorkerOptions().max_programs), cl::cat(category),
-      tools::InRange(1, kMaxPrograms)};
-  cl::opt<int64_t> max_program_bytes{
-      "max_program_bytes",
-      cl::desc("SBF bytes of all registered programs kept loaded; past it the "
-               "least recently used ones are evicted (default 128 MiB)"),
-      cl::init(dist::WorkerOptions().max_program_bytes), cl::cat(category),
+  tools::Flag<int> max_programs{
+      set, "max_programs",
+      "registered programs kept loaded; past it the least recently used "
+      "ones are evicted (default 128)",
+      dist::WorkerOptions().max_programs, tools::InRange(1, kMaxPrograms)};
+  tools::Flag<int64_t> max_program_bytes{
+      set, "max_program_bytes",
+      "SBF bytes of all registered programs kept loaded; past it the least "
+      "recently used ones are evicted (default 128 MiB)",
+      dist::WorkerOptions().max_program_bytes,
       tools::InRange(int64_t{1}, kMaxProgramBytes)};
   // Durations carry their unit, as on sluice_launch and sluice_monitor.
-  cl::opt<double> shutdown_grace_seconds{
+  tools::Flag<double> shutdown_grace_seconds{
+      set,
       "shutdown_grace_s",
-      cl::desc("seconds a running call may take to finish after SIGTERM "
-               "before it is cancelled (default 5)"),
-      cl::init(5), cl::cat(category), tools::InRange(0.0, tools::kMaxSeconds)};
-  cl::alias shutdown_grace{
-      "shutdown_grace", cl::desc("deprecated spelling of --shutdown_grace_s"),
-      cl::aliasopt(shutdown_grace_seconds), cl::Hidden, cl::cat(category)};
-  cl::opt<std::string> trace_file{
-      "trace",
-      cl::desc("write a timeline of the calls this task runs to this file at "
-               "shutdown (Chrome trace-event JSON: open it in "
-               "ui.perfetto.dev, with the callers' traces)"),
-      cl::init(""), cl::cat(category)};
-  cl::opt<bool> explain_hangs{
-      "explain_hangs",
-      cl::desc("on SIGUSR1, print what the calls running here still wait for"),
-      cl::init(false), cl::cat(category)};
-  tools::KernelFlags kernels{category};
+      "seconds a running call may take to finish after SIGTERM before it is "
+      "cancelled (default 5)",
+      5.0,
+      tools::InRange(0.0, tools::kMaxSeconds),
+      tools::Alias("shutdown_grace")};
+  tools::Flag<std::string> trace_file{
+      set, "trace",
+      "write a timeline of the calls this task runs to this file at "
+      "shutdown (Chrome trace-event JSON: open it in ui.perfetto.dev, with "
+      "the callers' traces)"};
+  tools::Flag<bool> explain_hangs{
+      set, "explain_hangs",
+      "on SIGUSR1, print what the calls running here still wait for"};
+  tools::KernelFlags kernels{set};
 };
 
 }  // namespace
@@ -125,8 +109,7 @@ int SluiceWorkerMain(int argc, char** argv,
       "programs on it and call their functions. Prints '<task> listening on "
       "<host:port>' once it accepts calls; SIGTERM or SIGINT shuts it down "
       "cleanly (exit status 0).\n");
-  tools::ParseToolCommandLine(argc, argv, tool_name, overview.c_str(),
-                              flags.category);
+  tools::ParseToolCommandLine(argc, argv, tool_name, overview, flags.set);
   auto fail = [tool_name](const std::string& message) {
     std::fprintf(stderr, "%s: %s\n", tool_name, message.c_str());
     return 1;
@@ -157,15 +140,14 @@ int SluiceWorkerMain(int argc, char** argv,
       !faults.ok()) {
     return fail(std::string(faults.message()));
   }
-  if (flags.task_name.empty()) return fail("--task_name is required");
-  auto parsed = dist::ParseTaskName(flags.task_name);
+  if (flags.task_name->empty()) return fail("--task_name is required");
+  auto parsed = dist::ParseTaskName(*flags.task_name);
   if (!parsed.ok()) return fail(std::string(parsed.status().message()));
-  if (!flags.job.empty() && flags.job != parsed->first) {
-    return fail(absl::StrCat(
-        "--job=", flags.job.getValue(),
-        " does not match --task_name=", flags.task_name.getValue()));
+  if (!flags.job->empty() && *flags.job != parsed->first) {
+    return fail(absl::StrCat("--job=", *flags.job,
+                             " does not match --task_name=", *flags.task_name));
   }
-  std::string listen_address = flags.address;
+  std::string listen_address = *flags.address;
   if (!listen_address.empty()) {
     absl::Status valid = dist::ValidateAddress(listen_address);
     if (!valid.ok()) {
@@ -173,22 +155,22 @@ int SluiceWorkerMain(int argc, char** argv,
                                "': ", valid.message()));
     }
   } else {
-    auto spec = dist::ClusterSpec::FromFlagOrEnvironment(flags.cluster);
+    auto spec = dist::ClusterSpec::FromFlagOrEnvironment(*flags.cluster);
     if (!spec.ok()) {
       return fail(absl::StrCat("no --address, and ",
                                std::string(spec.status().message())));
     }
-    auto found = spec->AddressOf(flags.task_name);
+    auto found = spec->AddressOf(*flags.task_name);
     if (!found.ok()) return fail(std::string(found.status().message()));
     listen_address = *found;
   }
 
-  auto work_queue = CreateWorkQueue(flags.work_queue_type.getValue());
+  auto work_queue = CreateWorkQueue(*flags.work_queue_type);
   if (!work_queue.ok()) return fail(std::string(work_queue.status().message()));
   const std::string name = dist::TaskName(parsed->first, parsed->second);
   auto observers =
       ToolObservers::Create({absl::StrCat(tool_name, " ", name),
-                             flags.trace_file, false, flags.explain_hangs});
+                             *flags.trace_file, false, *flags.explain_hangs});
   if (!observers.ok()) return fail(std::string(observers.status().message()));
   HostContext host(
       [&name](const DecodedDiagnostic& diagnostic) {
@@ -206,8 +188,8 @@ int SluiceWorkerMain(int argc, char** argv,
   // A cluster named on the command line is also the one the programs' own
   // tfrt_dist ops (remote calls, variables) use; without it they read
   // SLUICE_CLUSTER when they first need a cluster.
-  if (!flags.cluster.empty()) {
-    auto spec = dist::ClusterSpec::FromFlagOrEnvironment(flags.cluster);
+  if (!flags.cluster->empty()) {
+    auto spec = dist::ClusterSpec::FromFlagOrEnvironment(*flags.cluster);
     if (!spec.ok()) return fail(std::string(spec.status().message()));
     auto policy = dist::FailFastPolicyFromEnvironment();
     if (!policy.ok()) return fail(std::string(policy.status().message()));
@@ -222,9 +204,9 @@ int SluiceWorkerMain(int argc, char** argv,
   dist::WorkerOptions worker_options;
   worker_options.task_name = name;
   worker_options.address = listen_address;
-  worker_options.max_message_bytes = flags.max_message_bytes;
-  worker_options.max_programs = flags.max_programs;
-  worker_options.max_program_bytes = flags.max_program_bytes;
+  worker_options.max_message_bytes = *flags.max_message_bytes;
+  worker_options.max_programs = *flags.max_programs;
+  worker_options.max_program_bytes = *flags.max_program_bytes;
   // Every task can hold variables; the tasks of the `ps` job are where
   // clients place them by default.
   dist::VariableService variables(name, host.allocator());
@@ -243,8 +225,7 @@ int SluiceWorkerMain(int argc, char** argv,
   sigwait(&stop_signals, &signal);
   std::fprintf(stderr, "%s %s: %s, shutting down\n", tool_name, name.c_str(),
                signal == SIGTERM ? "SIGTERM" : "SIGINT");
-  const absl::Duration grace =
-      absl::Seconds(flags.shutdown_grace_seconds.getValue());
+  const absl::Duration grace = absl::Seconds(*flags.shutdown_grace_seconds);
   // Calls still running at the grace's end are cancelled, but a kernel
   // blocked outside the executor never notices: the watchdog ends the
   // process rather than let it outlive its SIGTERM.

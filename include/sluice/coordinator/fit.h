@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/coordinator/coordinator.h"
 #include "sluice/distributed/variable_handle.h"
 
@@ -89,7 +89,7 @@ struct FitOptions {
   // A checkpoint every so many steps of an epoch (0: none mid-epoch),
   // besides one at the end of every epoch.
   int64_t checkpoint_every_steps = 0;
-  CheckpointOptions checkpoint;
+  checkpoint::CheckpointOptions checkpoint;
 };
 
 // Trains `model` on the coordinator's workers as described above. OK once

@@ -9,7 +9,7 @@
 //       RestoreVariables(client, host, "/ckpt/run1");
 //
 // A checkpoint of variables is a checkpoint of named tensors
-// (sluice/coordinator/checkpoint.h) with the same guarantees: atomic,
+// (sluice/checkpoint/checkpoint.h) with the same guarantees: atomic,
 // crash-safe, the newest intact one restored. It records each variable's
 // name, value and Adam state, not the task that held it: a restore places
 // the variables with the client's placement policy, onto as many ps tasks
@@ -23,7 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "sluice/coordinator/checkpoint.h"
+#include "sluice/checkpoint/checkpoint.h"
 #include "sluice/coordinator/variables.h"
 #include "sluice/host_context/host_context.h"
 
@@ -39,7 +39,7 @@ namespace sluice::dist {
 absl::Status SaveVariables(VariableClient& client, HostContext* host,
                            const std::string& directory, int64_t step,
                            int64_t epoch,
-                           const CheckpointOptions& options = {});
+                           const checkpoint::CheckpointOptions& options = {});
 
 struct RestoredVariables {
   int64_t step = 0;

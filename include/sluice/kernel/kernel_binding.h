@@ -22,10 +22,11 @@
 //   AsyncValueRef<T>, RCReference<AsyncValue>
 //                          one result, possibly still unavailable
 //   std::tuple<...>        one result per element, each as above
-//   absl::Status, llvm::Error
-//                          no result; an error is reported (ReportError)
-//   absl::StatusOr<X>, llvm::Expected<X>
-//                          X as above, or the error reported
+//   absl::Status           no result; an error is reported (ReportError)
+//   absl::StatusOr<X>      X as above, or the error reported
+//   llvm::Error, llvm::Expected<X>
+//                          as absl::Status and absl::StatusOr<X>, in a file
+//                          that includes sluice/kernel/llvm_kernel_binding.h
 // The parameters and the return type make the kernel's signature
 // (kernel_signature.h), which loading checks every op against.
 #ifndef SLUICE_KERNEL_KERNEL_BINDING_H_
@@ -41,7 +42,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "llvm/Support/Error.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/execution_context.h"
 #include "sluice/kernel/async_kernel_frame.h"
@@ -51,6 +51,14 @@
 #include "sluice/kernel/kernel_registry.h"
 #include "sluice/kernel/kernel_signature.h"
 #include "sluice/support/error_util.h"
+
+// Declared only, so that the binding recognizes LLVM's error types without
+// LLVM's headers: their bindings are in sluice/kernel/llvm_kernel_binding.h.
+namespace llvm {
+class Error;
+template <class T>
+class Expected;
+}  // namespace llvm
 
 namespace sluice {
 
@@ -169,22 +177,32 @@ struct BindCursor {
   size_t result = 0;
 };
 
+// Whether R is llvm::Error or an llvm::Expected. Without the specializations
+// of sluice/kernel/llvm_kernel_binding.h the primary templates below would
+// take one for a plain payload: an error would become a result, unreported.
+template <typename R>
+struct IsLlvmErrorType : std::false_type {};
+template <>
+struct IsLlvmErrorType<llvm::Error> : std::true_type {};
+template <typename T>
+struct IsLlvmErrorType<llvm::Expected<T>> : std::true_type {};
+
 // How many results a return type fills.
 template <typename R>
-struct ReturnCount : std::integral_constant<size_t, 1> {};
+struct ReturnCount : std::integral_constant<size_t, 1> {
+  static_assert(!IsLlvmErrorType<R>::value,
+                "a kernel that returns llvm::Error or llvm::Expected<T> needs "
+                "#include \"sluice/kernel/llvm_kernel_binding.h\"");
+};
 template <>
 struct ReturnCount<void> : std::integral_constant<size_t, 0> {};
 template <>
 struct ReturnCount<absl::Status> : std::integral_constant<size_t, 0> {};
-template <>
-struct ReturnCount<llvm::Error> : std::integral_constant<size_t, 0> {};
 template <typename... Ts>
 struct ReturnCount<std::tuple<Ts...>>
     : std::integral_constant<size_t, sizeof...(Ts)> {};
 template <typename T>
 struct ReturnCount<absl::StatusOr<T>> : ReturnCount<T> {};
-template <typename T>
-struct ReturnCount<llvm::Expected<T>> : ReturnCount<T> {};
 
 // How a parameter reaches a DirectKernel, if it can.
 enum class DirectUse : uint8_t { kNone, kOperand, kAttribute };
@@ -395,6 +413,9 @@ struct ParamBinder<AsyncKernelFrame*> : ReadsFrame {
 
 template <typename R>
 struct ReturnHandler {
+  static_assert(!IsLlvmErrorType<R>::value,
+                "a kernel that returns llvm::Error or llvm::Expected<T> needs "
+                "#include \"sluice/kernel/llvm_kernel_binding.h\"");
   // A plain value: one available result.
   ABSL_ATTRIBUTE_ALWAYS_INLINE static void Handle(KernelFrame* frame,
                                                   size_t index, R&& value) {
@@ -443,13 +464,6 @@ struct ReturnHandler<absl::Status> {
   }
 };
 
-template <>
-struct ReturnHandler<llvm::Error> {
-  static void Handle(KernelFrame* frame, size_t, llvm::Error&& error) {
-    if (error) frame->ReportError(StatusFromLlvmError(std::move(error)));
-  }
-};
-
 template <typename T>
 struct ReturnHandler<absl::StatusOr<T>> {
   static void Handle(KernelFrame* frame, size_t index,
@@ -458,18 +472,6 @@ struct ReturnHandler<absl::StatusOr<T>> {
       ReturnHandler<T>::Handle(frame, index, *std::move(value));
     } else {
       frame->ReportError(std::move(value).status());
-    }
-  }
-};
-
-template <typename T>
-struct ReturnHandler<llvm::Expected<T>> {
-  static void Handle(KernelFrame* frame, size_t index,
-                     llvm::Expected<T>&& value) {
-    if (value) {
-      ReturnHandler<T>::Handle(frame, index, std::move(*value));
-    } else {
-      frame->ReportError(StatusFromLlvmError(value.takeError()));
     }
   }
 };

@@ -1,5 +1,6 @@
-// Error helpers: building statuses, converting between absl::Status and
-// llvm::Error, and the context an error picks up as it travels.
+// Error helpers: building statuses and the context an error picks up as it
+// travels. Converting to and from llvm::Error is in
+// sluice/support/llvm_error.h, which only code that uses LLVM includes.
 //
 // Messages follow the project's style: lower-case start, no trailing period,
 // specific. Context (the kernel and `.mlir` location that produced an error,
@@ -14,7 +15,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
-#include "llvm/Support/Error.h"
 #include "sluice/support/failure.h"
 
 namespace sluice {
@@ -30,28 +30,6 @@ absl::Status MakeStatus(absl::StatusCode code,
 
 // The code's canonical name: "INTERNAL", "CANCELLED", ...
 std::string StatusCodeName(absl::StatusCode code);
-
-// An llvm::Error that carries an absl::Status, so a status survives a trip
-// through LLVM's error handling with its code intact.
-class StatusError : public llvm::ErrorInfo<StatusError> {
- public:
-  static char ID;
-  explicit StatusError(absl::Status status) : status_(std::move(status)) {}
-  void log(llvm::raw_ostream& os) const override;
-  std::error_code convertToErrorCode() const override;
-  const absl::Status& status() const { return status_; }
-
- private:
-  absl::Status status_;
-};
-
-// Converts a status to an llvm::Error (success for OK).
-llvm::Error MakeLlvmError(absl::Status status);
-
-// Converts an llvm::Error to a status, consuming it. A StatusError gives its
-// status back; any other error (a plain message, as TFRT's MakeStringError
-// makes) becomes kInternal with LLVM's message, the code TFRT gives it.
-absl::Status StatusFromLlvmError(llvm::Error error);
 
 // `status` with `prefix` before its message, keeping its code and its
 // payload (the context and class it carries): "cannot register 'f': " +

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "lib/ft/etcd_quorum_authority.h"
+#include "lib/lighthouse/etcd_quorum_authority.h"
 #include "llvm/Support/CommandLine.h"
 
 namespace {
@@ -34,12 +34,12 @@ void Print(const std::string& line) {
 
 int main(int argc, char** argv) {
   cl::ParseCommandLineOptions(argc, argv, "authority_child\n");
-  sluice::ft::EtcdQuorumAuthorityOptions options;
-  options.endpoints = sluice::ft::EtcdClient::SplitEndpoints(etcd);
+  sluice::lighthouse::EtcdQuorumAuthorityOptions options;
+  options.endpoints = sluice::lighthouse::EtcdClient::SplitEndpoints(etcd);
   options.address = address;
   options.prefix = prefix;
   options.lease_ttl = absl::Milliseconds(lease_ttl_ms.getValue());
-  auto authority = sluice::ft::EtcdQuorumAuthority::Create(options);
+  auto authority = sluice::lighthouse::EtcdQuorumAuthority::Create(options);
   if (!authority.ok()) {
     Print(absl::StrCat("error: ", authority.status().ToString()));
     return 1;

@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "test/integration/ha/logged_process.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 namespace {
 
 constexpr char kChromium[] = "/usr/bin/chromium";
@@ -123,4 +123,4 @@ std::string ElementText(const std::string& dom, const std::string& id) {
   return std::regex_search(dom, match, element) ? match[1].str() : "";
 }
 
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing

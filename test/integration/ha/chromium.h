@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 
 // The serialized DOM of `url` once `budget` of virtual time has passed
 // (timers and fetches included).
@@ -29,6 +29,6 @@ std::map<std::string, std::string> ReplicaRowClasses(const std::string& dom);
 // The text of the element with `id` (no nested elements), or "".
 std::string ElementText(const std::string& dom, const std::string& id);
 
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing
 
 #endif  // SLUICE_TEST_INTEGRATION_HA_CHROMIUM_H_

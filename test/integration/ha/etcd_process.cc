@@ -16,7 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 namespace {
 
 constexpr absl::Duration kHealthTimeout = absl::Seconds(30);
@@ -122,4 +122,4 @@ absl::Status EtcdProcess::Restart() {
   return Launch();
 }
 
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "test/integration/ha/logged_process.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 
 class EtcdProcess {
  public:
@@ -45,6 +45,6 @@ class EtcdProcess {
 // A port of 127.0.0.1 that was free a moment ago (bound to port 0, closed).
 absl::StatusOr<int> PickFreePort();
 
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing
 
 #endif  // SLUICE_TEST_INTEGRATION_HA_ETCD_PROCESS_H_

@@ -3,7 +3,7 @@
 // leader resigns, is killed (-9) or stopped, ids that only grow across
 // restarts, and an unreachable etcd that fails calls with UNAVAILABLE in
 // bounded time.
-#include "lib/ft/etcd_quorum_authority.h"
+#include "lib/lighthouse/etcd_quorum_authority.h"
 
 #include <functional>
 #include <map>
@@ -21,7 +21,7 @@
 #include "test/integration/ha/logged_process.h"
 #include "test/util/wait_until.h"
 
-namespace sluice::ft {
+namespace sluice::lighthouse {
 namespace {
 
 using ::sluice::testing::WaitUntil;
@@ -346,4 +346,4 @@ TEST(EtcdQuorumAuthorityOptionsTest, RejectsBadOptions) {
 }
 
 }  // namespace
-}  // namespace sluice::ft
+}  // namespace sluice::lighthouse

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 namespace {
 
 constexpr absl::Duration kStartTimeout = absl::Seconds(30);
@@ -92,4 +92,4 @@ std::vector<ObservedQuorum> ObservedQuorums(LoggedProcess& replica) {
   return quorums;
 }
 
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing

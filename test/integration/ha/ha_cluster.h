@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "test/integration/ha/logged_process.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 
 struct LighthouseProcess {
   std::unique_ptr<LoggedProcess> process;
@@ -41,6 +41,6 @@ struct ObservedQuorum {
 };
 std::vector<ObservedQuorum> ObservedQuorums(LoggedProcess& replica);
 
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing
 
 #endif  // SLUICE_TEST_INTEGRATION_HA_HA_CLUSTER_H_

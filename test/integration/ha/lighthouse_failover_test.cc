@@ -16,7 +16,7 @@
 #include "test/integration/ha/etcd_process.h"
 #include "test/integration/ha/ha_cluster.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 namespace {
 
 constexpr absl::Duration kTimeout = absl::Seconds(30);
@@ -171,4 +171,4 @@ TEST_F(LighthouseFailoverTest, UnreachableEtcdStopsTheLighthouseAtStart) {
 }
 
 }  // namespace
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing

@@ -18,13 +18,13 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "lib/ft/etcd_client.h"
-#include "lib/ft/etcd_quorum_authority.h"
-#include "lib/ft/lighthouse_client.h"
-#include "sluice/ft/lighthouse.h"
+#include "lib/lighthouse/etcd_client.h"
+#include "lib/lighthouse/etcd_quorum_authority.h"
+#include "lib/lighthouse/lighthouse_client.h"
+#include "sluice/lighthouse/lighthouse.h"
 #include "test/integration/ha/etcd_process.h"
 
-namespace sluice::ft {
+namespace sluice::lighthouse {
 namespace {
 
 using testing::EtcdProcess;
@@ -187,4 +187,4 @@ TEST(LighthouseSlowEtcdTest, RecordInFlightHoldsUpNoHeartbeatOrStatus) {
 }
 
 }  // namespace
-}  // namespace sluice::ft
+}  // namespace sluice::lighthouse

@@ -8,14 +8,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 
 absl::StatusOr<std::unique_ptr<LoggedProcess>> LoggedProcess::Start(
     std::string name, std::vector<std::string> argv) {
-  SpawnOptions options;
+  launcher::SpawnOptions options;
   options.argv = std::move(argv);
-  absl::StatusOr<std::unique_ptr<ChildProcess>> child =
-      ChildProcess::Spawn(options);
+  absl::StatusOr<std::unique_ptr<launcher::ChildProcess>> child =
+      launcher::ChildProcess::Spawn(options);
   if (!child.ok()) {
     return absl::Status(
         child.status().code(),
@@ -26,7 +26,7 @@ absl::StatusOr<std::unique_ptr<LoggedProcess>> LoggedProcess::Start(
 }
 
 LoggedProcess::LoggedProcess(std::string name,
-                             std::unique_ptr<ChildProcess> child)
+                             std::unique_ptr<launcher::ChildProcess> child)
     : name_(std::move(name)), child_(std::move(child)) {
   stdout_reader_ =
       std::thread(&LoggedProcess::Read, this, child_->TakeStdout(), true);
@@ -128,4 +128,4 @@ void LoggedProcess::Stop() { child_->SignalGroup(SIGSTOP); }
 
 void LoggedProcess::Continue() { child_->SignalGroup(SIGCONT); }
 
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing

@@ -1,7 +1,7 @@
 // LoggedProcess: a child process of a test whose stdout and stderr lines
 // are collected, so the test can wait for a line and read them all.
 //
-// Built on ft::ChildProcess: the child runs in its own process group, dies
+// Built on launcher::ChildProcess: the child runs in its own process group, dies
 // with the thread that started it (start it from the test's main thread)
 // and is killed and reaped by the destructor.
 #ifndef SLUICE_TEST_INTEGRATION_HA_LOGGED_PROCESS_H_
@@ -17,9 +17,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "lib/ft/process.h"
+#include "lib/launcher/process.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 
 class LoggedProcess {
  public:
@@ -54,11 +54,11 @@ class LoggedProcess {
   void Continue();  // SIGCONT
 
  private:
-  LoggedProcess(std::string name, std::unique_ptr<ChildProcess> child);
+  LoggedProcess(std::string name, std::unique_ptr<launcher::ChildProcess> child);
   void Read(int fd, bool is_stdout);
 
   const std::string name_;
-  std::unique_ptr<ChildProcess> child_;
+  std::unique_ptr<launcher::ChildProcess> child_;
   std::mutex mu_;
   std::condition_variable changed_;
   std::vector<std::string> lines_;
@@ -68,6 +68,6 @@ class LoggedProcess {
   std::thread stderr_reader_;
 };
 
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing
 
 #endif  // SLUICE_TEST_INTEGRATION_HA_LOGGED_PROCESS_H_

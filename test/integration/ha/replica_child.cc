@@ -14,7 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "lib/ft/lighthouse_client.h"
+#include "lib/lighthouse/lighthouse_client.h"
 #include "llvm/Support/CommandLine.h"
 
 namespace {
@@ -40,7 +40,7 @@ void Print(const std::string& line) {
 
 int main(int argc, char** argv) {
   cl::ParseCommandLineOptions(argc, argv, "replica_child\n");
-  auto client = sluice::ft::LighthouseClient::Create(
+  auto client = sluice::lighthouse::LighthouseClient::Create(
       absl::StrSplit(lighthouses.getValue(), ',', absl::SkipEmpty()));
   if (!client.ok()) {
     Print(absl::StrCat("error: ", client.status().ToString()));
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
       (static_cast<uint64_t>(std::random_device()()) << 32) |
       std::random_device()() | 1;
   std::thread heartbeats([&] {
-    sluice::ft::proto::HeartbeatRequest request;
+    sluice::lighthouse::proto::HeartbeatRequest request;
     request.set_replica_id(replica_id);
     request.set_incarnation(incarnation);
     while (true) {
@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
   });
   int64_t step = 0;
   while (true) {
-    sluice::ft::proto::QuorumRequest request;
-    sluice::ft::proto::ReplicaInfo* replica = request.mutable_replica();
+    sluice::lighthouse::proto::QuorumRequest request;
+    sluice::lighthouse::proto::ReplicaInfo* replica = request.mutable_replica();
     replica->set_replica_id(replica_id);
     replica->set_address(address);
     replica->set_step(step);

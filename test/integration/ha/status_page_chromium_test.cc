@@ -17,7 +17,7 @@
 #include "test/integration/ha/chromium.h"
 #include "test/integration/ha/ha_cluster.h"
 
-namespace sluice::ft::testing {
+namespace sluice::lighthouse::testing {
 namespace {
 
 using ::testing::HasSubstr;
@@ -91,4 +91,4 @@ TEST(StatusPageChromiumTest, ShowsARealQuorumAndAStoppedMember) {
 }
 
 }  // namespace
-}  // namespace sluice::ft::testing
+}  // namespace sluice::lighthouse::testing

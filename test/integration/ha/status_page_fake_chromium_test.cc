@@ -9,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/ft/lighthouse_status_page.h"
+#include "lib/lighthouse/lighthouse_status_page.h"
 #include "test/integration/ha/chromium.h"
 
-namespace sluice::ft {
+namespace sluice::lighthouse {
 namespace {
 
 using testing::DumpDom;
@@ -95,4 +95,4 @@ TEST(StatusPageFakeChromiumTest, RendersEveryMemberAndHighlightsStaleOnes) {
 }
 
 }  // namespace
-}  // namespace sluice::ft
+}  // namespace sluice::lighthouse

@@ -91,14 +91,20 @@
 // RUN: not sluice_run -work_queue_type=mstd:two %s 2>&1 | FileCheck %s --check-prefix=BAD-COUNT
 // BAD-COUNT: sluice_run: invalid work queue spec 'mstd:two'
 
-// Flags LLVM's command-line library rejects.
-// RUN: not sluice_run -timeout=soon %s 2>&1 | FileCheck %s --check-prefix=BAD-FLAG
-// BAD-FLAG: 'soon' value invalid
+// Flags the command line refuses: one line naming the tool, exit status 1.
+// RUN: sluice_run -timeout=soon %s > %t.bad 2>&1; test $? -eq 1
+// RUN: FileCheck %s --check-prefix=BAD-FLAG --match-full-lines < %t.bad
+// BAD-FLAG: sluice_run: --timeout=soon is not a number: expected 0 to 604800
 // BAD-FLAG-NOT: Running
-// RUN: not sluice_run -no_such_flag %s 2>&1 | FileCheck %s --check-prefix=NO-FLAG
-// NO-FLAG: Unknown command line argument '-no_such_flag'
+// RUN: sluice_run -no_such_flag %s > %t.unknown 2>&1; test $? -eq 1
+// RUN: FileCheck %s --check-prefix=NO-FLAG --match-full-lines < %t.unknown
+// NO-FLAG: sluice_run: unknown flag '-no_such_flag' (try 'sluice_run --help')
+// RUN: not sluice_run -print_error_code=maybe %s 2>&1 | FileCheck %s --check-prefix=NOT-BOOL
+// NOT-BOOL: sluice_run: --print_error_code=maybe is neither true nor false
+// RUN: not sluice_run %s -functions 2>&1 | FileCheck %s --check-prefix=NO-VALUE
+// NO-VALUE: sluice_run: --functions needs a value
 // RUN: not sluice_run %s %s 2>&1 | FileCheck %s --check-prefix=TWO-INPUTS
-// TWO-INPUTS: Too many positional arguments
+// TWO-INPUTS: sluice_run: unexpected argument '{{.*}}runner_flags.mlir'
 
 // The program may come on standard input, as MLIR text or compiled; `-`
 // names it explicitly. The kind is recognised by content, not by name.

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -11,6 +12,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(ClusterSpecTest, ParsesJobsAndNamesTasks) {
   auto spec = ClusterSpec::FromJson(
@@ -59,6 +61,29 @@ TEST(ClusterSpecTest, RejectsMalformedSpecsWithTheReason) {
     EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(spec.status().message(), HasSubstr(c.reason)) << c.json;
   }
+}
+
+TEST(ClusterSpecTest, SaysWhereTheJsonIsBroken) {
+  absl::StatusOr<ClusterSpec> spec =
+      ClusterSpec::FromJson("{\"w\": [\"h:1\",]}");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(spec.status().message(),
+              HasSubstr("invalid cluster spec: parse error at line 1, column"));
+  EXPECT_THAT(spec.status().message(), Not(HasSubstr("json.exception")));
+}
+
+TEST(ClusterSpecTest, RefusesDeepNestingBeforeParsing) {
+  absl::StatusOr<ClusterSpec> spec =
+      ClusterSpec::FromJson(std::string(100000, '['));
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(),
+            "invalid cluster spec: JSON nested deeper than 32 levels");
+  // Within the limit, nesting is only a wrong shape.
+  spec = ClusterSpec::FromJson(absl::StrCat(
+      "{\"w\": ", std::string(31, '['), "\"h:1\"", std::string(31, ']'), "}"));
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(), HasSubstr("address 0 of job 'w'"));
 }
 
 TEST(ClusterSpecTest, ReadsTheFlagThenTheEnvironmentThenAFile) {

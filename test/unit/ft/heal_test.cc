@@ -11,10 +11,10 @@
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "lib/ft/crc32c.h"
 #include "lib/ft/heal_client.h"
 #include "lib/ft/heal_server.h"
 #include "lib/ft/heal_service.grpc.pb.h"
+#include "lib/support/crc32.h"
 #include "sluice/support/failure.h"
 #include "sluice/support/fault_point.h"
 
@@ -72,7 +72,7 @@ TEST_F(HealTest, TheStateArrivesWholeAtItsStep) {
   ASSERT_TRUE(fetched.ok()) << fetched.status();
   EXPECT_EQ(fetched->step, 5);
   EXPECT_EQ(fetched->bytes.size(), state_.size());
-  EXPECT_EQ(Crc32c(fetched->bytes), Crc32c(state_));
+  EXPECT_EQ(Crc32(fetched->bytes), Crc32(state_));
   EXPECT_TRUE(fetched->bytes == state_);
 }
 
@@ -131,7 +131,7 @@ class ShortStreamService final : public proto::Heal::Service {
     writer->Write(chunk);
     chunk.set_data("12345");
     writer->Write(chunk);
-    chunk.mutable_trailer()->set_crc32c(Crc32c("12345"));
+    chunk.mutable_trailer()->set_crc32(Crc32("12345"));
     writer->Write(chunk);
     return grpc::Status::OK;
   }

@@ -9,10 +9,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/ft/heal_server.h"
-#include "lib/ft/launcher_rendezvous.h"
-#include "lib/ft/lighthouse_status_page.h"
-#include "sluice/ft/lighthouse.h"
-#include "sluice/ft/monitor.h"
+#include "lib/launcher/launcher_rendezvous.h"
+#include "lib/lighthouse/lighthouse_status_page.h"
+#include "sluice/lighthouse/lighthouse.h"
+#include "sluice/monitor/monitor.h"
 
 namespace sluice::ft {
 namespace {
@@ -26,37 +26,37 @@ void ExpectRefused(const absl::Status& status, const std::string& what) {
 
 TEST(ListenAddressTest, MonitorRefusesAPortPast65535) {
   ExpectRefused(
-      MonitorServer::Start("127.0.0.1:99999", MonitorOptions()).status(),
+      monitor::MonitorServer::Start("127.0.0.1:99999", monitor::MonitorOptions()).status(),
       "monitor: cannot listen on '127.0.0.1:99999': port 99999 is "
       "out of range 0..65535");
 }
 
 TEST(ListenAddressTest, LighthouseRefusesBadBindAndAdvertiseAddresses) {
-  LighthouseOptions bind;
+  lighthouse::LighthouseOptions bind;
   bind.bind = "127.0.0.1:99999";
-  ExpectRefused(Lighthouse::Start(bind).status(),
+  ExpectRefused(lighthouse::Lighthouse::Start(bind).status(),
                 "lighthouse: cannot listen on '127.0.0.1:99999': port 99999 "
                 "is out of range 0..65535");
-  LighthouseOptions advertise;
+  lighthouse::LighthouseOptions advertise;
   advertise.bind = "127.0.0.1:0";
   advertise.advertise = "lighthouse.example.com:http";
-  ExpectRefused(Lighthouse::Start(advertise).status(),
+  ExpectRefused(lighthouse::Lighthouse::Start(advertise).status(),
                 "lighthouse: cannot advertise 'lighthouse.example.com:http': "
                 "port 'http' is not a number");
 }
 
 TEST(ListenAddressTest, StatusPageRefusesAPortOutside0To65535) {
-  auto status = [] { return proto::LighthouseStatus(); };
+  auto status = [] { return lighthouse::proto::LighthouseStatus(); };
   ExpectRefused(
-      LighthouseStatusPage::Start("127.0.0.1", 95177, status).status(),
+      lighthouse::LighthouseStatusPage::Start("127.0.0.1", 95177, status).status(),
       "lighthouse status page: cannot listen on '127.0.0.1:95177': "
       "port 95177 is out of range 0..65535");
-  ExpectRefused(LighthouseStatusPage::Start("127.0.0.1", -1, status).status(),
+  ExpectRefused(lighthouse::LighthouseStatusPage::Start("127.0.0.1", -1, status).status(),
                 "port -1 is out of range 0..65535");
 }
 
 TEST(ListenAddressTest, RendezvousRefusesAPortPast65535) {
-  ExpectRefused(RendezvousServer::Start("127.0.0.1:65536", 2, 1, "127.0.0.1:1",
+  ExpectRefused(launcher::RendezvousServer::Start("127.0.0.1:65536", 2, 1, "127.0.0.1:1",
                                         absl::Seconds(1))
                     .status(),
                 "cannot serve the rendezvous at '127.0.0.1:65536' "

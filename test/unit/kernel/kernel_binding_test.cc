@@ -14,7 +14,9 @@
 #include "sluice/host_context/request_context.h"
 #include "sluice/kernel/kernel_frame_builder.h"
 #include "sluice/kernel/kernel_registry.h"
+#include "sluice/kernel/llvm_kernel_binding.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/llvm_error.h"
 
 namespace sluice {
 namespace {

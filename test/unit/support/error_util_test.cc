@@ -19,20 +19,6 @@ TEST(ErrorUtilTest, StatusCodeNames) {
             "DEADLINE_EXCEEDED");
 }
 
-TEST(ErrorUtilTest, LlvmRoundTripKeepsCode) {
-  absl::Status original = absl::UnavailableError("peer is gone");
-  absl::Status back = StatusFromLlvmError(MakeLlvmError(original));
-  EXPECT_EQ(back, original);
-  EXPECT_TRUE(StatusFromLlvmError(MakeLlvmError(absl::OkStatus())).ok());
-}
-
-TEST(ErrorUtilTest, PlainLlvmErrorIsInternal) {
-  absl::Status s = StatusFromLlvmError(
-      llvm::createStringError(llvm::inconvertibleErrorCode(), "bad input"));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
-  EXPECT_EQ(s.message(), "bad input");
-}
-
 TEST(ErrorUtilTest, FirstContextWins) {
   absl::Status s = absl::InternalError("something bad happened");
   s = AddErrorContext(s, {"tfrt_test.fail", "prog.mlir:3:8", ""});

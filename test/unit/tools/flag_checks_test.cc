@@ -1,38 +1,40 @@
 // The range checks of numeric flags: their messages, the numbers tools read
-// from text, and InRange on real options, which exits as LLVM's parser
-// does for a flag it cannot parse.
+// from text, and InRange on real flags, whose tools exit with the flag
+// error status.
 #include "tools/common/flag_checks.h"
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/raw_ostream.h"
+#include "tools/common/flags.h"
+#include "tools/common/tool_flags.h"
 
 namespace sluice::tools {
 namespace {
 
-namespace cl = llvm::cl;
 using ::testing::ExitedWithCode;
 using ::testing::Pair;
 
-cl::opt<int> ranks("ranks", cl::desc("ranks to start"), cl::init(0),
-                   InRange(1, 8));
-cl::opt<double> timeout("timeout_s", cl::desc("seconds to wait"), cl::init(5),
-                        InRange(kMinSeconds, 60.0));
+struct TestFlags {
+  FlagSet set;
+  Flag<int> ranks{set, "ranks", "ranks to start", 0, InRange(1, 8)};
+  Flag<double> timeout{set, "timeout_s", "seconds to wait", 5.0,
+                       InRange(kMinSeconds, 60.0)};
+};
 
-// Parses `args` as a tool's command line; options not given keep their
-// defaults.
-void Parse(std::vector<const char*> args) {
-  // Back to the defaults too.
-  cl::ResetAllOptionOccurrences();
+// Parses `args` as a tool's command line, as a tool does: exiting on an
+// error.
+void Parse(TestFlags& flags, std::vector<std::string> args) {
   args.insert(args.begin(), "flag_checks_test");
-  ASSERT_TRUE(cl::ParseCommandLineOptions(static_cast<int>(args.size()),
-                                          args.data(), "", &llvm::errs()));
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  ParseToolCommandLine(static_cast<int>(argv.size()), argv.data(), "my_tool",
+                       "", flags.set);
 }
 
 TEST(CheckFlagRangeTest, NamesTheFlagTheValueAndTheRange) {
@@ -105,36 +107,46 @@ TEST(ParseNamedFlagNumberTest, SplitsAtTheLastColon) {
 }
 
 TEST(InRangeTest, AcceptsValuesInRangeAndLeavesDefaultsAlone) {
-  Parse({"--ranks=8", "--timeout_s=0.5"});
-  EXPECT_EQ(ranks.getValue(), 8);
-  EXPECT_EQ(timeout.getValue(), 0.5);
+  TestFlags given;
+  Parse(given, {"--ranks=8", "--timeout_s=0.5"});
+  EXPECT_EQ(*given.ranks, 8);
+  EXPECT_EQ(*given.timeout, 0.5);
   // A default outside the range (0 here) is the tool's to interpret.
-  Parse({});
-  EXPECT_EQ(ranks.getValue(), 0);
+  TestFlags defaults;
+  Parse(defaults, {});
+  EXPECT_EQ(*defaults.ranks, 0);
 }
 
 TEST(InRangeTest, ShowsTheRangeInTheHelp) {
-  EXPECT_EQ(ranks.HelpStr.str(), "ranks to start (1 to 8)");
-  EXPECT_EQ(timeout.HelpStr.str(), "seconds to wait (0.001 to 60)");
+  TestFlags flags;
+  EXPECT_EQ(flags.ranks.description(), "ranks to start (1 to 8)");
+  EXPECT_EQ(flags.timeout.description(), "seconds to wait (0.001 to 60)");
+}
+
+TEST(WithRangeTest, AppendsTheRange) {
+  EXPECT_EQ(WithRange("seconds", kMinSeconds, kMaxSeconds),
+            "seconds (0.001 to 604800)");
+  EXPECT_EQ(WithRange("", 1, 8), "1 to 8");
 }
 
 TEST(InRangeDeathTest, ExitsWithTheToolsMessage) {
-  SetFlagErrorTool("my_tool");
-  EXPECT_EXIT(Parse({"--ranks=2147483647"}), ExitedWithCode(1),
+  TestFlags flags;
+  EXPECT_EXIT(Parse(flags, {"--ranks=2147483647"}), ExitedWithCode(1),
               "my_tool: --ranks=2147483647 is out of range: expected 1 to 8");
-  EXPECT_EXIT(Parse({"--ranks=0"}), ExitedWithCode(1),
+  EXPECT_EXIT(Parse(flags, {"--ranks=0"}), ExitedWithCode(1),
               "my_tool: --ranks=0 is out of range: expected 1 to 8");
-  EXPECT_EXIT(Parse({"--timeout_s=nan"}), ExitedWithCode(1),
+  EXPECT_EXIT(Parse(flags, {"--timeout_s=nan"}), ExitedWithCode(1),
               "my_tool: --timeout_s=nan is not a number: expected 0.001 to 60");
-  EXPECT_EXIT(Parse({"--timeout_s=-inf"}), ExitedWithCode(1),
+  EXPECT_EXIT(Parse(flags, {"--timeout_s=-inf"}), ExitedWithCode(1),
               "--timeout_s=-inf is out of range");
 }
 
 TEST(InRangeDeathTest, ExitsWithTheStatusTheToolSet) {
+  TestFlags flags;
   EXPECT_EXIT(
       {
         SetFlagErrorExitCode(2);
-        Parse({"--ranks=9"});
+        Parse(flags, {"--ranks=9"});
       },
       ExitedWithCode(2), "--ranks=9 is out of range: expected 1 to 8");
 }

@@ -1,0 +1,121 @@
+// Lighthouse: the quorum service of data-parallel training
+// (docs/lighthouse.md), serving lib/lighthouse/lighthouse_service.proto. Replica
+// groups heartbeat it, ask it for a quorum (the quorum id is their
+// generation), vote on committing each step and watch it for lost members.
+// tools/sluice_lighthouse runs one; tests run it in-process.
+#ifndef SLUICE_LIGHTHOUSE_LIGHTHOUSE_H_
+#define SLUICE_LIGHTHOUSE_LIGHTHOUSE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace grpc {
+class Service;
+}  // namespace grpc
+
+namespace sluice::lighthouse {
+
+// Says whether a lighthouse may issue quorums and records their ids
+// (lib/lighthouse/quorum_authority.h; several lighthouses over etcd share one).
+// Declared only: a lighthouse alone needs none, and whoever passes one
+// includes the header of the authority it makes.
+class QuorumAuthority;
+
+struct LighthouseOptions {
+  // host:port to listen on; port 0 picks a free port.
+  std::string bind = "127.0.0.1:29510";
+  // The address other processes dial; "" means the bound address.
+  std::string advertise;
+  int min_replicas = 1;
+  absl::Duration join_timeout = absl::Milliseconds(60000);
+  // How often heartbeats are checked and waiting quorums reconsidered.
+  absl::Duration quorum_tick = absl::Milliseconds(100);
+  absl::Duration heartbeat_timeout = absl::Milliseconds(5000);
+  // Further services served on the same port (e.g. the collectives'
+  // rendezvous store). Not owned: they outlive the lighthouse.
+  std::vector<grpc::Service*> extra_services;
+};
+
+// One replica group as it described itself in its last request.
+struct ReplicaInfo {
+  std::string replica_id;
+  // Where its peers reach its healing service ("host:port").
+  std::string address;
+  int64_t step = 0;  // the last step it committed
+  int world_size = 0;
+  // Random per process, never 0: tells a restarted replica from the one
+  // before.
+  uint64_t incarnation = 0;
+};
+
+struct QuorumInfo {
+  int64_t quorum_id = 0;  // the generation; 0 before the first quorum
+  std::vector<ReplicaInfo> participants;   // sorted by replica_id
+  absl::Time created = absl::UnixEpoch();  // on the lighthouse's clock
+  std::string reason;                      // why it formed
+};
+
+struct ReplicaStatus {
+  ReplicaInfo replica;
+  absl::Duration heartbeat_age;  // whole milliseconds
+  bool healthy = false;          // heard from within the heartbeat timeout
+  bool in_quorum = false;        // a participant of the current quorum
+  bool recovering = false;       // in the quorum with a step behind its highest
+  bool requesting = false;       // waiting in a quorum request now
+};
+
+// What GetStatus answers (the same fields as its proto::LighthouseStatus).
+struct LighthouseStatus {
+  QuorumInfo quorum;                    // the current one
+  std::vector<ReplicaStatus> replicas;  // every replica heard from
+  int min_replicas = 0;
+  absl::Duration heartbeat_timeout;
+  std::string address;  // this lighthouse's
+  bool is_leader = false;
+  std::string leader_address;          // "" when unknown
+  absl::Time now = absl::UnixEpoch();  // when the status was taken
+};
+
+class Lighthouse {
+ public:
+  // Listens on options.bind and issues quorums on its own authority
+  // (always the leader, the last quorum id in memory). Errors: invalid
+  // options, an address that cannot be bound.
+  static absl::StatusOr<std::unique_ptr<Lighthouse>> Start(
+      LighthouseOptions options);
+  // The same with `authority` deciding whether this lighthouse may issue
+  // quorums and recording their ids; null means one of its own. Errors
+  // also: an authority that cannot say the last quorum id.
+  static absl::StatusOr<std::unique_ptr<Lighthouse>> Start(
+      LighthouseOptions options, std::unique_ptr<QuorumAuthority> authority);
+
+  // Shuts down.
+  ~Lighthouse();
+  Lighthouse(const Lighthouse&) = delete;
+  Lighthouse& operator=(const Lighthouse&) = delete;
+
+  // The advertised address ("host:port", the picked port when it was 0).
+  const std::string& address() const;
+
+  // What GetStatus answers now. Never waits on the quorum authority.
+  LighthouseStatus Status() const;
+
+  // Stops serving: waiting Quorum and Commit calls and Watch streams end
+  // with UNAVAILABLE at once. Idempotent.
+  void Shutdown();
+
+  class Impl;
+
+ private:
+  explicit Lighthouse(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice::lighthouse
+
+#endif  // SLUICE_LIGHTHOUSE_LIGHTHOUSE_H_

@@ -1,0 +1,98 @@
+// MonitorServer: the step monitor (lib/monitor/monitor_service.proto). Ranks
+// stream step signals to it through StepReporter (sluice/monitor/step_reporter.h);
+// it says which ranks are stuck, silent, dead or finished, and a launcher
+// reads its verdicts. See docs/monitor.md.
+#ifndef SLUICE_MONITOR_MONITOR_H_
+#define SLUICE_MONITOR_MONITOR_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace sluice::monitor {
+
+struct MonitorOptions {
+  int world_size = 1;
+  // A step begun and not ended within this is stuck.
+  absl::Duration stuck_timeout = absl::Seconds(10);
+  // A rank that has reported once and then sends nothing, not even a
+  // heartbeat, for this long is silent (stopped, or cut off).
+  absl::Duration silent_timeout = absl::Seconds(30);
+  // Stuck limits of declared step kinds, e.g. {"first", 120 s},
+  // {"checkpoint", 300 s}; a step of another kind takes stuck_timeout.
+  std::map<std::string, absl::Duration> step_kind_timeouts;
+};
+
+enum class VerdictKind { kStuck, kSilent, kDead, kFinished };
+
+struct Verdict {
+  int rank = 0;
+  VerdictKind kind = VerdictKind::kStuck;
+  // Who, what and why, e.g. "rank 2 stuck in step 1841 for 12.4 s (limit
+  // 10 s)".
+  std::string message;
+  absl::Time time = absl::UnixEpoch();  // when it became true (monitor clock)
+};
+
+struct RankState {
+  int rank = 0;
+  bool connected = false;        // a report stream of the rank is open
+  int64_t last_begin_step = -1;  // -1: none yet
+  int64_t last_end_step = -1;    // -1: none yet
+  // Epochs finished so far: the highest epoch it ended + 1.
+  int64_t finished_epochs = 0;
+  std::optional<absl::Time> last_contact;  // none: never heard from
+  bool finished = false;                   // it sent its train end
+  std::optional<int> exit_code;            // once a launcher reported its exit
+};
+
+// The monitor's view of the job (what GetState answers).
+struct JobState {
+  std::vector<RankState> ranks;   // one per rank, by rank
+  std::vector<Verdict> verdicts;  // at most one per rank, newest last
+  // The minimum over all ranks of finished_epochs (0 while a rank never
+  // reported one): the epoch a restarted job resumes from.
+  int64_t min_finished_epoch = 0;
+
+  // Every rank's progress and every verdict, one per line, for logs and
+  // test failures.
+  std::string ToString() const;
+};
+
+class MonitorServer {
+ public:
+  // Listens on `address` ("127.0.0.1:0" picks a free port). Errors: an
+  // address that does not parse or cannot be bound, invalid options (a
+  // world size below 1, a timeout that is not positive).
+  static absl::StatusOr<std::unique_ptr<MonitorServer>> Start(
+      std::string address, MonitorOptions options);
+
+  // Shuts down.
+  ~MonitorServer();
+  MonitorServer(const MonitorServer&) = delete;
+  MonitorServer& operator=(const MonitorServer&) = delete;
+
+  int port() const;
+
+  // What GetState answers now.
+  JobState State() const;
+
+  // Stops serving: open report streams are cancelled. Idempotent.
+  void Shutdown();
+
+  class Impl;
+
+ private:
+  explicit MonitorServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice::monitor
+
+#endif  // SLUICE_MONITOR_MONITOR_H_

@@ -1,0 +1,268 @@
+#include "lib/lighthouse/etcd_quorum_authority.h"
+
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "sluice/support/logging.h"
+
+namespace sluice::lighthouse {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::duration ToClock(absl::Duration duration) {
+  return std::chrono::duration_cast<Clock::duration>(
+      absl::ToChronoNanoseconds(duration));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EtcdQuorumAuthority>>
+EtcdQuorumAuthority::Create(EtcdQuorumAuthorityOptions options) {
+  if (options.address.empty()) {
+    return absl::InvalidArgumentError(
+        "etcd quorum authority: the lighthouse's address is empty");
+  }
+  if (options.prefix.empty()) {
+    return absl::InvalidArgumentError("etcd quorum authority: empty prefix");
+  }
+  if (options.lease_ttl < absl::Seconds(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "etcd quorum authority: lease TTL ",
+        absl::FormatDuration(options.lease_ttl), " is under etcd's 1s"));
+  }
+  absl::StatusOr<std::unique_ptr<EtcdClient>> client =
+      EtcdClient::Create(options.endpoints, options.request_timeout);
+  if (!client.ok()) return client.status();
+  return std::unique_ptr<EtcdQuorumAuthority>(
+      new EtcdQuorumAuthority(std::move(options), *std::move(client)));
+}
+
+EtcdQuorumAuthority::EtcdQuorumAuthority(EtcdQuorumAuthorityOptions options,
+                                         std::unique_ptr<EtcdClient> client)
+    : options_(std::move(options)), client_(std::move(client)) {
+  // The first round before returning: a lighthouse knows from the start
+  // who leads (or that it does), as far as etcd answers.
+  Step();
+  thread_ = std::thread([this] { Run(); });
+}
+
+EtcdQuorumAuthority::~EtcdQuorumAuthority() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  thread_.join();
+  // Deleting the lease deletes the leader key it holds: the others need
+  // not wait for the TTL. Best effort: an unreachable etcd lets it expire.
+  if (lease_ != 0) client_->RevokeLease(lease_).IgnoreError();
+}
+
+void EtcdQuorumAuthority::Run() {
+  // The constructor ran the first round.
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_cv_.wait_for(lock,
+                            absl::ToChronoMilliseconds(options_.poll_interval),
+                            [this] { return stopping_; })) {
+    lock.unlock();
+    Step();
+    lock.lock();
+  }
+}
+
+void EtcdQuorumAuthority::Step() {
+  // The lease counts from before the request that granted or renewed it.
+  const Clock::time_point sent = Clock::now();
+  if (lease_ == 0) {
+    absl::StatusOr<int64_t> lease = client_->GrantLease(options_.lease_ttl);
+    if (!lease.ok()) {
+      SetNotLeader("");
+      return;
+    }
+    lease_ = *lease;
+    std::lock_guard<std::mutex> lock(mu_);
+    lease_until_ = sent + ToClock(options_.lease_ttl);
+  } else {
+    std::unique_lock<std::mutex> lock(mu_);
+    // Renewed once a third of the TTL has passed.
+    const bool renew =
+        lease_until_ - sent < ToClock(options_.lease_ttl * 2 / 3);
+    lock.unlock();
+    if (renew) {
+      absl::StatusOr<int64_t> ttl = client_->KeepAlive(lease_);
+      if (!ttl.ok()) {
+        // Unreachable: leadership lapses with the lease (IsLeader checks
+        // lease_until_); keep the lease to renew it if etcd comes back in
+        // time.
+        return;
+      }
+      if (*ttl <= 0) {
+        SLUICE_LOG(WARNING)
+            << "lighthouse " << options_.address << ": etcd lease " << lease_
+            << " expired; campaigning with a new one";
+        lease_ = 0;
+        SetNotLeader("");
+        return;
+      }
+      lock.lock();
+      lease_until_ = sent + std::chrono::seconds(*ttl);
+    }
+  }
+
+  absl::StatusOr<std::optional<EtcdKeyValue>> leader =
+      client_->Get(leader_key());
+  if (!leader.ok()) return;
+  if (!leader->has_value()) {
+    absl::StatusOr<EtcdTxnResult> won =
+        client_->Txn({EtcdCompare::CreateRevisionIs(leader_key(), 0)},
+                     {EtcdPut{leader_key(), options_.address, lease_}});
+    if (!won.ok() || !won->succeeded) return;  // read again next round
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      leader_ = true;
+      // The key was created by this transaction, at its revision.
+      leader_revision_ = won->revision;
+      leader_address_ = options_.address;
+    }
+    // Logged with mu_ released: the lighthouse asks IsLeader under its own
+    // lock, which every RPC takes, and stderr may be slow.
+    SLUICE_LOG(INFO) << "lighthouse " << options_.address
+                     << ": leader (etcd lease " << lease_ << ", revision "
+                     << won->revision << ")";
+    return;
+  }
+  const EtcdKeyValue& key = **leader;
+  if (key.lease == lease_ && key.value == options_.address) {
+    std::lock_guard<std::mutex> lock(mu_);
+    leader_ = true;
+    leader_revision_ = key.create_revision;
+    leader_address_ = key.value;
+    return;
+  }
+  SetNotLeader(key.value);
+}
+
+void EtcdQuorumAuthority::SetNotLeader(std::string leader_address) {
+  const std::string named = leader_address.empty() ? "unknown" : leader_address;
+  bool was_leader = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    was_leader = leader_;
+    leader_ = false;
+    leader_revision_ = 0;
+    leader_address_ = std::move(leader_address);
+  }
+  // With mu_ released, as in Step.
+  if (was_leader) {
+    SLUICE_LOG(WARNING) << "lighthouse " << options_.address
+                        << ": no longer the leader (leader: " << named << ")";
+  }
+}
+
+bool EtcdQuorumAuthority::IsLeader() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return leader_ && Clock::now() < lease_until_;
+}
+
+std::string EtcdQuorumAuthority::LeaderAddress() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (leader_ && Clock::now() >= lease_until_) return "";
+  return leader_address_;
+}
+
+absl::StatusOr<int64_t> EtcdQuorumAuthority::ReadQuorumIdLocked() {
+  absl::StatusOr<std::optional<EtcdKeyValue>> key =
+      client_->Get(quorum_id_key());
+  if (!key.ok()) return key.status();
+  int64_t id = 0;
+  int64_t revision = 0;
+  if (key->has_value()) {
+    if (!absl::SimpleAtoi((*key)->value, &id) || id < 0) {
+      return absl::DataLossError(
+          absl::StrCat("etcd key ", quorum_id_key(), " holds '",
+                       (*key)->value.substr(0, 100), "', not a quorum id"));
+    }
+    revision = (*key)->mod_revision;
+  }
+  last_quorum_id_ = id;
+  quorum_mod_revision_ = revision;
+  quorum_read_ = true;
+  return id;
+}
+
+absl::StatusOr<int64_t> EtcdQuorumAuthority::LastQuorumId() {
+  std::lock_guard<std::mutex> lock(quorum_mu_);
+  return ReadQuorumIdLocked();
+}
+
+absl::Status EtcdQuorumAuthority::RecordQuorumId(int64_t id) {
+  std::lock_guard<std::mutex> lock(quorum_mu_);
+  if (!quorum_read_) {
+    absl::StatusOr<int64_t> read = ReadQuorumIdLocked();
+    if (!read.ok()) return read.status();
+  }
+  int64_t leader_revision = 0;
+  {
+    std::lock_guard<std::mutex> state_lock(mu_);
+    if (!leader_ || Clock::now() >= lease_until_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "quorum id ", id, " not recorded: lighthouse ", options_.address,
+          " is not the leader (leader: ",
+          leader_address_.empty() ? "unknown" : leader_address_, ")"));
+    }
+    leader_revision = leader_revision_;
+  }
+  if (id <= last_quorum_id_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("quorum id ", id, " not recorded: etcd already holds ",
+                     last_quorum_id_, " under ", quorum_id_key()));
+  }
+  const int64_t read_id = last_quorum_id_;
+  absl::StatusOr<EtcdTxnResult> txn = client_->Txn(
+      {EtcdCompare::ValueIs(leader_key(), options_.address),
+       EtcdCompare::CreateRevisionIs(leader_key(), leader_revision),
+       quorum_mod_revision_ == 0
+           ? EtcdCompare::CreateRevisionIs(quorum_id_key(), 0)
+           : EtcdCompare::ModRevisionIs(quorum_id_key(), quorum_mod_revision_)},
+      {EtcdPut{quorum_id_key(), absl::StrCat(id), 0}});
+  if (!txn.ok()) {
+    // The write may or may not have happened: read before the next one.
+    quorum_read_ = false;
+    return txn.status();
+  }
+  if (txn->succeeded) {
+    last_quorum_id_ = id;
+    quorum_mod_revision_ = txn->revision;
+    return absl::OkStatus();
+  }
+
+  // Lost a race: say to whom.
+  quorum_read_ = false;
+  std::string why;
+  absl::StatusOr<std::optional<EtcdKeyValue>> leader =
+      client_->Get(leader_key());
+  if (leader.ok()) {
+    const bool still_leader = leader->has_value() &&
+                              (*leader)->value == options_.address &&
+                              (*leader)->create_revision == leader_revision;
+    if (!still_leader) {
+      SetNotLeader(leader->has_value() ? (*leader)->value : "");
+      why = leader->has_value()
+                ? absl::StrCat("lighthouse ", (*leader)->value, " leads now")
+                : "no lighthouse leads now";
+    }
+  }
+  absl::StatusOr<int64_t> now_id = ReadQuorumIdLocked();
+  if (now_id.ok() && *now_id != read_id) {
+    absl::StrAppend(&why, why.empty() ? "" : " and ", "the quorum id moved to ",
+                    *now_id, " (this lighthouse had read ", read_id, ")");
+  }
+  if (why.empty()) why = "the leader key or the quorum id changed meanwhile";
+  return absl::FailedPreconditionError(
+      absl::StrCat("quorum id ", id, " not recorded by lighthouse ",
+                   options_.address, ": ", why));
+}
+
+}  // namespace sluice::lighthouse

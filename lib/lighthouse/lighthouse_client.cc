@@ -1,0 +1,273 @@
+#include "lib/lighthouse/lighthouse_client.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "grpcpp/grpcpp.h"
+#include "sluice/support/failure.h"
+
+namespace sluice::lighthouse {
+namespace {
+
+constexpr char kLeaderKey[] = "sluice-lighthouse-leader";
+// The pause after every lighthouse refused or could not be reached, so
+// that a client waiting out a failover does not spin.
+constexpr absl::Duration kRoundPause = absl::Milliseconds(50);
+
+std::string NamedLeader(const grpc::ClientContext& context) {
+  const auto& trailers = context.GetServerTrailingMetadata();
+  auto it = trailers.find(kLeaderKey);
+  if (it == trailers.end()) return "";
+  return std::string(it->second.data(), it->second.size());
+}
+
+// The lighthouse's answer as a retryable error naming it. A request the
+// lighthouse calls invalid stays what it is: sending it again fails again.
+absl::Status FromGrpc(const grpc::Status& status, const char* method,
+                      const std::string& address) {
+  absl::Status error(static_cast<absl::StatusCode>(status.error_code()),
+                     absl::StrCat(method, " to lighthouse ", address, ": ",
+                                  status.error_message()));
+  if (error.code() == absl::StatusCode::kInvalidArgument) return error;
+  return MarkRetryable(std::move(error), absl::StrCat("lighthouse ", address));
+}
+
+}  // namespace
+
+class LighthouseClient::Target {
+ public:
+  explicit Target(std::string address)
+      : address_(std::move(address)),
+        stub_(proto::Lighthouse::NewStub(grpc::CreateChannel(
+            address_, grpc::InsecureChannelCredentials()))) {}
+
+  const std::string& address() const { return address_; }
+  proto::Lighthouse::Stub* stub() const { return stub_.get(); }
+
+ private:
+  const std::string address_;
+  const std::unique_ptr<proto::Lighthouse::Stub> stub_;
+};
+
+absl::StatusOr<std::unique_ptr<LighthouseClient>> LighthouseClient::Create(
+    std::vector<std::string> addresses) {
+  if (addresses.empty()) {
+    return absl::InvalidArgumentError(
+        "lighthouse client: no lighthouse address given");
+  }
+  for (const std::string& address : addresses) {
+    if (address.rfind(':') == std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("lighthouse client: lighthouse address '", address,
+                       "' is not host:port"));
+    }
+  }
+  return std::unique_ptr<LighthouseClient>(
+      new LighthouseClient(std::move(addresses)));
+}
+
+LighthouseClient::LighthouseClient(std::vector<std::string> addresses) {
+  for (std::string& address : addresses) {
+    targets_.push_back(std::make_unique<Target>(std::move(address)));
+  }
+}
+
+LighthouseClient::~LighthouseClient() = default;
+
+std::string LighthouseClient::leader() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return targets_[current_]->address();
+}
+
+LighthouseClient::Target& LighthouseClient::Current() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return *targets_[current_];
+}
+
+bool LighthouseClient::MoveOn(const Target& failed,
+                              const std::string& named_leader) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (targets_[current_].get() != &failed) return true;  // moved meanwhile
+  if (!named_leader.empty() && named_leader != failed.address()) {
+    auto it = std::find_if(targets_.begin(), targets_.end(),
+                           [&](const std::unique_ptr<Target>& target) {
+                             return target->address() == named_leader;
+                           });
+    if (it == targets_.end()) {
+      targets_.push_back(std::make_unique<Target>(named_leader));
+      it = targets_.end() - 1;
+    }
+    current_ = it - targets_.begin();
+    return true;
+  }
+  current_ = (current_ + 1) % targets_.size();
+  return false;
+}
+
+absl::Status LighthouseClient::Call(
+    const char* method, absl::Duration timeout,
+    const std::function<grpc::Status(proto::Lighthouse::Stub*,
+                                     grpc::ClientContext*)>& attempt) {
+  const absl::Time deadline = absl::Now() + timeout;
+  size_t misses = 0;  // refusals that named no other leader
+  size_t hops = 0;    // leaders followed since the last pause
+  while (true) {
+    Target& target = Current();
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(deadline));
+    const grpc::Status status = attempt(target.stub(), &context);
+    if (status.ok()) return absl::OkStatus();
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
+        absl::Now() >= deadline) {
+      return FromGrpc(status, method, target.address());
+    }
+    size_t targets = 0;
+    const bool followed = MoveOn(target, NamedLeader(context));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      targets = targets_.size();
+    }
+    // Pause once every lighthouse was tried, or when they keep naming
+    // each other (a failover in progress).
+    if (followed) {
+      if (++hops <= targets) continue;
+      hops = 0;
+    } else if (++misses % targets != 0) {
+      continue;
+    }
+    if (deadline - absl::Now() <= kRoundPause) {
+      return FromGrpc(status, method, target.address());
+    }
+    absl::SleepFor(kRoundPause);
+  }
+}
+
+absl::Status LighthouseClient::Heartbeat(const proto::HeartbeatRequest& request,
+                                         absl::Duration timeout) {
+  proto::HeartbeatResponse response;
+  return Call("heartbeat", timeout,
+              [&](proto::Lighthouse::Stub* stub, grpc::ClientContext* context) {
+                return stub->Heartbeat(context, request, &response);
+              });
+}
+
+absl::StatusOr<proto::Quorum> LighthouseClient::Quorum(
+    const proto::QuorumRequest& request, absl::Duration timeout) {
+  proto::QuorumResponse response;
+  absl::Status status =
+      Call("quorum request", timeout,
+           [&](proto::Lighthouse::Stub* stub, grpc::ClientContext* context) {
+             return stub->Quorum(context, request, &response);
+           });
+  if (!status.ok()) return status;
+  return std::move(*response.mutable_quorum());
+}
+
+absl::StatusOr<proto::CommitResponse> LighthouseClient::Commit(
+    const proto::CommitRequest& request, absl::Duration timeout) {
+  proto::CommitResponse response;
+  absl::Status status =
+      Call("commit vote", timeout,
+           [&](proto::Lighthouse::Stub* stub, grpc::ClientContext* context) {
+             return stub->Commit(context, request, &response);
+           });
+  if (!status.ok()) return status;
+  return response;
+}
+
+absl::StatusOr<proto::LighthouseStatus> LighthouseClient::GetStatus(
+    absl::Duration timeout) {
+  proto::LighthouseStatus response;
+  absl::Status status =
+      Call("status request", timeout,
+           [&](proto::Lighthouse::Stub* stub, grpc::ClientContext* context) {
+             return stub->GetStatus(context, proto::StatusRequest(), &response);
+           });
+  if (!status.ok()) return status;
+  return response;
+}
+
+namespace {
+
+class StreamWatch final : public LighthouseWatch {
+ public:
+  explicit StreamWatch(std::function<void(StreamWatch*)> run) {
+    thread_ = std::thread([this, run = std::move(run)] { run(this); });
+  }
+  ~StreamWatch() override { Stop(); }
+
+  void Stop() override {
+    std::call_once(stop_once_, [this] {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        stopped_.Notify();
+        if (context_ != nullptr) context_->TryCancel();
+      }
+      thread_.join();
+    });
+  }
+
+  // The stream now open, so that Stop can cancel it; false once stopped.
+  bool Open(grpc::ClientContext* context) {
+    std::lock_guard<std::mutex> lock(mu_);
+    context_ = context;
+    return !stopped_.HasBeenNotified();
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    context_ = nullptr;
+  }
+  // Waits `pause` unless stopped; returns whether it was stopped.
+  bool Pause(absl::Duration pause) {
+    return stopped_.WaitForNotificationWithTimeout(pause);
+  }
+
+ private:
+  std::mutex mu_;
+  grpc::ClientContext* context_ = nullptr;  // guarded by mu_
+  absl::Notification stopped_;
+  std::once_flag stop_once_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+std::unique_ptr<LighthouseWatch> LighthouseClient::Watch(
+    proto::WatchRequest request, EventCallback on_event,
+    absl::Duration retry_interval) {
+  return std::make_unique<StreamWatch>([this, request = std::move(request),
+                                        on_event = std::move(on_event),
+                                        retry_interval](StreamWatch* watch) {
+    bool followed = false;  // the last stream's lighthouse named a leader
+    while (true) {
+      Target& target = Current();
+      grpc::ClientContext context;
+      if (!watch->Open(&context)) return;
+      std::unique_ptr<grpc::ClientReader<proto::LighthouseEvent>> reader =
+          target.stub()->Watch(&context, request);
+      proto::LighthouseEvent event;
+      while (reader->Read(&event)) on_event(event);
+      const grpc::Status status = reader->Finish();
+      watch->Close();
+      // Straight to a leader the lighthouse named, unless the last
+      // one named one too (lighthouses that name each other).
+      bool named = false;
+      if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+        named = MoveOn(target, NamedLeader(context));
+      }
+      if (named && !followed) {
+        followed = true;
+        continue;
+      }
+      followed = false;
+      if (watch->Pause(retry_interval)) return;
+    }
+  });
+}
+
+}  // namespace sluice::lighthouse

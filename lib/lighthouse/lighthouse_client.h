@@ -1,0 +1,89 @@
+// LighthouseClient: a replica's side of lib/lighthouse/lighthouse_service.proto
+// over one or more lighthouses (docs/lighthouse.md). Every call goes to the
+// leader: on UNAVAILABLE it follows the leader a lighthouse names in its
+// trailing metadata, or tries the next address, until the call's timeout.
+// Errors are retryable (Classify says so) and name the lighthouse.
+// Thread-safe.
+#ifndef SLUICE_LIB_LIGHTHOUSE_LIGHTHOUSE_CLIENT_H_
+#define SLUICE_LIB_LIGHTHOUSE_LIGHTHOUSE_CLIENT_H_
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "lib/lighthouse/lighthouse_service.grpc.pb.h"
+
+namespace sluice::lighthouse {
+
+// A Watch stream kept open by a thread of its own; see
+// LighthouseClient::Watch.
+class LighthouseWatch {
+ public:
+  virtual ~LighthouseWatch() = default;
+  // Ends the stream and joins the thread; no callback runs after it
+  // returns. Idempotent; the destructor calls it.
+  virtual void Stop() = 0;
+};
+
+class LighthouseClient {
+ public:
+  // `addresses`: every lighthouse ("host:port"), at least one.
+  static absl::StatusOr<std::unique_ptr<LighthouseClient>> Create(
+      std::vector<std::string> addresses);
+  ~LighthouseClient();
+  LighthouseClient(const LighthouseClient&) = delete;
+  LighthouseClient& operator=(const LighthouseClient&) = delete;
+
+  absl::Status Heartbeat(const proto::HeartbeatRequest& request,
+                         absl::Duration timeout);
+  // Waits up to `timeout` for a quorum that includes the requester.
+  absl::StatusOr<proto::Quorum> Quorum(const proto::QuorumRequest& request,
+                                       absl::Duration timeout);
+  // Waits up to `timeout` for the vote's outcome.
+  absl::StatusOr<proto::CommitResponse> Commit(
+      const proto::CommitRequest& request, absl::Duration timeout);
+  absl::StatusOr<proto::LighthouseStatus> GetStatus(absl::Duration timeout);
+
+  // Calls `on_event` for each event of a Watch stream, on a thread the
+  // returned watch owns, reconnecting to the leader whenever the stream
+  // ends (after `retry_interval`) until the watch is stopped. The client
+  // outlives the watch.
+  using EventCallback = std::function<void(const proto::LighthouseEvent&)>;
+  std::unique_ptr<LighthouseWatch> Watch(
+      proto::WatchRequest request, EventCallback on_event,
+      absl::Duration retry_interval = absl::Milliseconds(100));
+
+  // The lighthouse calls go to now.
+  std::string leader() const;
+
+  class Target;  // one lighthouse: its address and stub
+
+ private:
+  explicit LighthouseClient(std::vector<std::string> addresses);
+
+  // The lighthouse to call now.
+  Target& Current();
+  // After `failed` answered UNAVAILABLE: the leader it named, else the
+  // next address. Returns whether it named a leader other than itself.
+  bool MoveOn(const Target& failed, const std::string& named_leader);
+
+  // Runs `attempt` against the leader until it succeeds, fails with a code
+  // other than UNAVAILABLE, or the deadline passes.
+  absl::Status Call(
+      const char* method, absl::Duration timeout,
+      const std::function<grpc::Status(proto::Lighthouse::Stub*,
+                                       grpc::ClientContext*)>& attempt);
+
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Target>> targets_;  // grows with named leaders
+  size_t current_ = 0;                            // guarded by mu_
+};
+
+}  // namespace sluice::lighthouse
+
+#endif  // SLUICE_LIB_LIGHTHOUSE_LIGHTHOUSE_CLIENT_H_

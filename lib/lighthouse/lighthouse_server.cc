@@ -1,0 +1,659 @@
+// The Lighthouse service over QuorumRules and CommitVotes. One lock guards
+// both; a waiting call (Quorum, Commit, Watch) sleeps on one condition
+// variable in short slices so that it also notices its caller leaving (a
+// cancelled call, a dropped connection), a lost leadership and Shutdown
+// within a slice.
+//
+// Every call takes that lock, so nothing slow happens under it: the quorum
+// authority (etcd, with a timeout of 500 ms per endpoint) is asked with the
+// lock released, and the log is written with it released.
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/lighthouse/commit_votes.h"
+#include "lib/lighthouse/lighthouse_service.grpc.pb.h"
+#include "lib/lighthouse/lighthouse_status.h"
+#include "lib/lighthouse/quorum_authority.h"
+#include "lib/lighthouse/quorum_rules.h"
+#include "sluice/lighthouse/lighthouse.h"
+#include "sluice/support/host_port.h"
+
+namespace sluice::lighthouse {
+namespace {
+
+constexpr char kLeaderKey[] = "sluice-lighthouse-leader";
+// How long a waiting call sleeps before it looks at its caller again.
+constexpr absl::Duration kWaitSlice = absl::Milliseconds(20);
+// A long poll answers this much before the caller's deadline, so that the
+// caller reads why no quorum formed rather than its own deadline error.
+constexpr absl::Duration kAnswerMargin = absl::Milliseconds(100);
+// Rounds of one Update: catching up as a new leader, recording a quorum id,
+// issuing the quorum. What a leadership that comes and goes leaves undone
+// waits for the next tick.
+constexpr int kMaxUpdateRounds = 4;
+
+absl::Time DeadlineOf(const grpc::ServerContext& context) {
+  const auto deadline = context.deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) {
+    return absl::InfiniteFuture();
+  }
+  return absl::FromChrono(deadline);
+}
+
+std::string SecondsText(absl::Duration duration) {
+  return absl::StrCat(
+      absl::ToDoubleSeconds(absl::Trunc(duration, absl::Milliseconds(10))),
+      " s");
+}
+
+grpc::Status Unavailable(const std::string& message) {
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE, message);
+}
+
+struct Watcher {
+  std::string replica_id;
+  uint64_t incarnation = 0;
+  std::deque<proto::LighthouseEvent> events;
+};
+
+}  // namespace
+
+class LighthouseService final : public proto::Lighthouse::Service {
+ public:
+  LighthouseService(const LighthouseOptions& options,
+                    const QuorumRulesOptions& rules_options)
+      : options_(options), rules_(rules_options) {}
+
+  // Called once the port is known; RPCs wait for it.
+  absl::Status Init(QuorumAuthority* authority, std::string address) {
+    authority_ = authority;
+    address_ = std::move(address);
+    absl::StatusOr<int64_t> last = authority_->LastQuorumId();
+    ready_.Notify();
+    if (!last.ok()) return last.status();
+    std::lock_guard<std::mutex> lock(mu_);
+    rules_.RaiseQuorumId(*last);
+    was_leader_ = authority_->IsLeader();
+    return absl::OkStatus();
+  }
+
+  const std::string& address() const { return address_; }
+
+  grpc::Status Heartbeat(grpc::ServerContext* context,
+                         const proto::HeartbeatRequest* request,
+                         proto::HeartbeatResponse*) override {
+    grpc::Status refused;
+    if (Refuse(context, request->replica_id(), request->incarnation(),
+               &refused)) {
+      return refused;
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    rules_.Heartbeat(request->replica_id(), request->incarnation(),
+                     absl::Now());
+    Update(lock);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Quorum(grpc::ServerContext* context,
+                      const proto::QuorumRequest* request,
+                      proto::QuorumResponse* response) override {
+    const std::string& replica = request->replica().replica_id();
+    grpc::Status refused;
+    if (Refuse(context, replica, request->replica().incarnation(), &refused)) {
+      return refused;
+    }
+    const absl::Time start = absl::Now();
+    const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
+    std::unique_lock<std::mutex> lock(mu_);
+    const uint64_t ticket = rules_.Request(*request, start);
+    Update(lock);
+    while (true) {
+      auto answer = answers_.find(ticket);
+      if (answer != answers_.end()) {
+        *response->mutable_quorum() = std::move(answer->second);
+        answers_.erase(answer);
+        return grpc::Status::OK;
+      }
+      if (!rules_.IsPending(ticket)) {
+        return grpc::Status(
+            grpc::StatusCode::ABORTED,
+            absl::StrCat("lighthouse ", address_,
+                         ": the quorum request of replica ", replica,
+                         " was replaced by a newer one"));
+      }
+      grpc::Status ended =
+          Ended(context, "quorum request of replica " + replica);
+      const absl::Time now = absl::Now();
+      if (ended.ok() && now >= deadline) {
+        ended = grpc::Status(
+            grpc::StatusCode::DEADLINE_EXCEEDED,
+            absl::StrCat("lighthouse ", address_, ": no quorum for replica ",
+                         replica, " within ", SecondsText(now - start), ": ",
+                         rules_.Evaluate(now).waiting));
+      }
+      if (!ended.ok()) {
+        rules_.Withdraw(ticket);
+        return ended;
+      }
+      changed_.wait_for(lock, absl::ToChronoNanoseconds(
+                                  std::min(kWaitSlice, deadline - now)));
+    }
+  }
+
+  grpc::Status Commit(grpc::ServerContext* context,
+                      const proto::CommitRequest* request,
+                      proto::CommitResponse* response) override {
+    grpc::Status refused;
+    // A vote names no incarnation: the quorum's participants do.
+    if (Refuse(context, request->replica_id(), /*incarnation=*/std::nullopt,
+               &refused)) {
+      return refused;
+    }
+    const absl::Time start = absl::Now();
+    const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
+    std::unique_lock<std::mutex> lock(mu_);
+    CommitVotes::Result vote = votes_.Vote(*request);
+    if (vote.failed_now) {
+      rules_.CommitFailed();
+      Log(absl::StrCat("step ", request->step(), " of quorum ",
+                       request->quorum_id(),
+                       " does not commit: ", vote.outcome->reason()));
+      FlushLog(lock);
+    }
+    changed_.notify_all();
+    const std::string what = absl::StrCat(
+        "commit vote of replica ", request->replica_id(), " on step ",
+        request->step(), " of quorum ", request->quorum_id());
+    while (true) {
+      std::optional<proto::CommitResponse> outcome =
+          votes_.Outcome(request->quorum_id(), request->step());
+      if (outcome.has_value()) {
+        *response = std::move(*outcome);
+        return grpc::Status::OK;
+      }
+      grpc::Status ended = Ended(context, what);
+      const absl::Time now = absl::Now();
+      if (ended.ok() && now >= deadline) {
+        ended = grpc::Status(
+            grpc::StatusCode::DEADLINE_EXCEEDED,
+            absl::StrCat(
+                "lighthouse ", address_, ": ", what, ": no vote within ",
+                SecondsText(now - start), " from ",
+                votes_.Missing(request->quorum_id(), request->step())));
+      }
+      if (!ended.ok()) return ended;
+      changed_.wait_for(lock, absl::ToChronoNanoseconds(
+                                  std::min(kWaitSlice, deadline - now)));
+    }
+  }
+
+  grpc::Status Watch(
+      grpc::ServerContext* context, const proto::WatchRequest* request,
+      grpc::ServerWriter<proto::LighthouseEvent>* writer) override {
+    grpc::Status refused;
+    if (Refuse(context, request->replica_id(), request->incarnation(),
+               &refused)) {
+      return refused;
+    }
+    Watcher watcher;
+    watcher.replica_id = request->replica_id();
+    watcher.incarnation = request->incarnation();
+    std::unique_lock<std::mutex> lock(mu_);
+    watchers_.insert(&watcher);
+    rules_.WatchOpened(watcher.replica_id, watcher.incarnation, absl::Now());
+    Update(lock);
+    grpc::Status ended;
+    while (true) {
+      ended = Ended(context, "watch of replica " + watcher.replica_id);
+      if (!ended.ok()) break;
+      if (watcher.events.empty()) {
+        changed_.wait_for(lock, absl::ToChronoNanoseconds(kWaitSlice));
+        continue;
+      }
+      const proto::LighthouseEvent event = std::move(watcher.events.front());
+      watcher.events.pop_front();
+      lock.unlock();
+      const bool written = writer->Write(event);
+      lock.lock();
+      if (!written) {
+        ended =
+            grpc::Status(grpc::StatusCode::CANCELLED, "the watch stream broke");
+        break;
+      }
+    }
+    watchers_.erase(&watcher);
+    // The watching process is gone (or will reconnect): with no other
+    // stream of it open it is lost now, not at its heartbeat timeout.
+    rules_.WatchEnded(watcher.replica_id, watcher.incarnation);
+    Update(lock);
+    return ended;
+  }
+
+  grpc::Status GetStatus(grpc::ServerContext*, const proto::StatusRequest*,
+                         proto::LighthouseStatus* response) override {
+    ready_.WaitForNotification();
+    *response = Status();
+    return grpc::Status::OK;
+  }
+
+  proto::LighthouseStatus Status() const {
+    proto::LighthouseStatus status;
+    const absl::Time now = absl::Now();
+    status.set_min_replicas(options_.min_replicas);
+    status.set_heartbeat_timeout_ms(
+        absl::ToInt64Milliseconds(options_.heartbeat_timeout));
+    status.set_address(address_);
+    status.set_is_leader(authority_->IsLeader());
+    status.set_leader_address(authority_->LeaderAddress());
+    status.set_now_us(absl::ToUnixMicros(now));
+    std::lock_guard<std::mutex> lock(mu_);
+    *status.mutable_quorum() = rules_.current();
+    for (proto::ReplicaStatus& replica : rules_.Replicas(now)) {
+      *status.add_replicas() = std::move(replica);
+    }
+    return status;
+  }
+
+  // Heartbeat timeouts and join timeouts happen between requests.
+  void Tick() {
+    std::unique_lock<std::mutex> lock(mu_);
+    Update(lock);
+  }
+
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  // Whether to answer `replica`'s call at once with `status`: a request
+  // that names no replica or no incarnation (0 would pass for a restart of
+  // every process that names one), or a lighthouse that is not the leader.
+  bool Refuse(grpc::ServerContext* context, const std::string& replica,
+              std::optional<uint64_t> incarnation, grpc::Status* status) {
+    ready_.WaitForNotification();
+    if (replica.empty() || incarnation == uint64_t{0}) {
+      *status = grpc::Status(
+          grpc::StatusCode::INVALID_ARGUMENT,
+          absl::StrCat("lighthouse ", address_, ": the request ",
+                       replica.empty() ? "names no replica_id"
+                                       : "of replica " + replica +
+                                             " names no incarnation"));
+      return true;
+    }
+    *status = NotLeader(context);
+    return !status->ok();
+  }
+
+  // UNAVAILABLE naming the leader (also in the trailing metadata) when this
+  // lighthouse is not it.
+  grpc::Status NotLeader(grpc::ServerContext* context) {
+    if (authority_->IsLeader()) return grpc::Status::OK;
+    const std::string leader = authority_->LeaderAddress();
+    if (!leader.empty()) context->AddTrailingMetadata(kLeaderKey, leader);
+    return Unavailable(absl::StrCat("lighthouse ", address_,
+                                    " is not the leader (leader: ",
+                                    leader.empty() ? "unknown" : leader, ")"));
+  }
+
+  // Why a waiting call ends now (OK while it waits on). Under mu_.
+  grpc::Status Ended(grpc::ServerContext* context, const std::string& what) {
+    if (stopping_) {
+      return Unavailable(absl::StrCat("lighthouse ", address_,
+                                      " is shutting down: ", what, " ended"));
+    }
+    if (context->IsCancelled()) {
+      return grpc::Status(grpc::StatusCode::CANCELLED,
+                          absl::StrCat(what, " was cancelled"));
+    }
+    return NotLeader(context);
+  }
+
+  // Queues a line of the log; FlushLog writes it. Under mu_.
+  void Log(const std::string& message) {
+    pending_log_.push_back(
+        absl::StrCat("lighthouse ", address_, ": ", message, "\n"));
+  }
+
+  // Writes the queued lines with mu_ released (stderr may be a pipe that is
+  // read slowly, or a file on a slow disk). Lines come out in the order they
+  // were queued: each writer takes all that is queued under log_mu_. Called
+  // with mu_ held by `lock`; holds it again on return.
+  void FlushLog(std::unique_lock<std::mutex>& lock) {
+    if (pending_log_.empty()) return;
+    lock.unlock();
+    {
+      std::lock_guard<std::mutex> writing(log_mu_);
+      lock.lock();
+      std::vector<std::string> lines = std::exchange(pending_log_, {});
+      lock.unlock();
+      for (const std::string& line : lines) {
+        std::fputs(line.c_str(), stderr);
+      }
+    }
+    lock.lock();
+  }
+
+  // Reports lost members and issues a quorum when one forms. Called with mu_
+  // held by `lock`; holds it again on return, but releases it meanwhile to
+  // ask the authority and to write the log, so whatever the caller read
+  // under mu_ before may have changed.
+  void Update(std::unique_lock<std::mutex>& lock) {
+    changed_.notify_all();
+    for (int round = 0; round < kMaxUpdateRounds; ++round) {
+      if (!Leading()) break;
+      if (!was_leader_) {
+        // One authority call at a time: the one in flight decides again
+        // with what changed meanwhile once it returns.
+        if (authority_busy_ || !CatchUpAsLeader(lock)) break;
+        continue;
+      }
+      // Lost members are told at once, even while an authority call is in
+      // flight: their peers abort their collectives on it.
+      ReportLostMembers(absl::Now());
+      if (authority_busy_ || !IssueQuorum(lock)) break;
+    }
+    FlushLog(lock);
+  }
+
+  // Whether the authority says this lighthouse leads; when it does not, the
+  // lighthouse must catch up before it issues again. Under mu_.
+  bool Leading() {
+    if (authority_->IsLeader()) return true;
+    was_leader_ = false;
+    ++leadership_lapses_;
+    return false;
+  }
+
+  // Runs `call`, which asks the authority (etcd, for several lighthouses:
+  // up to 500 ms per endpoint), with mu_ released and marked busy. Called
+  // with mu_ held by `lock`.
+  template <typename Call>
+  void CallAuthority(std::unique_lock<std::mutex>& lock, Call call) {
+    authority_busy_ = true;
+    lock.unlock();
+    call();
+    lock.lock();
+    authority_busy_ = false;
+    changed_.notify_all();
+  }
+
+  // Another lighthouse may have led meanwhile: the next id starts above what
+  // the authority recorded. True when it did and no lapse of leadership was
+  // noticed while asking.
+  bool CatchUpAsLeader(std::unique_lock<std::mutex>& lock) {
+    const uint64_t lapses = leadership_lapses_;
+    absl::StatusOr<int64_t> last = absl::UnknownError("not asked");
+    CallAuthority(lock, [&] { last = authority_->LastQuorumId(); });
+    if (!last.ok()) {
+      LogAuthorityError(last.status());
+      return false;
+    }
+    rules_.RaiseQuorumId(*last);
+    if (leadership_lapses_ != lapses) return true;  // read again
+    was_leader_ = true;
+    return true;
+  }
+
+  // Issues the quorum that forms now, if any. A new generation's id is
+  // reserved (decided under mu_), recorded with the authority (mu_
+  // released), and published only if it is still what forms once mu_ is
+  // held again: requests may have come or gone, members may have been lost,
+  // and the leadership may have lapsed meanwhile. An id recorded and not
+  // published is spent, never used again. True when there is more to decide.
+  bool IssueQuorum(std::unique_lock<std::mutex>& lock) {
+    QuorumDecision decision = rules_.Evaluate(absl::Now());
+    if (!decision.formed.has_value()) return false;
+    if (!decision.formed->new_generation) {
+      Publish(*decision.formed);
+      return false;
+    }
+    const int64_t id = decision.formed->quorum.quorum_id();
+    const uint64_t lapses = leadership_lapses_;
+    absl::Status recorded;
+    absl::StatusOr<int64_t> last = absl::UnknownError("not asked");
+    // Recorded before anyone sees it: two lighthouses never issue the same
+    // generation.
+    CallAuthority(lock, [&] {
+      recorded = authority_->RecordQuorumId(id);
+      if (absl::IsFailedPrecondition(recorded)) {
+        last = authority_->LastQuorumId();
+      }
+    });
+    if (!recorded.ok()) {
+      LogAuthorityError(recorded);
+      if (last.ok()) rules_.RaiseQuorumId(*last);
+      return false;
+    }
+    last_authority_error_.clear();
+    if (leadership_lapses_ != lapses || !Leading()) {
+      // Another lighthouse may have issued quorums meanwhile.
+      rules_.SpendQuorumId(id);
+      return false;
+    }
+    decision = rules_.Evaluate(absl::Now());
+    if (decision.formed.has_value() && decision.formed->new_generation &&
+        decision.formed->quorum.quorum_id() == id) {
+      Publish(*decision.formed);
+      return false;
+    }
+    rules_.SpendQuorumId(id);
+    return decision.formed.has_value();
+  }
+
+  // Makes `formed` the current quorum and answers its requests. Under mu_.
+  void Publish(const FormedQuorum& formed) {
+    const proto::Quorum& quorum = formed.quorum;
+    if (formed.new_generation) {
+      std::vector<std::string> names;
+      for (const proto::ReplicaInfo& participant : quorum.participants()) {
+        names.push_back(participant.replica_id());
+      }
+      Log(absl::StrCat("quorum ", quorum.quorum_id(), " formed with ",
+                       absl::StrJoin(names, ", "), ": ", quorum.reason()));
+      votes_.Reset(quorum, options_.min_replicas);
+    }
+    rules_.Issue(formed);
+    for (uint64_t ticket : formed.tickets) answers_[ticket] = quorum;
+    proto::LighthouseEvent event;
+    event.set_kind(proto::LighthouseEvent::QUORUM_FORMED);
+    event.set_quorum_id(quorum.quorum_id());
+    event.set_reason(quorum.reason());
+    for (Watcher* watcher : watchers_) {
+      if (IsParticipant(quorum, *watcher)) watcher->events.push_back(event);
+    }
+    changed_.notify_all();
+  }
+
+  // Tells the other participants of the current quorum about members that
+  // stopped being healthy, and fails the votes they owe. Under mu_.
+  void ReportLostMembers(absl::Time now) {
+    for (const LostMember& lost : rules_.TakeLostMembers(now)) {
+      Log(absl::StrCat("quorum ", lost.quorum_id, ": ", lost.reason));
+      if (votes_.MemberLost(lost.replica_id, lost.reason) > 0) {
+        rules_.CommitFailed();
+      }
+      proto::LighthouseEvent event;
+      event.set_kind(proto::LighthouseEvent::MEMBER_LOST);
+      event.set_quorum_id(lost.quorum_id);
+      event.set_replica_id(lost.replica_id);
+      event.set_reason(lost.reason);
+      for (Watcher* watcher : watchers_) {
+        if (watcher->replica_id != lost.replica_id &&
+            IsParticipant(rules_.current(), *watcher)) {
+          watcher->events.push_back(event);
+        }
+      }
+    }
+  }
+
+  static bool IsParticipant(const proto::Quorum& quorum,
+                            const Watcher& watcher) {
+    for (const proto::ReplicaInfo& participant : quorum.participants()) {
+      if (participant.replica_id() == watcher.replica_id &&
+          participant.incarnation() == watcher.incarnation) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Logs an authority's refusal once, not every tick.
+  void LogAuthorityError(const absl::Status& status) {
+    const std::string text = status.ToString();
+    if (text == last_authority_error_) return;
+    last_authority_error_ = text;
+    Log(absl::StrCat("issues no quorum: the quorum authority refused: ", text));
+  }
+
+  const LighthouseOptions& options_;
+  QuorumAuthority* authority_ = nullptr;  // set by Init
+  std::string address_;                   // set by Init
+  absl::Notification ready_;
+
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  QuorumRules rules_;                          // guarded by mu_
+  CommitVotes votes_;                          // guarded by mu_
+  std::map<uint64_t, proto::Quorum> answers_;  // by ticket; guarded by mu_
+  std::set<Watcher*> watchers_;                // guarded by mu_
+  bool stopping_ = false;                      // guarded by mu_
+  bool was_leader_ = true;                     // guarded by mu_
+  // Times an Update found this lighthouse not leading: an authority call
+  // that saw it change answered for an earlier leadership.
+  uint64_t leadership_lapses_ = 0;        // guarded by mu_
+  bool authority_busy_ = false;           // a call in flight; guarded by mu_
+  std::string last_authority_error_;      // guarded by mu_
+  std::vector<std::string> pending_log_;  // guarded by mu_
+  // Held while writing the log; taken before mu_, never while holding it.
+  std::mutex log_mu_;
+};
+
+class Lighthouse::Impl {
+ public:
+  Impl(LighthouseOptions options, QuorumRulesOptions rules_options)
+      : options(std::move(options)), service(this->options, rules_options) {}
+
+  LighthouseOptions options;
+  LighthouseService service;
+  std::unique_ptr<QuorumAuthority> authority;
+  std::unique_ptr<grpc::Server> server;
+  std::thread ticker;
+  absl::Notification stop_ticking;
+  std::once_flag shutdown_once;
+};
+
+absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
+    LighthouseOptions options) {
+  return Start(std::move(options), nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
+    LighthouseOptions options, std::unique_ptr<QuorumAuthority> authority) {
+  QuorumRulesOptions rules_options;
+  rules_options.min_replicas = options.min_replicas;
+  rules_options.join_timeout = options.join_timeout;
+  rules_options.heartbeat_timeout = options.heartbeat_timeout;
+  absl::Status valid = ValidateQuorumRulesOptions(rules_options);
+  if (!valid.ok()) return valid;
+  if (options.quorum_tick <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lighthouse: quorum_tick must be positive, got ",
+                     absl::FormatDuration(options.quorum_tick)));
+  }
+  absl::StatusOr<HostPort> bind = ParseHostPort(options.bind);
+  if (!bind.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lighthouse: cannot listen on '", options.bind,
+                     "': ", bind.status().message()));
+  }
+  // Replicas dial the advertised address: one that wraps past port 65535
+  // would send them elsewhere.
+  if (!options.advertise.empty()) {
+    absl::StatusOr<HostPort> advertised = ParseHostPort(options.advertise);
+    if (!advertised.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("lighthouse: cannot advertise '", options.advertise,
+                       "': ", advertised.status().message()));
+    }
+  }
+  auto impl = std::make_unique<Impl>(std::move(options), rules_options);
+  const LighthouseOptions& opts = impl->options;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(opts.bind, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&impl->service);
+  for (grpc::Service* service : opts.extra_services) {
+    builder.RegisterService(service);
+  }
+  impl->server = builder.BuildAndStart();
+  if (impl->server == nullptr || port == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("lighthouse: cannot listen on ", opts.bind));
+  }
+  std::string address = opts.advertise.empty()
+                            ? absl::StrCat(bind->host, ":", port)
+                            : opts.advertise;
+  impl->authority = authority != nullptr ? std::move(authority)
+                                         : NewLocalQuorumAuthority(address);
+  absl::Status ready =
+      impl->service.Init(impl->authority.get(), std::move(address));
+  auto lighthouse =
+      std::unique_ptr<Lighthouse>(new Lighthouse(std::move(impl)));
+  if (!ready.ok()) {
+    lighthouse->Shutdown();
+    return absl::UnavailableError(
+        absl::StrCat("lighthouse ", lighthouse->address(),
+                     ": cannot read the last quorum id: ", ready.message()));
+  }
+  Impl* started = lighthouse->impl_.get();
+  started->ticker = std::thread([started] {
+    while (!started->stop_ticking.WaitForNotificationWithTimeout(
+        started->options.quorum_tick)) {
+      started->service.Tick();
+    }
+  });
+  return lighthouse;
+}
+
+Lighthouse::Lighthouse(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Lighthouse::~Lighthouse() { Shutdown(); }
+
+const std::string& Lighthouse::address() const {
+  return impl_->service.address();
+}
+
+LighthouseStatus Lighthouse::Status() const {
+  return StatusFromProto(impl_->service.Status());
+}
+
+void Lighthouse::Shutdown() {
+  std::call_once(impl_->shutdown_once, [this] {
+    impl_->service.Stop();
+    impl_->server->Shutdown(std::chrono::system_clock::now() +
+                            std::chrono::seconds(1));
+    impl_->server->Wait();
+    impl_->stop_ticking.Notify();
+    if (impl_->ticker.joinable()) impl_->ticker.join();
+  });
+}
+
+}  // namespace sluice::lighthouse

@@ -1,0 +1,157 @@
+// The HTML of the lighthouse's status page: one self-contained document
+// (no external assets, so it works where the lighthouse has no internet)
+// whose script polls /status.json. Element ids and classes are stable: the
+// Chromium test reads them.
+//
+// A member's row is stale (class "stale") when it is unhealthy or its last
+// heartbeat is older than half the heartbeat timeout, so a member about to
+// be dropped shows before it is. Text from replicas goes in with
+// textContent, never as markup.
+#include <string>
+
+#include "lib/lighthouse/lighthouse_status_page.h"
+
+namespace sluice::lighthouse {
+
+const std::string& StatusPageHtml() {
+  static const std::string* const html = new std::string(R"html(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Sluice lighthouse</title>
+<style>
+body { font-family: sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.4em; }
+h1 #lighthouse-address { font-family: monospace; font-weight: normal; }
+#error { color: #a00; font-weight: bold; }
+dl#summary { display: grid; grid-template-columns: max-content auto;
+             gap: 0.3em 1.2em; }
+dt { font-weight: bold; }
+dd { margin: 0; }
+#quorum-id { font-size: 1.3em; }
+table { border-collapse: collapse; margin-top: 1.2em; }
+th, td { border: 1px solid #bbb; padding: 0.3em 0.7em; text-align: left; }
+th { background: #eee; }
+td.address, td.replica-id { font-family: monospace; }
+tr.replica.stale td { background: #fdd; color: #900; }
+tr.replica.recovering td.recovering { color: #a60; font-weight: bold; }
+.leader-self { color: #060; font-weight: bold; }
+</style>
+</head>
+<body>
+<h1>Sluice lighthouse <span id="lighthouse-address"></span></h1>
+<p id="error" hidden></p>
+<dl id="summary">
+  <dt>Quorum id</dt><dd id="quorum-id">-</dd>
+  <dt>Why it formed</dt><dd id="quorum-reason">-</dd>
+  <dt>Formed at</dt><dd id="quorum-created">-</dd>
+  <dt>Participants</dt><dd id="participants">-</dd>
+  <dt>min_replicas</dt><dd id="min-replicas">-</dd>
+  <dt>Heartbeat timeout</dt><dd id="heartbeat-timeout">-</dd>
+  <dt>Leader</dt><dd id="leader">-</dd>
+  <dt>Updated</dt><dd id="updated">-</dd>
+</dl>
+<table id="members">
+<thead><tr>
+  <th>replica id</th><th>step</th><th>address</th><th>in quorum</th>
+  <th>recovering</th><th>requesting</th><th>healthy</th>
+  <th>heartbeat age</th>
+</tr></thead>
+<tbody id="member-rows"></tbody>
+</table>
+<script>
+"use strict";
+const REFRESH_MS = 500;
+let updates = 0;
+
+function setText(id, value) {
+  document.getElementById(id).textContent = value;
+}
+
+function addCell(row, className, value) {
+  const cell = document.createElement("td");
+  cell.className = className;
+  cell.textContent = value;
+  row.appendChild(cell);
+}
+
+// Proto JSON writes 64-bit integers as strings and may omit zeros.
+function toNumber(value) {
+  return Number(value || 0);
+}
+
+function yesNo(flag) {
+  return flag ? "yes" : "no";
+}
+
+function render(status) {
+  const quorum = status.quorum || {};
+  const quorumId = toNumber(quorum.quorum_id);
+  const timeoutMs = toNumber(status.heartbeat_timeout_ms);
+  setText("lighthouse-address", status.address || "");
+  setText("quorum-id", quorumId > 0 ? String(quorumId) : "none yet");
+  setText("quorum-reason", quorum.reason || "-");
+  const createdUs = toNumber(quorum.created_us);
+  setText("quorum-created",
+          createdUs > 0 ? new Date(createdUs / 1000).toISOString() : "-");
+  const participants = (quorum.participants || []).map(p => p.replica_id);
+  setText("participants",
+          participants.length > 0 ? participants.join(", ") : "-");
+  setText("min-replicas", String(toNumber(status.min_replicas)));
+  setText("heartbeat-timeout", timeoutMs + " ms");
+  const leader = document.getElementById("leader");
+  leader.textContent = status.is_leader
+      ? "this lighthouse"
+      : (status.leader_address || "unknown");
+  leader.className = status.is_leader ? "leader-self" : "leader-other";
+
+  const rows = [];
+  for (const member of status.replicas || []) {
+    const info = member.replica || {};
+    const ageMs = toNumber(member.heartbeat_age_ms);
+    const stale = !member.healthy || ageMs > timeoutMs / 2;
+    const row = document.createElement("tr");
+    row.className = "replica" + (stale ? " stale" : "") +
+                    (member.recovering ? " recovering" : "");
+    row.setAttribute("data-replica-id", info.replica_id || "");
+    addCell(row, "replica-id", info.replica_id || "");
+    addCell(row, "step", String(toNumber(info.step)));
+    addCell(row, "address", info.address || "");
+    addCell(row, "in-quorum", yesNo(member.in_quorum));
+    addCell(row, "recovering", yesNo(member.recovering));
+    addCell(row, "requesting", yesNo(member.requesting));
+    addCell(row, "healthy", yesNo(member.healthy));
+    addCell(row, "heartbeat-age", ageMs + " ms");
+    rows.push(row);
+  }
+  document.getElementById("member-rows").replaceChildren(...rows);
+  document.body.setAttribute("data-quorum-id", String(quorumId));
+  setText("updated", new Date().toISOString());
+  document.getElementById("error").hidden = true;
+  updates += 1;
+  document.body.setAttribute("data-updates", String(updates));
+}
+
+async function refresh() {
+  try {
+    const reply = await fetch("status.json", {cache: "no-store"});
+    if (!reply.ok) throw new Error("HTTP " + reply.status);
+    render(await reply.json());
+  } catch (error) {
+    const banner = document.getElementById("error");
+    banner.textContent = "cannot read status.json: " + error.message;
+    banner.hidden = false;
+  } finally {
+    setTimeout(refresh, REFRESH_MS);
+  }
+}
+
+refresh();
+</script>
+</body>
+</html>
+)html");
+  return *html;
+}
+
+}  // namespace sluice::lighthouse

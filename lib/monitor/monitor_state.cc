@@ -1,0 +1,384 @@
+#include "lib/monitor/monitor_state.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace sluice::monitor {
+namespace {
+
+// "12.4" for elapsed times, "10" or "0.5" for limits.
+std::string Elapsed(absl::Duration d) {
+  return absl::StrFormat("%.1f s", absl::ToDoubleSeconds(d));
+}
+std::string Limit(absl::Duration d) {
+  return absl::StrFormat("%g s", absl::ToDoubleSeconds(d));
+}
+
+std::string ExitDescription(const proto::ExitReport& exit) {
+  if (exit.signal() != 0 && exit.exit_code() != 0) {
+    return absl::StrCat("exited with code ", exit.exit_code(),
+                        " (killed by signal ", exit.signal(), ")");
+  }
+  if (exit.signal() != 0) {
+    return absl::StrCat("killed by signal ", exit.signal());
+  }
+  return absl::StrCat("exited with code ", exit.exit_code());
+}
+
+proto::Verdict MakeVerdict(int rank, proto::Verdict::Kind kind,
+                           std::string message, absl::Time at) {
+  proto::Verdict verdict;
+  verdict.set_rank(rank);
+  verdict.set_kind(kind);
+  verdict.set_message(std::move(message));
+  verdict.set_time_us(absl::ToUnixMicros(at));
+  return verdict;
+}
+
+}  // namespace
+
+absl::Status ValidateMonitorOptions(const MonitorOptions& options) {
+  if (options.world_size < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "monitor: world size must be at least 1, not ", options.world_size));
+  }
+  if (options.stuck_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("monitor: the stuck timeout must be positive, not ",
+                     absl::FormatDuration(options.stuck_timeout)));
+  }
+  if (options.silent_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("monitor: the silent timeout must be positive, not ",
+                     absl::FormatDuration(options.silent_timeout)));
+  }
+  for (const auto& [kind, timeout] : options.step_kind_timeouts) {
+    if (kind.empty()) {
+      return absl::InvalidArgumentError(
+          "monitor: a step kind needs a name (the empty kind is the normal "
+          "step, limited by the stuck timeout)");
+    }
+    if (timeout <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "monitor: the limit of step kind '", kind, "' must be positive, not ",
+          absl::FormatDuration(timeout)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+MonitorState::MonitorState(MonitorOptions options)
+    : options_(std::move(options)), ranks_(options_.world_size) {}
+
+void MonitorState::ForgetProcess(Rank& rank) {
+  const int64_t finished_epochs = rank.finished_epochs;
+  rank = Rank();
+  rank.finished_epochs = finished_epochs;
+}
+
+absl::Status MonitorState::Apply(uint64_t stream,
+                                 const proto::SignalBatch& batch,
+                                 absl::Time now) {
+  if (retired_streams_.count(stream) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("monitor: the report stream of rank ", batch.rank(),
+                     " was opened before the monitor was reset; reconnect"));
+  }
+  const int index = batch.rank();
+  if (index < 0 || index >= options_.world_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "monitor: rank ", index, " is outside the job of ", options_.world_size,
+        " ranks (0 to ", options_.world_size - 1, ")"));
+  }
+  auto [it, opened] =
+      streams_.try_emplace(stream, Stream{index, batch.incarnation()});
+  if (!opened && (it->second.rank != index ||
+                  it->second.incarnation != batch.incarnation())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "monitor: a report stream of rank ", it->second.rank, " incarnation ",
+        it->second.incarnation, " sent a batch as rank ", index,
+        " incarnation ", batch.incarnation()));
+  }
+  Rank& rank = ranks_[index];
+  if (opened) {
+    if (rank.incarnation != batch.incarnation()) ForgetProcess(rank);
+    rank.incarnation = batch.incarnation();
+    rank.stream = stream;
+    rank.dropped = false;
+  } else if (rank.stream != stream) {
+    // A newer stream of the rank took over; what the old one still carries
+    // is older than what the new one said.
+    return absl::OkStatus();
+  }
+  rank.contacted = true;
+  rank.last_contact = now;
+  // Signal times count back from the batch's newest signal, on the rank's
+  // own clock, so clock skew between hosts does not matter.
+  int64_t newest_us = 0;
+  for (const proto::Signal& signal : batch.signals()) {
+    newest_us = std::max(newest_us, signal.time_us());
+  }
+  for (const proto::Signal& signal : batch.signals()) {
+    const int64_t age_us = std::max<int64_t>(0, newest_us - signal.time_us());
+    ApplySignal(rank, signal, now - absl::Microseconds(age_us));
+  }
+  return absl::OkStatus();
+}
+
+void MonitorState::ApplySignal(Rank& rank, const proto::Signal& signal,
+                               absl::Time at) {
+  switch (signal.kind()) {
+    case proto::Signal::STEP_BEGIN:
+      rank.last_begin_step = signal.step();
+      rank.in_step = true;
+      rank.step_begun = at;
+      rank.step_kind = signal.step_kind();
+      rank.last_signal = {true, signal.kind(), signal.step()};
+      return;
+    case proto::Signal::STEP_END:
+      rank.last_end_step = signal.step();
+      if (signal.step() >= rank.last_begin_step) rank.in_step = false;
+      rank.last_signal = {true, signal.kind(), signal.step()};
+      return;
+    case proto::Signal::EPOCH_END:
+      rank.finished_epochs = std::max(rank.finished_epochs, signal.epoch() + 1);
+      rank.last_signal = {true, signal.kind(), signal.epoch()};
+      return;
+    case proto::Signal::TRAIN_END:
+      rank.finished = true;
+      rank.finished_at = at;
+      rank.in_step = false;
+      rank.last_signal = {true, signal.kind(), 0};
+      return;
+    default:
+      // A kind from a newer reporter: contact, nothing more.
+      return;
+  }
+}
+
+void MonitorState::StreamEnded(uint64_t stream, absl::Time now) {
+  retired_streams_.erase(stream);
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) return;
+  Rank& rank = ranks_[it->second.rank];
+  streams_.erase(it);
+  if (rank.stream != stream) return;
+  rank.stream = 0;
+  if (rank.finished || rank.exit.has_value()) return;
+  rank.dropped = true;
+  rank.dropped_at = now;
+  if (rank.in_step) {
+    rank.dropped_where = absl::StrCat("in step ", rank.last_begin_step);
+  } else if (rank.last_end_step >= 0) {
+    rank.dropped_where = absl::StrCat("after step ", rank.last_end_step);
+  } else {
+    rank.dropped_where = "before its first step";
+  }
+}
+
+absl::Status MonitorState::ApplyExit(const proto::ExitReport& exit,
+                                     absl::Time now) {
+  if (exit.rank() < 0 || exit.rank() >= options_.world_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("monitor: exit report of rank ", exit.rank(),
+                     ", outside the job of ", options_.world_size, " ranks"));
+  }
+  Rank& rank = ranks_[exit.rank()];
+  rank.exit = exit;
+  rank.exited_at = now;
+  return absl::OkStatus();
+}
+
+void MonitorState::Reset(int64_t min_finished_epoch_floor) {
+  for (auto& [id, stream] : streams_) retired_streams_.insert(id);
+  streams_.clear();
+  for (Rank& rank : ranks_) {
+    ForgetProcess(rank);
+    rank.finished_epochs =
+        std::max(rank.finished_epochs, min_finished_epoch_floor);
+  }
+}
+
+absl::Duration MonitorState::StepLimit(const std::string& kind,
+                                       std::string* note) const {
+  if (kind.empty()) return options_.stuck_timeout;
+  auto it = options_.step_kind_timeouts.find(kind);
+  if (it != options_.step_kind_timeouts.end()) return it->second;
+  *note = absl::StrCat("; no limit given for step kind '", kind, "'");
+  return options_.stuck_timeout;
+}
+
+std::optional<proto::Verdict> MonitorState::VerdictOf(int index,
+                                                      const Rank& rank,
+                                                      absl::Time now) const {
+  const std::string who = absl::StrCat("rank ", index);
+  if (rank.exit.has_value()) {
+    const proto::ExitReport& exit = *rank.exit;
+    if (exit.exit_code() != 0 || exit.signal() != 0) {
+      return MakeVerdict(index, proto::Verdict::DEAD,
+                         absl::StrCat(who, " dead: ", ExitDescription(exit)),
+                         rank.exited_at);
+    }
+    if (!rank.finished) {
+      return MakeVerdict(
+          index, proto::Verdict::FINISHED,
+          absl::StrCat(who,
+                       " finished: exited with code 0 without a train "
+                       "end signal"),
+          rank.exited_at);
+    }
+  }
+  if (rank.finished) {
+    return MakeVerdict(index, proto::Verdict::FINISHED,
+                       absl::StrCat(who, " finished"), rank.finished_at);
+  }
+  if (rank.dropped) {
+    return MakeVerdict(index, proto::Verdict::DEAD,
+                       absl::StrCat(who,
+                                    " dead: its connection to the monitor "
+                                    "dropped ",
+                                    rank.dropped_where),
+                       rank.dropped_at);
+  }
+  if (rank.in_step) {
+    std::string note;
+    const absl::Duration limit = StepLimit(rank.step_kind, &note);
+    const absl::Duration open = now - rank.step_begun;
+    if (open > limit) {
+      const std::string kind =
+          rank.step_kind.empty() ? "" : absl::StrCat(" (", rank.step_kind, ")");
+      return MakeVerdict(
+          index, proto::Verdict::STUCK,
+          absl::StrCat(who, " stuck in step ", rank.last_begin_step, kind,
+                       " for ", Elapsed(open), " (limit ", Limit(limit), note,
+                       ")"),
+          rank.step_begun + limit);
+    }
+  }
+  if (rank.contacted) {
+    const absl::Duration quiet = now - rank.last_contact;
+    if (quiet > options_.silent_timeout) {
+      std::string last = "none, heartbeats only";
+      if (rank.last_signal.any) {
+        const int64_t value = rank.last_signal.value;
+        switch (rank.last_signal.kind) {
+          case proto::Signal::STEP_BEGIN:
+            last = absl::StrCat("step ", value, " began");
+            break;
+          case proto::Signal::STEP_END:
+            last = absl::StrCat("step ", value, " ended");
+            break;
+          case proto::Signal::EPOCH_END:
+            last = absl::StrCat("epoch ", value, " ended");
+            break;
+          default:
+            break;
+        }
+      }
+      return MakeVerdict(
+          index, proto::Verdict::SILENT,
+          absl::StrCat(who, " silent for ", Elapsed(quiet), " (limit ",
+                       Limit(options_.silent_timeout),
+                       "): last signal: ", last),
+          rank.last_contact + options_.silent_timeout);
+    }
+  }
+  return std::nullopt;
+}
+
+proto::JobState MonitorState::Evaluate(absl::Time now) const {
+  proto::JobState state;
+  int64_t min_finished_epoch = -1;
+  for (int index = 0; index < options_.world_size; ++index) {
+    const Rank& rank = ranks_[index];
+    proto::RankState* out = state.add_ranks();
+    out->set_rank(index);
+    out->set_connected(rank.stream != 0);
+    out->set_last_begin_step(rank.last_begin_step);
+    out->set_last_end_step(rank.last_end_step);
+    out->set_finished_epochs(rank.finished_epochs);
+    out->set_last_contact_us(
+        rank.contacted ? absl::ToUnixMicros(rank.last_contact) : 0);
+    out->set_finished(rank.finished);
+    if (rank.exit.has_value()) out->set_exit_code(rank.exit->exit_code());
+    min_finished_epoch =
+        min_finished_epoch < 0
+            ? rank.finished_epochs
+            : std::min(min_finished_epoch, rank.finished_epochs);
+    if (std::optional<proto::Verdict> verdict = VerdictOf(index, rank, now)) {
+      *state.add_verdicts() = *std::move(verdict);
+    }
+  }
+  std::stable_sort(state.mutable_verdicts()->begin(),
+                   state.mutable_verdicts()->end(),
+                   [](const proto::Verdict& a, const proto::Verdict& b) {
+                     return a.time_us() < b.time_us();
+                   });
+  state.set_min_finished_epoch(min_finished_epoch);
+  return state;
+}
+
+JobState JobStateFromProto(const proto::JobState& state) {
+  JobState plain;
+  for (const proto::RankState& rank : state.ranks()) {
+    RankState& to = plain.ranks.emplace_back();
+    to.rank = rank.rank();
+    to.connected = rank.connected();
+    to.last_begin_step = rank.last_begin_step();
+    to.last_end_step = rank.last_end_step();
+    to.finished_epochs = rank.finished_epochs();
+    if (rank.last_contact_us() != 0) {
+      to.last_contact = absl::FromUnixMicros(rank.last_contact_us());
+    }
+    to.finished = rank.finished();
+    if (rank.has_exit_code()) to.exit_code = rank.exit_code();
+  }
+  for (const proto::Verdict& verdict : state.verdicts()) {
+    Verdict& to = plain.verdicts.emplace_back();
+    to.rank = verdict.rank();
+    switch (verdict.kind()) {
+      case proto::Verdict::SILENT:
+        to.kind = VerdictKind::kSilent;
+        break;
+      case proto::Verdict::DEAD:
+        to.kind = VerdictKind::kDead;
+        break;
+      case proto::Verdict::FINISHED:
+        to.kind = VerdictKind::kFinished;
+        break;
+      default:
+        to.kind = VerdictKind::kStuck;
+        break;
+    }
+    to.message = verdict.message();
+    to.time = absl::FromUnixMicros(verdict.time_us());
+  }
+  plain.min_finished_epoch = state.min_finished_epoch();
+  return plain;
+}
+
+std::string JobState::ToString() const {
+  std::string text;
+  for (const RankState& rank : ranks) {
+    absl::StrAppend(&text, "rank ", rank.rank, ": ",
+                    rank.connected ? "connected" : "not connected",
+                    ", last step begun ", rank.last_begin_step,
+                    ", last step ended ", rank.last_end_step, ", ",
+                    rank.finished_epochs, " epochs finished");
+    if (rank.finished) absl::StrAppend(&text, ", finished");
+    if (rank.exit_code.has_value()) {
+      absl::StrAppend(&text, ", exit code ", *rank.exit_code);
+    }
+    absl::StrAppend(&text, "\n");
+  }
+  for (const Verdict& verdict : verdicts) {
+    absl::StrAppend(&text, "verdict: ", verdict.message, "\n");
+  }
+  absl::StrAppend(&text, "min finished epoch: ", min_finished_epoch, "\n");
+  return text;
+}
+
+}  // namespace sluice::monitor

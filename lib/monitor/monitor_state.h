@@ -1,0 +1,114 @@
+// MonitorState: the step monitor's bookkeeping and verdicts, free of gRPC
+// and of the clock, so that every verdict can be tested with a fake clock.
+// MonitorServer (sluice/monitor/monitor.h) serves it. See docs/monitor.md.
+#ifndef SLUICE_LIB_MONITOR_MONITOR_STATE_H_
+#define SLUICE_LIB_MONITOR_MONITOR_STATE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "lib/monitor/monitor_service.pb.h"
+#include "sluice/monitor/monitor.h"
+
+namespace sluice::monitor {
+
+// An error naming the first option that cannot work (a world size below 1,
+// a timeout that is not positive).
+absl::Status ValidateMonitorOptions(const MonitorOptions& options);
+
+// The job's state as MonitorServer::State answers it, from GetState's
+// message.
+JobState JobStateFromProto(const proto::JobState& state);
+
+// Not thread-safe: the caller serializes all calls. `now` is the monitor's
+// clock; signal times are taken relative to the newest signal of their
+// batch, so the ranks' clocks need not agree with the monitor's.
+class MonitorState {
+ public:
+  // `options` must pass ValidateMonitorOptions.
+  explicit MonitorState(MonitorOptions options);
+
+  // Applies one batch received on the report stream `stream` (an id unique
+  // per stream, chosen by the caller). The stream's first batch makes it
+  // its rank's current stream; a new incarnation of a rank replaces the old
+  // process's steps, exit and verdicts. Errors (the stream should then be
+  // ended with them): a rank outside the job, a batch naming another rank
+  // or incarnation than the stream's first one, a stream opened before the
+  // last Reset.
+  absl::Status Apply(uint64_t stream, const proto::SignalBatch& batch,
+                     absl::Time now);
+
+  // The stream ended. If it was its rank's current stream and the rank had
+  // not finished, the rank is dead.
+  void StreamEnded(uint64_t stream, absl::Time now);
+
+  // A launcher saw the rank's process end. An error for a rank outside the
+  // job.
+  absl::Status ApplyExit(const proto::ExitReport& exit, absl::Time now);
+
+  // All ranks were restarted: forgets each rank's steps, contacts, exit and
+  // streams (batches of streams opened before now are refused), keeps its
+  // finished epochs, raised to at least `min_finished_epoch_floor`.
+  void Reset(int64_t min_finished_epoch_floor);
+
+  // Every rank's state and the verdicts that hold at `now`.
+  proto::JobState Evaluate(absl::Time now) const;
+
+  const MonitorOptions& options() const { return options_; }
+
+ private:
+  // What a rank last signalled, for the silent verdict's message.
+  struct LastSignal {
+    bool any = false;
+    proto::Signal::Kind kind = proto::Signal::STEP_BEGIN;
+    int64_t value = 0;  // the step or the epoch
+  };
+  struct Rank {
+    uint64_t stream = 0;  // the current report stream; 0: none
+    uint64_t incarnation = 0;
+    bool contacted = false;
+    absl::Time last_contact;
+    LastSignal last_signal;
+    int64_t last_begin_step = -1;
+    int64_t last_end_step = -1;
+    bool in_step = false;
+    absl::Time step_begun;
+    std::string step_kind;
+    int64_t finished_epochs = 0;
+    bool finished = false;
+    absl::Time finished_at;
+    std::optional<proto::ExitReport> exit;
+    absl::Time exited_at;
+    bool dropped = false;  // the current stream ended before TRAIN_END
+    absl::Time dropped_at;
+    std::string dropped_where;  // "in step 12"
+  };
+  struct Stream {
+    int rank = 0;
+    uint64_t incarnation = 0;
+  };
+
+  // Forgets what the rank's previous process did; keeps finished_epochs.
+  static void ForgetProcess(Rank& rank);
+  void ApplySignal(Rank& rank, const proto::Signal& signal, absl::Time at);
+  std::optional<proto::Verdict> VerdictOf(int index, const Rank& rank,
+                                          absl::Time now) const;
+  // The stuck limit of a step of `kind`, and why it applies when the kind
+  // has no limit of its own.
+  absl::Duration StepLimit(const std::string& kind, std::string* note) const;
+
+  const MonitorOptions options_;
+  std::vector<Rank> ranks_;
+  std::map<uint64_t, Stream> streams_;
+  std::set<uint64_t> retired_streams_;  // opened before the last Reset
+};
+
+}  // namespace sluice::monitor
+
+#endif  // SLUICE_LIB_MONITOR_MONITOR_STATE_H_

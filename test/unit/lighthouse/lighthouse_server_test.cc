@@ -1,0 +1,734 @@
+// A lighthouse and its clients in one process, over loopback gRPC: the long
+// poll, commit votes, watch events, leader redirects, shutdown, and a quorum
+// authority slow to record ids, which holds up no other call.
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "lib/lighthouse/lighthouse_client.h"
+#include "lib/lighthouse/lighthouse_service.grpc.pb.h"
+#include "lib/lighthouse/lighthouse_status.h"
+#include "lib/lighthouse/quorum_authority.h"
+#include "sluice/lighthouse/lighthouse.h"
+#include "sluice/support/failure.h"
+
+namespace sluice::lighthouse {
+namespace {
+
+constexpr absl::Duration kLong = absl::Seconds(20);
+
+std::unique_ptr<Lighthouse> StartLighthouse(
+    int min_replicas = 1,
+    std::unique_ptr<QuorumAuthority> authority = nullptr) {
+  LighthouseOptions options;
+  options.bind = "127.0.0.1:0";
+  options.min_replicas = min_replicas;
+  options.quorum_tick = absl::Milliseconds(20);
+  auto lighthouse = Lighthouse::Start(options, std::move(authority));
+  EXPECT_TRUE(lighthouse.ok()) << lighthouse.status();
+  return lighthouse.ok() ? *std::move(lighthouse) : nullptr;
+}
+
+std::unique_ptr<LighthouseClient> ClientOf(std::vector<std::string> addresses) {
+  auto client = LighthouseClient::Create(std::move(addresses));
+  EXPECT_TRUE(client.ok()) << client.status();
+  return client.ok() ? *std::move(client) : nullptr;
+}
+
+proto::QuorumRequest Ask(const std::string& id, int64_t step = 0,
+                         uint64_t incarnation = 1) {
+  proto::QuorumRequest request;
+  request.mutable_replica()->set_replica_id(id);
+  request.mutable_replica()->set_address(id + ".host:1");
+  request.mutable_replica()->set_step(step);
+  request.mutable_replica()->set_incarnation(incarnation);
+  return request;
+}
+
+proto::HeartbeatRequest Beat(const std::string& id) {
+  proto::HeartbeatRequest request;
+  request.set_replica_id(id);
+  request.set_incarnation(1);
+  return request;
+}
+
+proto::CommitRequest Vote(const std::string& id, int64_t quorum_id,
+                          int64_t step, bool ok) {
+  proto::CommitRequest request;
+  request.set_replica_id(id);
+  request.set_quorum_id(quorum_id);
+  request.set_step(step);
+  request.set_ok(ok);
+  if (!ok) request.set_failure("allreduce failed");
+  return request;
+}
+
+// Collects a watch's events.
+struct EventLog {
+  std::mutex mu;
+  std::vector<proto::LighthouseEvent> events;
+
+  LighthouseClient::EventCallback Callback() {
+    return [this](const proto::LighthouseEvent& event) {
+      std::lock_guard<std::mutex> lock(mu);
+      events.push_back(event);
+    };
+  }
+  // Waits (bounded) for an event of `kind`.
+  std::optional<proto::LighthouseEvent> WaitFor(
+      proto::LighthouseEvent::Kind kind) {
+    const absl::Time deadline = absl::Now() + kLong;
+    while (absl::Now() < deadline) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        for (const auto& event : events) {
+          if (event.kind() == kind) return event;
+        }
+      }
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    return std::nullopt;
+  }
+};
+
+// Forms a quorum of `ids` (each asking from a thread of its own).
+std::vector<absl::StatusOr<proto::Quorum>> FormQuorum(
+    LighthouseClient& client, const std::vector<std::string>& ids,
+    int64_t step = 0) {
+  std::vector<std::future<absl::StatusOr<proto::Quorum>>> asks;
+  for (const std::string& id : ids) {
+    asks.push_back(std::async(std::launch::async, [&client, id, step] {
+      return client.Quorum(Ask(id, step), kLong);
+    }));
+  }
+  std::vector<absl::StatusOr<proto::Quorum>> quorums;
+  for (auto& ask : asks) quorums.push_back(ask.get());
+  return quorums;
+}
+
+TEST(LighthouseServerTest, QuorumWaitsForEveryHeartbeatingReplica) {
+  auto lighthouse = StartLighthouse();
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  ASSERT_TRUE(client->Heartbeat(Beat("b"), kLong).ok());
+  auto a = std::async(std::launch::async,
+                      [&] { return client->Quorum(Ask("a", 4), kLong); });
+  // b heartbeats: a's request waits for it (up to the 60 s join timeout).
+  EXPECT_EQ(a.wait_for(std::chrono::milliseconds(500)),
+            std::future_status::timeout);
+  absl::StatusOr<proto::Quorum> b = client->Quorum(Ask("b", 6), kLong);
+  ASSERT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<proto::Quorum> a_quorum = a.get();
+  ASSERT_TRUE(a_quorum.ok()) << a_quorum.status();
+  EXPECT_EQ(a_quorum->quorum_id(), 1);
+  EXPECT_EQ(b->quorum_id(), 1);
+  ASSERT_EQ(b->participants_size(), 2);
+  EXPECT_EQ(b->participants(0).replica_id(), "a");
+  EXPECT_EQ(b->participants(0).step(), 4);
+  EXPECT_EQ(b->participants(1).address(), "b.host:1");
+  EXPECT_EQ(b->reason(), "2 of 2 healthy replicas asked (min_replicas 1)");
+
+  LighthouseStatus status = lighthouse->Status();
+  EXPECT_EQ(status.quorum.quorum_id, 1);
+  ASSERT_EQ(status.quorum.participants.size(), 2u);
+  EXPECT_EQ(status.quorum.participants[0].replica_id, "a");
+  EXPECT_EQ(status.quorum.participants[1].address, "b.host:1");
+  EXPECT_EQ(status.quorum.reason, b->reason());
+  EXPECT_EQ(absl::ToUnixMicros(status.quorum.created), b->created_us());
+  ASSERT_EQ(status.replicas.size(), 2u);
+  EXPECT_EQ(status.replicas[0].replica.step, 4);
+  EXPECT_EQ(status.replicas[0].replica.incarnation, 1u);
+  EXPECT_TRUE(status.replicas[0].in_quorum);
+  EXPECT_TRUE(status.replicas[0].recovering);  // step 4 < 6
+  EXPECT_FALSE(status.replicas[1].recovering);
+  EXPECT_TRUE(status.replicas[1].healthy);
+  EXPECT_FALSE(status.replicas[1].requesting);
+  EXPECT_LT(status.replicas[1].heartbeat_age, absl::Seconds(5));
+  EXPECT_TRUE(status.is_leader);
+  EXPECT_EQ(status.leader_address, lighthouse->address());
+  EXPECT_EQ(status.address, lighthouse->address());
+  EXPECT_EQ(status.min_replicas, 1);
+  EXPECT_EQ(status.heartbeat_timeout, absl::Seconds(5));
+  EXPECT_LT(absl::Now() - status.now, absl::Seconds(5));
+  // GetStatus answers the same over the wire.
+  absl::StatusOr<proto::LighthouseStatus> remote = client->GetStatus(kLong);
+  ASSERT_TRUE(remote.ok()) << remote.status();
+  EXPECT_EQ(remote->quorum().quorum_id(), 1);
+  EXPECT_EQ(remote->replicas_size(), 2);
+}
+
+TEST(LighthouseServerTest, QuorumDeadlineSaysHowManyAsked) {
+  auto lighthouse = StartLighthouse();
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  ASSERT_TRUE(client->Heartbeat(Beat("b"), kLong).ok());
+  ASSERT_TRUE(client->Heartbeat(Beat("c"), kLong).ok());
+  absl::StatusOr<proto::Quorum> a =
+      client->Quorum(Ask("a"), absl::Milliseconds(800));
+  ASSERT_EQ(a.status().code(), absl::StatusCode::kDeadlineExceeded)
+      << a.status();
+  EXPECT_NE(a.status().message().find(absl::StrCat(
+                "quorum request to lighthouse ", lighthouse->address(),
+                ": lighthouse ", lighthouse->address(),
+                ": no quorum for replica a within ")),
+            std::string::npos)
+      << a.status();
+  EXPECT_NE(a.status().message().find(
+                "1 of 3 healthy replicas asked, not more than half"),
+            std::string::npos)
+      << a.status();
+  EXPECT_EQ(Classify(a.status()), FailureClass::kRetryable);
+  // The withdrawn request no longer counts.
+  EXPECT_FALSE(lighthouse->Status().replicas[0].requesting);
+}
+
+TEST(LighthouseServerTest, NewerRequestOfTheSameReplicaReplacesTheOlder) {
+  auto lighthouse = StartLighthouse();
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  ASSERT_TRUE(client->Heartbeat(Beat("b"), kLong).ok());
+  auto first = std::async(std::launch::async,
+                          [&] { return client->Quorum(Ask("a", 1), kLong); });
+  const absl::Time deadline = absl::Now() + kLong;
+  while (absl::Now() < deadline &&
+         !lighthouse->Status().replicas[0].requesting) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  auto second = std::async(std::launch::async,
+                           [&] { return client->Quorum(Ask("a", 2), kLong); });
+  absl::StatusOr<proto::Quorum> replaced = first.get();
+  EXPECT_EQ(replaced.status().code(), absl::StatusCode::kAborted);
+  EXPECT_NE(replaced.status().message().find(
+                "the quorum request of replica a was replaced by a newer one"),
+            std::string::npos)
+      << replaced.status();
+  ASSERT_TRUE(client->Quorum(Ask("b"), kLong).ok());
+  absl::StatusOr<proto::Quorum> newer = second.get();
+  ASSERT_TRUE(newer.ok()) << newer.status();
+  EXPECT_EQ(newer->participants(0).step(), 2);
+}
+
+TEST(LighthouseServerTest, CommitVoteOutcomes) {
+  auto lighthouse = StartLighthouse(/*min_replicas=*/2);
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto quorums = FormQuorum(*client, {"a", "b"});
+  ASSERT_TRUE(quorums[0].ok()) << quorums[0].status();
+  const int64_t id = quorums[0]->quorum_id();
+
+  // Both vote ok: commit.
+  auto a_ok = std::async(std::launch::async, [&] {
+    return client->Commit(Vote("a", id, 1, true), kLong);
+  });
+  EXPECT_EQ(a_ok.wait_for(std::chrono::milliseconds(300)),
+            std::future_status::timeout);
+  absl::StatusOr<proto::CommitResponse> b_ok =
+      client->Commit(Vote("b", id, 1, true), kLong);
+  ASSERT_TRUE(b_ok.ok()) << b_ok.status();
+  EXPECT_TRUE(b_ok->commit());
+  EXPECT_TRUE(a_ok.get()->commit());
+
+  // A vote against: neither commits, and the next quorum is a new
+  // generation.
+  auto a_two = std::async(std::launch::async, [&] {
+    return client->Commit(Vote("a", id, 2, true), kLong);
+  });
+  absl::StatusOr<proto::CommitResponse> b_two =
+      client->Commit(Vote("b", id, 2, false), kLong);
+  ASSERT_TRUE(b_two.ok()) << b_two.status();
+  EXPECT_FALSE(b_two->commit());
+  EXPECT_EQ(b_two->reason(),
+            absl::StrCat("replica b voted against step 2 of quorum ", id,
+                         ": allreduce failed"));
+  EXPECT_FALSE(a_two.get()->commit());
+
+  // A vote that waits past its deadline names who did not vote.
+  absl::StatusOr<proto::CommitResponse> late =
+      client->Commit(Vote("a", id, 3, true), absl::Milliseconds(800));
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_NE(late.status().message().find("no vote within"), std::string::npos)
+      << late.status();
+  EXPECT_NE(late.status().message().find(" from b"), std::string::npos)
+      << late.status();
+
+  quorums = FormQuorum(*client, {"a", "b"});
+  ASSERT_TRUE(quorums[0].ok()) << quorums[0].status();
+  EXPECT_EQ(quorums[0]->quorum_id(), id + 1);
+  EXPECT_NE(quorums[0]->reason().find("new generation: a commit failed"),
+            std::string::npos)
+      << quorums[0]->reason();
+
+  // A vote on the old quorum is stale.
+  absl::StatusOr<proto::CommitResponse> stale =
+      client->Commit(Vote("a", id, 4, true), kLong);
+  ASSERT_TRUE(stale.ok()) << stale.status();
+  EXPECT_FALSE(stale->commit());
+  EXPECT_EQ(stale->reason(),
+            absl::StrCat("stale quorum ", id, " (current ", id + 1, ")"));
+}
+
+TEST(LighthouseServerTest, LostWatcherFailsTheVoteAndIsReportedToPeers) {
+  auto lighthouse = StartLighthouse();
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  EventLog a_events, b_events;
+  proto::WatchRequest a_watch_request, b_watch_request;
+  a_watch_request.set_replica_id("a");
+  a_watch_request.set_incarnation(1);
+  b_watch_request.set_replica_id("b");
+  b_watch_request.set_incarnation(1);
+  auto a_watch = client->Watch(a_watch_request, a_events.Callback());
+  auto b_watch = client->Watch(b_watch_request, b_events.Callback());
+  // Both watches are open once both replicas show up.
+  const absl::Time deadline = absl::Now() + kLong;
+  while (lighthouse->Status().replicas.size() < 2 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  auto quorums = FormQuorum(*client, {"a", "b"});
+  ASSERT_TRUE(quorums[1].ok()) << quorums[1].status();
+  const int64_t id = quorums[1]->quorum_id();
+  auto formed = b_events.WaitFor(proto::LighthouseEvent::QUORUM_FORMED);
+  ASSERT_TRUE(formed.has_value());
+  EXPECT_EQ(formed->quorum_id(), id);
+  ASSERT_TRUE(a_events.WaitFor(proto::LighthouseEvent::QUORUM_FORMED));
+
+  auto a_vote = std::async(std::launch::async, [&] {
+    return client->Commit(Vote("a", id, 1, true), kLong);
+  });
+  EXPECT_EQ(a_vote.wait_for(std::chrono::milliseconds(300)),
+            std::future_status::timeout);
+  // b's process "dies": its only watch stream ends.
+  b_watch->Stop();
+  absl::StatusOr<proto::CommitResponse> vote = a_vote.get();
+  ASSERT_TRUE(vote.ok()) << vote.status();
+  EXPECT_FALSE(vote->commit());
+  EXPECT_EQ(vote->reason(), "replica b lost: its watch stream ended");
+  auto lost = a_events.WaitFor(proto::LighthouseEvent::MEMBER_LOST);
+  ASSERT_TRUE(lost.has_value());
+  EXPECT_EQ(lost->quorum_id(), id);
+  EXPECT_EQ(lost->replica_id(), "b");
+  EXPECT_EQ(lost->reason(), "replica b lost: its watch stream ended");
+  EXPECT_FALSE(lighthouse->Status().replicas[1].healthy);
+
+  // a alone forms the next quorum at once: b no longer counts.
+  const absl::Time asked = absl::Now();
+  absl::StatusOr<proto::Quorum> next = client->Quorum(Ask("a"), kLong);
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->quorum_id(), id + 1);
+  EXPECT_EQ(next->participants_size(), 1);
+  EXPECT_LT(absl::Now() - asked, absl::Seconds(5));  // no heartbeat timeout
+  a_watch->Stop();
+}
+
+// An authority that says another lighthouse leads.
+class FollowerAuthority final : public QuorumAuthority {
+ public:
+  explicit FollowerAuthority(std::string leader) : leader_(std::move(leader)) {}
+  bool IsLeader() const override { return false; }
+  std::string LeaderAddress() const override { return leader_; }
+  absl::StatusOr<int64_t> LastQuorumId() override { return 0; }
+  absl::Status RecordQuorumId(int64_t) override {
+    return absl::FailedPreconditionError("not the leader");
+  }
+
+ private:
+  std::string leader_;
+};
+
+TEST(LighthouseServerTest, FollowerNamesTheLeaderAndClientsFollow) {
+  auto leader = StartLighthouse();
+  ASSERT_NE(leader, nullptr);
+  auto follower = StartLighthouse(
+      1, std::make_unique<FollowerAuthority>(leader->address()));
+  ASSERT_NE(follower, nullptr);
+
+  // Raw: UNAVAILABLE with the leader in the trailing metadata.
+  auto stub = proto::Lighthouse::NewStub(grpc::CreateChannel(
+      follower->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + kLong));
+  proto::HeartbeatResponse response;
+  grpc::Status refused = stub->Heartbeat(&context, Beat("a"), &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(
+      refused.error_message(),
+      absl::StrCat("lighthouse ", follower->address(),
+                   " is not the leader (leader: ", leader->address(), ")"));
+  auto named =
+      context.GetServerTrailingMetadata().find("sluice-lighthouse-leader");
+  ASSERT_NE(named, context.GetServerTrailingMetadata().end());
+  EXPECT_EQ(std::string(named->second.data(), named->second.size()),
+            leader->address());
+  // GetStatus still answers.
+  LighthouseStatus status = follower->Status();
+  EXPECT_FALSE(status.is_leader);
+  EXPECT_EQ(status.leader_address, leader->address());
+
+  // A client that knows only the follower ends up at the leader.
+  auto client = ClientOf({follower->address()});
+  absl::StatusOr<proto::Quorum> quorum = client->Quorum(Ask("a"), kLong);
+  ASSERT_TRUE(quorum.ok()) << quorum.status();
+  EXPECT_EQ(quorum->quorum_id(), 1);
+  EXPECT_EQ(client->leader(), leader->address());
+  EXPECT_EQ(leader->Status().quorum.quorum_id, 1);
+}
+
+TEST(LighthouseServerTest, ClientTriesTheNextAddressWhenOneIsDown) {
+  auto down = StartLighthouse();
+  ASSERT_NE(down, nullptr);
+  const std::string down_address = down->address();
+  down.reset();
+  auto up = StartLighthouse();
+  ASSERT_NE(up, nullptr);
+  auto client = ClientOf({down_address, up->address()});
+  absl::StatusOr<proto::Quorum> quorum = client->Quorum(Ask("a"), kLong);
+  ASSERT_TRUE(quorum.ok()) << quorum.status();
+  EXPECT_EQ(client->leader(), up->address());
+
+  // With every lighthouse down the error is retryable and names one.
+  auto lonely = ClientOf({down_address});
+  absl::Status beat = lonely->Heartbeat(Beat("a"), absl::Milliseconds(500));
+  // Unreachable, or still connecting when the deadline came.
+  EXPECT_TRUE(beat.code() == absl::StatusCode::kUnavailable ||
+              beat.code() == absl::StatusCode::kDeadlineExceeded)
+      << beat;
+  EXPECT_NE(beat.message().find("heartbeat to lighthouse " + down_address),
+            std::string::npos)
+      << beat;
+  EXPECT_EQ(Classify(beat), FailureClass::kRetryable);
+}
+
+// An authority that leads but refuses to record ids (etcd unreachable).
+class UnreachableAuthority final : public QuorumAuthority {
+ public:
+  bool IsLeader() const override { return true; }
+  std::string LeaderAddress() const override { return ""; }
+  absl::StatusOr<int64_t> LastQuorumId() override { return 5; }
+  absl::Status RecordQuorumId(int64_t id) override {
+    recorded_tries.fetch_add(1);
+    last_tried.store(id);
+    return absl::UnavailableError("etcd unreachable");
+  }
+  std::atomic<int> recorded_tries{0};
+  std::atomic<int64_t> last_tried{0};
+};
+
+TEST(LighthouseServerTest, NoQuorumIssuedWhenTheAuthorityRefuses) {
+  auto authority = std::make_unique<UnreachableAuthority>();
+  UnreachableAuthority* seen = authority.get();
+  auto lighthouse = StartLighthouse(1, std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  absl::StatusOr<proto::Quorum> quorum =
+      client->Quorum(Ask("a"), absl::Milliseconds(800));
+  EXPECT_EQ(quorum.status().code(), absl::StatusCode::kDeadlineExceeded)
+      << quorum.status();
+  EXPECT_GT(seen->recorded_tries.load(), 0);
+  EXPECT_EQ(seen->last_tried.load(), 6);  // above LastQuorumId
+  EXPECT_EQ(lighthouse->Status().quorum.quorum_id, 0);
+}
+
+// Leads (until told otherwise) and records ids as a lighthouse alone does,
+// but every RecordQuorumId waits until the test opens it, as a slow etcd
+// would (up to 500 ms per endpoint). The wait is bounded, so that a
+// lighthouse that blocks on it fails a test rather than hanging it.
+class SlowAuthority final : public QuorumAuthority {
+ public:
+  static constexpr absl::Duration kHold = absl::Seconds(5);
+
+  bool IsLeader() const override { return leader.load(); }
+  std::string LeaderAddress() const override {
+    return leader.load() ? "" : "127.0.0.1:1";
+  }
+  absl::StatusOr<int64_t> LastQuorumId() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return recorded_.empty() ? 0 : recorded_.back();
+  }
+  absl::Status RecordQuorumId(int64_t id) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++entered_;
+    changed_.notify_all();
+    changed_.wait_for(lock, absl::ToChronoNanoseconds(kHold),
+                      [this] { return open_; });
+    ++returned_;
+    if (!recorded_.empty() && id <= recorded_.back()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("quorum id ", id, " is not above ", recorded_.back()));
+    }
+    recorded_.push_back(id);
+    return absl::OkStatus();
+  }
+
+  // Waits (bounded) until `calls` records began.
+  bool WaitForRecords(int calls) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoNanoseconds(kLong),
+                             [&] { return entered_ >= calls; });
+  }
+  // Whether a record began and has not returned.
+  bool InFlight() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return entered_ > returned_;
+  }
+  // Lets every record through, now and from now on.
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  std::vector<int64_t> recorded() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return recorded_;
+  }
+
+  std::atomic<bool> leader{true};
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  int entered_ = 0;
+  int returned_ = 0;
+  bool open_ = false;
+  std::vector<int64_t> recorded_;
+};
+
+// What a call that needs none of the record's work may take while a record
+// is in flight: nothing near SlowAuthority::kHold.
+constexpr absl::Duration kQuick = absl::Milliseconds(100);
+
+TEST(LighthouseServerTest, RecordingAQuorumIdHoldsUpNoOtherCall) {
+  auto authority = std::make_unique<SlowAuthority>();
+  SlowAuthority* slow = authority.get();
+  auto lighthouse = StartLighthouse(1, std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto a = std::async(std::launch::async,
+                      [&] { return client->Quorum(Ask("a"), kLong); });
+  ASSERT_TRUE(slow->WaitForRecords(1));
+
+  absl::Time start = absl::Now();
+  const absl::Status beat = client->Heartbeat(Beat("a"), kLong);
+  const absl::Duration beat_took = absl::Now() - start;
+  start = absl::Now();
+  const LighthouseStatus status = lighthouse->Status();
+  const absl::Duration status_took = absl::Now() - start;
+  start = absl::Now();
+  const absl::StatusOr<proto::LighthouseStatus> remote =
+      client->GetStatus(kLong);
+  const absl::Duration remote_took = absl::Now() - start;
+  // Measured while the record was in flight, not after it.
+  EXPECT_TRUE(slow->InFlight());
+  slow->Open();
+
+  EXPECT_TRUE(beat.ok()) << beat;
+  EXPECT_LT(beat_took, kQuick);
+  EXPECT_LT(status_took, kQuick);
+  ASSERT_TRUE(remote.ok()) << remote.status();
+  EXPECT_LT(remote_took, kQuick);
+  // Nothing is issued before it is recorded.
+  EXPECT_EQ(status.quorum.quorum_id, 0);
+  EXPECT_EQ(remote->quorum().quorum_id(), 0);
+  ASSERT_EQ(status.replicas.size(), 1u);
+  EXPECT_TRUE(status.replicas[0].requesting);
+
+  absl::StatusOr<proto::Quorum> quorum = a.get();
+  ASSERT_TRUE(quorum.ok()) << quorum.status();
+  EXPECT_EQ(quorum->quorum_id(), 1);
+  EXPECT_EQ(slow->recorded(), std::vector<int64_t>{1});
+  EXPECT_EQ(lighthouse->Status().quorum.quorum_id, 1);
+}
+
+TEST(LighthouseServerTest, RequestsMadeDuringTheRecordJoinTheQuorum) {
+  auto authority = std::make_unique<SlowAuthority>();
+  SlowAuthority* slow = authority.get();
+  auto lighthouse = StartLighthouse(1, std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto a = std::async(std::launch::async,
+                      [&] { return client->Quorum(Ask("a"), kLong); });
+  ASSERT_TRUE(slow->WaitForRecords(1));
+  auto b = std::async(std::launch::async,
+                      [&] { return client->Quorum(Ask("b"), kLong); });
+  const absl::Time deadline = absl::Now() + kLong;
+  while (absl::Now() < deadline &&
+         !(lighthouse->Status().replicas.size() == 2 &&
+           lighthouse->Status().replicas[1].requesting)) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_TRUE(slow->InFlight());
+  slow->Open();
+
+  // The quorum issued under the recorded id is what holds once the record
+  // returned: a and b, not a alone.
+  for (auto* ask : {&a, &b}) {
+    absl::StatusOr<proto::Quorum> quorum = ask->get();
+    ASSERT_TRUE(quorum.ok()) << quorum.status();
+    EXPECT_EQ(quorum->quorum_id(), 1);
+    ASSERT_EQ(quorum->participants_size(), 2);
+    EXPECT_EQ(quorum->participants(0).replica_id(), "a");
+    EXPECT_EQ(quorum->participants(1).replica_id(), "b");
+  }
+  EXPECT_EQ(slow->recorded(), std::vector<int64_t>{1});
+}
+
+TEST(LighthouseServerTest, IdRecordedForAQuorumThatNoLongerFormsIsSpent) {
+  auto authority = std::make_unique<SlowAuthority>();
+  SlowAuthority* slow = authority.get();
+  auto lighthouse = StartLighthouse(1, std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto a = std::async(std::launch::async,
+                      [&] { return client->Quorum(Ask("a"), kLong); });
+  ASSERT_TRUE(slow->WaitForRecords(1));
+  // b shows up without asking: a alone is no longer more than half.
+  ASSERT_TRUE(client->Heartbeat(Beat("b"), kLong).ok());
+  EXPECT_TRUE(slow->InFlight());
+  slow->Open();
+  const absl::Time deadline = absl::Now() + kLong;
+  while (absl::Now() < deadline && slow->InFlight()) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_EQ(lighthouse->Status().quorum.quorum_id, 0);
+
+  // Once b asks too, the quorum takes the next id: 1 was recorded, so it
+  // is never issued.
+  absl::StatusOr<proto::Quorum> b = client->Quorum(Ask("b"), kLong);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->quorum_id(), 2);
+  EXPECT_EQ(b->participants_size(), 2);
+  absl::StatusOr<proto::Quorum> a_quorum = a.get();
+  ASSERT_TRUE(a_quorum.ok()) << a_quorum.status();
+  EXPECT_EQ(a_quorum->quorum_id(), 2);
+  EXPECT_EQ(slow->recorded(), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(LighthouseServerTest, QuorumRecordedAsTheLeadershipLapsedIsNotIssued) {
+  auto authority = std::make_unique<SlowAuthority>();
+  SlowAuthority* slow = authority.get();
+  auto lighthouse = StartLighthouse(1, std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  // A raw call, so that no client retries it elsewhere.
+  auto stub = proto::Lighthouse::NewStub(grpc::CreateChannel(
+      lighthouse->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + kLong));
+  proto::QuorumResponse response;
+  auto waiting = std::async(std::launch::async, [&] {
+    return stub->Quorum(&context, Ask("a"), &response);
+  });
+  ASSERT_TRUE(slow->WaitForRecords(1));
+  slow->leader = false;
+  slow->Open();
+  const grpc::Status ended = waiting.get();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAVAILABLE)
+      << ended.error_message();
+  EXPECT_NE(ended.error_message().find("is not the leader"), std::string::npos)
+      << ended.error_message();
+  EXPECT_EQ(lighthouse->Status().quorum.quorum_id, 0);
+
+  // Leading again, it starts above the id it recorded and did not issue.
+  slow->leader = true;
+  auto client = ClientOf({lighthouse->address()});
+  absl::StatusOr<proto::Quorum> quorum = client->Quorum(Ask("a"), kLong);
+  ASSERT_TRUE(quorum.ok()) << quorum.status();
+  EXPECT_EQ(quorum->quorum_id(), 2);
+  EXPECT_EQ(slow->recorded(), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(LighthouseServerTest, ShutdownEndsWaitingCallsAtOnce) {
+  auto lighthouse = StartLighthouse();
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  ASSERT_TRUE(client->Heartbeat(Beat("b"), kLong).ok());
+  // A raw call, so that no client retries it after the shutdown.
+  auto stub = proto::Lighthouse::NewStub(grpc::CreateChannel(
+      lighthouse->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+  proto::QuorumResponse response;
+  auto waiting = std::async(std::launch::async, [&] {
+    return stub->Quorum(&context, Ask("a"), &response);
+  });
+  EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(300)),
+            std::future_status::timeout);
+  const absl::Time start = absl::Now();
+  lighthouse->Shutdown();
+  const grpc::Status ended = waiting.get();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(ended.error_message().find(
+                "is shutting down: quorum request of replica a ended"),
+            std::string::npos)
+      << ended.error_message();
+}
+
+TEST(LighthouseServerTest, RejectsARequestWithoutReplicaOrIncarnation) {
+  auto lighthouse = StartLighthouse();
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  absl::Status beat = client->Heartbeat(proto::HeartbeatRequest(), kLong);
+  EXPECT_EQ(beat.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(beat.message().find("the request names no replica_id"),
+            std::string::npos)
+      << beat;
+  EXPECT_EQ(Classify(beat), FailureClass::kFatal);
+  proto::HeartbeatRequest no_incarnation;
+  no_incarnation.set_replica_id("a");
+  beat = client->Heartbeat(no_incarnation, kLong);
+  EXPECT_EQ(beat.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(
+      beat.message().find("the request of replica a names no incarnation"),
+      std::string::npos)
+      << beat;
+}
+
+// sluice_lighthouse serves Lighthouse::Status on its page as the proto it
+// was made from: nothing may be lost on the way.
+TEST(LighthouseStatusTest, ProtoRoundTripKeepsEveryField) {
+  proto::LighthouseStatus status;
+  proto::Quorum& quorum = *status.mutable_quorum();
+  quorum.set_quorum_id(7);
+  quorum.set_created_us(1700000000123456);
+  quorum.set_reason("2 of 2 healthy replicas asked (min_replicas 1)");
+  for (const char* id : {"a", "b"}) {
+    proto::ReplicaInfo& info = *quorum.add_participants();
+    info.set_replica_id(id);
+    info.set_address(absl::StrCat(id, ".host:1"));
+    info.set_step(41);
+    info.set_world_size(8);
+    info.set_incarnation(0xfedcba9876543210u);
+    proto::ReplicaStatus& replica = *status.add_replicas();
+    *replica.mutable_replica() = info;
+    replica.set_heartbeat_age_ms(1234);
+    replica.set_healthy(true);
+    replica.set_in_quorum(true);
+    replica.set_recovering(id[0] == 'a');
+    replica.set_requesting(id[0] == 'b');
+  }
+  status.set_min_replicas(2);
+  status.set_heartbeat_timeout_ms(5000);
+  status.set_address("127.0.0.1:29510");
+  status.set_is_leader(true);
+  status.set_leader_address("127.0.0.1:29510");
+  status.set_now_us(1700000001654321);
+
+  const LighthouseStatus plain = StatusFromProto(status);
+  EXPECT_EQ(plain.quorum.participants[1].incarnation, 0xfedcba9876543210u);
+  EXPECT_EQ(plain.replicas[0].heartbeat_age, absl::Milliseconds(1234));
+  EXPECT_EQ(absl::ToUnixMicros(plain.now), 1700000001654321);
+  EXPECT_EQ(StatusToProto(plain).SerializeAsString(),
+            status.SerializeAsString());
+}
+
+}  // namespace
+}  // namespace sluice::lighthouse
