@@ -4,9 +4,9 @@
 #include <cstdint>
 
 #include "kernels/ft/kernel_groups.h"
-#include "sluice/monitor/step_reporter.h"
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/kernel/kernel_binding.h"
+#include "sluice/monitor/step_reporter.h"
 
 namespace sluice {
 namespace {

@@ -138,7 +138,8 @@ absl::StatusOr<std::map<std::string, VariableState>> VariablesOf(
 
 absl::Status SaveVariables(VariableClient& client, HostContext* host,
                            const std::string& directory, int64_t step,
-                           int64_t epoch, const checkpoint::CheckpointOptions& options) {
+                           int64_t epoch,
+                           const checkpoint::CheckpointOptions& options) {
   const std::string context = absl::StrFormat(
       "saving the variables as checkpoint of step %d in '%s'", step, directory);
   absl::StatusOr<std::vector<VariableHandle>> handles =

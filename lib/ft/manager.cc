@@ -98,7 +98,9 @@ class ManagerImpl final : public Manager {
     watch.set_replica_id(options_.replica_id);
     watch.set_incarnation(incarnation_);
     watch_ = client_->Watch(
-        watch, [this](const lighthouse::proto::LighthouseEvent& event) { OnEvent(event); });
+        watch, [this](const lighthouse::proto::LighthouseEvent& event) {
+          OnEvent(event);
+        });
     heartbeat_ = std::thread([this] { HeartbeatLoop(); });
     return absl::OkStatus();
   }
@@ -365,10 +367,11 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
                                   quorum.status().message())),
         options_.replica_id);
   }
-  std::vector<lighthouse::proto::ReplicaInfo> participants(quorum->participants().begin(),
-                                               quorum->participants().end());
+  std::vector<lighthouse::proto::ReplicaInfo> participants(
+      quorum->participants().begin(), quorum->participants().end());
   std::sort(participants.begin(), participants.end(),
-            [](const lighthouse::proto::ReplicaInfo& a, const lighthouse::proto::ReplicaInfo& b) {
+            [](const lighthouse::proto::ReplicaInfo& a,
+               const lighthouse::proto::ReplicaInfo& b) {
               return a.replica_id() < b.replica_id();
             });
   int rank = -1;

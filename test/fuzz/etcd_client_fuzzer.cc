@@ -1,5 +1,5 @@
-// Fuzz target for what the etcd client (lib/lighthouse/etcd_client.h) reads: the
-// replies of etcd's JSON gateway, which a lighthouse trusts no more than
+// Fuzz target for what the etcd client (lib/lighthouse/etcd_client.h) reads:
+// the replies of etcd's JSON gateway, which a lighthouse trusts no more than
 // any peer, and the --etcd endpoint list.
 //
 // The first byte picks what the rest is. With its top bit set, the rest is

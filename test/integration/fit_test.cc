@@ -300,7 +300,8 @@ TEST_F(FitTest, AJobRestartedAfterItsPsDiedResumesAtTheCheckpoint) {
       Fit(*coordinator_, Model("counting", "count_step"), options);
   EXPECT_EQ(Classify(fitted), FailureClass::kRetryable) << fitted;
   EXPECT_EQ(ExitCodeFor(fitted), kRestartableExitCode) << fitted;
-  EXPECT_THAT(*checkpoint::ListCheckpointSteps(checkpoints_), ElementsAre(15, 10, 5));
+  EXPECT_THAT(*checkpoint::ListCheckpointSteps(checkpoints_),
+              ElementsAre(15, 10, 5));
 
   // The restart: a new ps, which holds no variable, and a new coordinator,
   // which creates the count at 0 as the job's main does.

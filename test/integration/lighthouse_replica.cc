@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   watch_request.set_replica_id(replica_id);
   watch_request.set_incarnation(incarnation);
   auto watch = (*client)->Watch(
-      watch_request, [](const sluice::lighthouse::proto::LighthouseEvent& event) {
+      watch_request,
+      [](const sluice::lighthouse::proto::LighthouseEvent& event) {
         Print(absl::StrCat(
             "event ",
             sluice::lighthouse::proto::LighthouseEvent::Kind_Name(event.kind()),

@@ -185,7 +185,8 @@ int main(int argc, char** argv) {
     options.jobs = *parsed;
     // Summed wide: each count may be up to INT_MAX.
     int64_t total = 0;
-    for (const sluice::launcher::JobCount& job : options.jobs) total += job.count;
+    for (const sluice::launcher::JobCount& job : options.jobs)
+      total += job.count;
     if (total > tools::kMaxLocalRanks) {
       return Fail(absl::StrCat("--jobs=", *jobs, " asks for ", total,
                                " ranks: expected 1 to ", tools::kMaxLocalRanks,

@@ -1,6 +1,6 @@
 // Lighthouse: the quorum service of data-parallel training
-// (docs/lighthouse.md), serving lib/lighthouse/lighthouse_service.proto. Replica
-// groups heartbeat it, ask it for a quorum (the quorum id is their
+// (docs/lighthouse.md), serving lib/lighthouse/lighthouse_service.proto.
+// Replica groups heartbeat it, ask it for a quorum (the quorum id is their
 // generation), vote on committing each step and watch it for lost members.
 // tools/sluice_lighthouse runs one; tests run it in-process.
 #ifndef SLUICE_LIGHTHOUSE_LIGHTHOUSE_H_

@@ -1,7 +1,7 @@
 // MonitorServer: the step monitor (lib/monitor/monitor_service.proto). Ranks
-// stream step signals to it through StepReporter (sluice/monitor/step_reporter.h);
-// it says which ranks are stuck, silent, dead or finished, and a launcher
-// reads its verdicts. See docs/monitor.md.
+// stream step signals to it through StepReporter
+// (sluice/monitor/step_reporter.h); it says which ranks are stuck, silent, dead
+// or finished, and a launcher reads its verdicts. See docs/monitor.md.
 #ifndef SLUICE_MONITOR_MONITOR_H_
 #define SLUICE_MONITOR_MONITOR_H_
 

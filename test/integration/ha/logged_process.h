@@ -1,8 +1,8 @@
 // LoggedProcess: a child process of a test whose stdout and stderr lines
 // are collected, so the test can wait for a line and read them all.
 //
-// Built on launcher::ChildProcess: the child runs in its own process group, dies
-// with the thread that started it (start it from the test's main thread)
+// Built on launcher::ChildProcess: the child runs in its own process group,
+// dies with the thread that started it (start it from the test's main thread)
 // and is killed and reaped by the destructor.
 #ifndef SLUICE_TEST_INTEGRATION_HA_LOGGED_PROCESS_H_
 #define SLUICE_TEST_INTEGRATION_HA_LOGGED_PROCESS_H_
@@ -54,7 +54,8 @@ class LoggedProcess {
   void Continue();  // SIGCONT
 
  private:
-  LoggedProcess(std::string name, std::unique_ptr<launcher::ChildProcess> child);
+  LoggedProcess(std::string name,
+                std::unique_ptr<launcher::ChildProcess> child);
   void Read(int fd, bool is_stdout);
 
   const std::string name_;

@@ -1,9 +1,9 @@
-// The TSan suppressions that every gRPC binary links (lib/support/tsan_suppressions.cc)
-// name only uninstrumented system libraries. This test keeps them honest:
-// two of Sluice's threads that write one of its wire messages without
-// synchronization must still be reported, so a suppression that hid the
-// generated message code again would fail here. Without TSan there is
-// nothing to observe, and the test says so.
+// The TSan suppressions that every gRPC binary links
+// (lib/support/tsan_suppressions.cc) name only uninstrumented system libraries.
+// This test keeps them honest: two of Sluice's threads that write one of its
+// wire messages without synchronization must still be reported, so a
+// suppression that hid the generated message code again would fail here.
+// Without TSan there is nothing to observe, and the test says so.
 #include <thread>
 
 #include "gtest/gtest.h"

@@ -25,10 +25,11 @@ void ExpectRefused(const absl::Status& status, const std::string& what) {
 }
 
 TEST(ListenAddressTest, MonitorRefusesAPortPast65535) {
-  ExpectRefused(
-      monitor::MonitorServer::Start("127.0.0.1:99999", monitor::MonitorOptions()).status(),
-      "monitor: cannot listen on '127.0.0.1:99999': port 99999 is "
-      "out of range 0..65535");
+  ExpectRefused(monitor::MonitorServer::Start("127.0.0.1:99999",
+                                              monitor::MonitorOptions())
+                    .status(),
+                "monitor: cannot listen on '127.0.0.1:99999': port 99999 is "
+                "out of range 0..65535");
 }
 
 TEST(ListenAddressTest, LighthouseRefusesBadBindAndAdvertiseAddresses) {
@@ -48,16 +49,18 @@ TEST(ListenAddressTest, LighthouseRefusesBadBindAndAdvertiseAddresses) {
 TEST(ListenAddressTest, StatusPageRefusesAPortOutside0To65535) {
   auto status = [] { return lighthouse::proto::LighthouseStatus(); };
   ExpectRefused(
-      lighthouse::LighthouseStatusPage::Start("127.0.0.1", 95177, status).status(),
+      lighthouse::LighthouseStatusPage::Start("127.0.0.1", 95177, status)
+          .status(),
       "lighthouse status page: cannot listen on '127.0.0.1:95177': "
       "port 95177 is out of range 0..65535");
-  ExpectRefused(lighthouse::LighthouseStatusPage::Start("127.0.0.1", -1, status).status(),
-                "port -1 is out of range 0..65535");
+  ExpectRefused(
+      lighthouse::LighthouseStatusPage::Start("127.0.0.1", -1, status).status(),
+      "port -1 is out of range 0..65535");
 }
 
 TEST(ListenAddressTest, RendezvousRefusesAPortPast65535) {
-  ExpectRefused(launcher::RendezvousServer::Start("127.0.0.1:65536", 2, 1, "127.0.0.1:1",
-                                        absl::Seconds(1))
+  ExpectRefused(launcher::RendezvousServer::Start(
+                    "127.0.0.1:65536", 2, 1, "127.0.0.1:1", absl::Seconds(1))
                     .status(),
                 "cannot serve the rendezvous at '127.0.0.1:65536' "
                 "(--rendezvous): port 65536 is out of range 0..65535");
