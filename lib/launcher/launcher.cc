@@ -435,6 +435,13 @@ std::optional<int> Launcher::PollMonitor() {
   if (!monitor_reachable_) Log("the monitor answers again");
   monitor_reachable_ = true;
   job_->MonitorEpoch(state->min_finished_epoch);
+  if (!state->failures.empty()) {
+    // A rank killed since the last reap ends its monitor stream too, and
+    // the monitor calls it dead; its exit, reapable by the time the answer
+    // is here, says more.
+    LaunchDecisions exited = ReapRanks();
+    if (!exited.empty()) return Carry(exited);
+  }
   for (const FailureVerdict& verdict : state->failures) {
     LaunchDecisions decided = job_->Verdict(verdict, absl::Now());
     if (!decided.empty()) return Carry(decided);
