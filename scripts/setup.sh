@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev      # unit tests
   libgmock-dev
   libbenchmark-dev  # benchmarks/
-  llvm-19-dev       # LLVM Support: llvm::Error / llvm::Expected
+  llvm-19-dev       # LLVM Support: the compiler, and kernels that opt into llvm::Expected
   libmlir-19-dev    # dialects/ and the tools: MLIR IR, parser, passes
   mlir-19-tools     # mlir-tblgen for the dialects' ODS files
   llvm-19-tools     # FileCheck for the tools' tests
@@ -26,6 +26,7 @@ PACKAGES=(
   nlohmann-json3-dev  # JSON: cluster specs, the etcd client
   etcd-server       # the lighthouses' shared authority (tests start it)
   chromium          # the status page's browser test
+  nftables          # network-fault tests: drop or reject a port's traffic
 )
 
 # The CUDA toolkit with NCCL is no Debian package, and Sluice builds without

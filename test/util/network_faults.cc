@@ -1,0 +1,156 @@
+#include "test/util/network_faults.h"
+
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace sluice::test_util {
+namespace {
+
+// One name for the table, so that a test's leftovers are found and the
+// machine's own rules (none, in a namespace of the test's own) are never
+// touched.
+constexpr char kTable[] = "inet sluice_network_faults";
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+absl::Status BringLoopbackUp() {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot open a socket to set lo up: ", ErrnoText()));
+  }
+  ifreq request{};
+  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  absl::Status status;
+  if (ioctl(fd, SIOCGIFFLAGS, &request) != 0) {
+    status = absl::InternalError(
+        absl::StrCat("cannot read the flags of lo: ", ErrnoText()));
+  } else {
+    request.ifr_flags |= IFF_UP;
+    if (ioctl(fd, SIOCSIFFLAGS, &request) != 0) {
+      status =
+          absl::InternalError(absl::StrCat("cannot set lo up: ", ErrnoText()));
+    }
+  }
+  close(fd);
+  return status;
+}
+
+// nft lives in /usr/sbin, which Bazel's strict test PATH leaves out.
+std::string NftPath() {
+  for (const char* path : {"/usr/sbin/nft", "/sbin/nft"}) {
+    if (access(path, X_OK) == 0) return path;
+  }
+  return "nft";
+}
+
+// Runs `nft -f` on `script` (written to a file: nft reads a file whole, so
+// a script applies all or nothing); the error carries what nft printed.
+absl::Status RunNft(const std::string& script) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path =
+      absl::StrCat(dir != nullptr ? dir : "/tmp", "/nft-script-XXXXXX");
+  int fd = mkstemp(path.data());
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot write an nft script: ", ErrnoText()));
+  }
+  const bool written = write(fd, script.data(), script.size()) ==
+                       static_cast<ssize_t>(script.size());
+  close(fd);
+  if (!written) {
+    unlink(path.c_str());
+    return absl::InternalError(
+        absl::StrCat("cannot write an nft script: ", ErrnoText()));
+  }
+  const std::string command = absl::StrCat(NftPath(), " -f ", path, " 2>&1");
+  FILE* nft = popen(command.c_str(), "r");
+  if (nft == nullptr) {
+    unlink(path.c_str());
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot run nft: ", ErrnoText()));
+  }
+  std::string output;
+  char buffer[512];
+  while (size_t n = fread(buffer, 1, sizeof(buffer), nft)) {
+    output.append(buffer, n);
+  }
+  const int status = pclose(nft);
+  unlink(path.c_str());
+  if (status == 0) return absl::OkStatus();
+  // The shell's 127: nft is not installed.
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    return absl::FailedPreconditionError(
+        "nft is not installed (Debian package nftables)");
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("nft refused '", script, "': ", output));
+}
+
+}  // namespace
+
+absl::Status EnterOwnNetworkNamespace() {
+  if (unshare(CLONE_NEWNET) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot make a network namespace (needs root): ", ErrnoText()));
+  }
+  return BringLoopbackUp();
+}
+
+absl::StatusOr<NetworkFaults> NetworkFaults::Create() {
+  // Output is where every segment on loopback passes once, whichever end
+  // sends it.
+  absl::Status made = RunNft(absl::StrCat(
+      "add table ", kTable, "\n", "add chain ", kTable,
+      " output { type filter hook output priority 0; policy accept; }\n"));
+  if (!made.ok()) return made;
+  NetworkFaults faults;
+  faults.owns_table_ = true;
+  return faults;
+}
+
+NetworkFaults::NetworkFaults(NetworkFaults&& other) noexcept
+    : owns_table_(other.owns_table_) {
+  other.owns_table_ = false;
+}
+
+NetworkFaults::~NetworkFaults() {
+  if (owns_table_)
+    RunNft(absl::StrCat("delete table ", kTable, "\n")).IgnoreError();
+}
+
+absl::Status NetworkFaults::Blackhole(int port, Traffic traffic) {
+  std::string script;
+  if (traffic != Traffic::kFromPort) {
+    absl::StrAppend(&script, "add rule ", kTable, " output tcp dport ", port,
+                    " drop\n");
+  }
+  if (traffic != Traffic::kToPort) {
+    absl::StrAppend(&script, "add rule ", kTable, " output tcp sport ", port,
+                    " drop\n");
+  }
+  return RunNft(script);
+}
+
+absl::Status NetworkFaults::Reject(int port) {
+  return RunNft(absl::StrCat("add rule ", kTable, " output tcp dport ", port,
+                             " reject with tcp reset\n"));
+}
+
+absl::Status NetworkFaults::Heal() {
+  return RunNft(absl::StrCat("flush chain ", kTable, " output\n"));
+}
+
+}  // namespace sluice::test_util

@@ -1,0 +1,74 @@
+// Network faults for tests: the failures a real network makes and a process
+// kill does not. A killed process's kernel resets its connections, so its
+// peers learn at once; a host that loses power or a link that is cut sends
+// nothing, and packets just stop. A test makes that happen on loopback:
+// it moves into a network namespace of its own (nothing it does reaches the
+// machine's network, and nothing leaves 127.0.0.1) and drops or rejects
+// the TCP traffic of one port there with nftables, both ways or one way,
+// then heals it.
+//
+//   if (absl::Status entered = EnterOwnNetworkNamespace(); !entered.ok())
+//     GTEST_SKIP() << entered;  // not root, or no nftables
+//   absl::StatusOr<NetworkFaults> faults = NetworkFaults::Create();
+//   faults->Blackhole(worker_port, Traffic::kBothWays);
+//   ...
+//   faults->Heal();
+#ifndef SLUICE_TEST_UTIL_NETWORK_FAULTS_H_
+#define SLUICE_TEST_UTIL_NETWORK_FAULTS_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace sluice::test_util {
+
+// Moves the calling thread, and every thread and process it starts after,
+// into a new network namespace whose only interface is loopback, up. Call it
+// before the test starts any thread: threads started earlier, and their
+// children, stay in the machine's namespace. Needs root (CAP_SYS_ADMIN);
+// otherwise a FailedPrecondition that says so, for the test to skip with.
+absl::Status EnterOwnNetworkNamespace();
+
+// Which of a port's TCP segments a blackhole drops. On loopback a segment
+// to the port is the client's side of a connection to a server listening
+// there; one from it is the server's side.
+enum class Traffic {
+  kBothWays,
+  kToPort,    // the server hears nothing; its answers still arrive
+  kFromPort,  // the server hears everything; nothing it sends arrives
+};
+
+// nftables rules in a table of their own, removed when this goes away.
+// Use it inside EnterOwnNetworkNamespace's namespace: the rules then touch
+// the test's traffic alone.
+class NetworkFaults {
+ public:
+  // Makes the table. FailedPrecondition when nft is not installed
+  // (scripts/setup.sh installs the nftables package) or refuses.
+  static absl::StatusOr<NetworkFaults> Create();
+
+  NetworkFaults(NetworkFaults&& other) noexcept;
+  NetworkFaults& operator=(NetworkFaults&& other) = delete;
+  NetworkFaults(const NetworkFaults&) = delete;
+  ~NetworkFaults();
+
+  // Silently drops the port's TCP segments on 127.0.0.1: no reset, no ICMP,
+  // as from a host that vanished. Connections stay open on both sides.
+  absl::Status Blackhole(int port, Traffic traffic);
+
+  // Answers every segment to the port with a TCP reset, as a host that is
+  // up but has nothing listening there: connections fail at once.
+  absl::Status Reject(int port);
+
+  // Removes every rule: the network heals, and what TCP still retransmits
+  // goes through.
+  absl::Status Heal();
+
+ private:
+  NetworkFaults() = default;
+
+  bool owns_table_ = false;
+};
+
+}  // namespace sluice::test_util
+
+#endif  // SLUICE_TEST_UTIL_NETWORK_FAULTS_H_

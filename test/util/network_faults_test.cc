@@ -1,0 +1,168 @@
+// The network-fault harness does what tests will rely on: a blackholed
+// connection stays open and silent, and carries what was sent once healed;
+// a one-way blackhole silences one direction only; a rejected port refuses
+// at once.
+#include "test/util/network_faults.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+
+namespace sluice::test_util {
+namespace {
+
+// How long a test waits to conclude that nothing arrives.
+constexpr absl::Duration kSilence = absl::Milliseconds(400);
+// TCP retransmits a segment a blackhole dropped with a backoff from 200 ms:
+// after a short fault it arrives within a few seconds.
+constexpr absl::Duration kRetransmitted = absl::Seconds(10);
+
+class NetworkFaultsTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // Before any thread: gtest starts none, and the test's threads and
+    // children must all be in the namespace.
+    entered_ = new absl::Status(EnterOwnNetworkNamespace());
+  }
+
+  void SetUp() override {
+    if (!entered_->ok()) GTEST_SKIP() << *entered_;
+    absl::StatusOr<NetworkFaults> faults = NetworkFaults::Create();
+    if (!faults.ok()) GTEST_SKIP() << faults.status();
+    faults_.emplace(std::move(*faults));
+    Listen();
+    client_ = Connect();
+    ASSERT_GE(client_, 0) << "connect: " << std::strerror(errno);
+    server_ = accept(listener_, nullptr, nullptr);
+    ASSERT_GE(server_, 0) << "accept: " << std::strerror(errno);
+  }
+
+  void TearDown() override {
+    for (int fd : {client_, server_, listener_}) {
+      if (fd >= 0) close(fd);
+    }
+  }
+
+  void Listen() {
+    listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address = Loopback(0);
+    ASSERT_EQ(
+        bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof(address)),
+        0);
+    ASSERT_EQ(listen(listener_, 4), 0);
+    socklen_t length = sizeof(address);
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+  }
+
+  int Connect() {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address = Loopback(port_);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
+        0) {
+      const int error = errno;
+      close(fd);
+      errno = error;
+      return -1;
+    }
+    return fd;
+  }
+
+  static sockaddr_in Loopback(int port) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return address;
+  }
+
+  // The bytes that arrive on `fd` within `wait`; empty when none do.
+  static std::string Receive(int fd, absl::Duration wait) {
+    timeval timeout = absl::ToTimeval(wait);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    char buffer[64];
+    ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    return n > 0 ? std::string(buffer, n) : std::string();
+  }
+
+  static void Send(int fd, const std::string& bytes) {
+    ASSERT_EQ(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes.size()));
+  }
+
+  static absl::Status* entered_;
+  std::optional<NetworkFaults> faults_;
+  int listener_ = -1;
+  int client_ = -1;
+  int server_ = -1;
+  int port_ = 0;
+};
+
+absl::Status* NetworkFaultsTest::entered_ = nullptr;
+
+TEST_F(NetworkFaultsTest, BlackholeSilencesAConnectionUntilHealed) {
+  Send(client_, "before");
+  EXPECT_EQ(Receive(server_, kRetransmitted), "before");
+
+  ASSERT_TRUE(faults_->Blackhole(port_, Traffic::kBothWays).ok());
+  Send(client_, "during");
+  EXPECT_EQ(Receive(server_, kSilence), "");
+  Send(server_, "answer");
+  EXPECT_EQ(Receive(client_, kSilence), "");
+
+  // Nothing was reset: once healed, what was sent arrives.
+  ASSERT_TRUE(faults_->Heal().ok());
+  EXPECT_EQ(Receive(server_, kRetransmitted), "during");
+  EXPECT_EQ(Receive(client_, kRetransmitted), "answer");
+}
+
+TEST_F(NetworkFaultsTest, OneWayBlackholeSilencesOneDirection) {
+  ASSERT_TRUE(faults_->Blackhole(port_, Traffic::kFromPort).ok());
+  Send(client_, "heard");
+  EXPECT_EQ(Receive(server_, kRetransmitted), "heard");
+  Send(server_, "lost");
+  EXPECT_EQ(Receive(client_, kSilence), "");
+  ASSERT_TRUE(faults_->Heal().ok());
+  EXPECT_EQ(Receive(client_, kRetransmitted), "lost");
+}
+
+TEST_F(NetworkFaultsTest, RejectRefusesNewConnectionsAtOnce) {
+  ASSERT_TRUE(faults_->Reject(port_).ok());
+  const absl::Time start = absl::Now();
+  EXPECT_EQ(Connect(), -1);
+  EXPECT_EQ(errno, ECONNREFUSED);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+}
+
+TEST_F(NetworkFaultsTest, BlackholedConnectGetsNoAnswer) {
+  ASSERT_TRUE(faults_->Blackhole(port_, Traffic::kToPort).ok());
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_in address = Loopback(port_);
+  ASSERT_NE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)),
+            0);
+  EXPECT_EQ(errno, EINPROGRESS);
+  absl::SleepFor(kSilence);
+  // Still connecting: neither accepted nor refused.
+  int error = 0;
+  socklen_t length = sizeof(error);
+  getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length);
+  EXPECT_EQ(error, 0);
+  EXPECT_NE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)),
+            0);
+  EXPECT_EQ(errno, EALREADY);
+  close(fd);
+}
+
+}  // namespace
+}  // namespace sluice::test_util
