@@ -1,5 +1,7 @@
 #include "lib/support/crc32.h"
 
+#include <zlib.h>
+
 #include <cstdint>
 #include <random>
 #include <string>
@@ -59,6 +61,30 @@ TEST(Crc32Test, InPiecesEqualsAtOnce) {
   EXPECT_EQ(crc, whole);
   bytes[5000] ^= 1;
   EXPECT_NE(Crc32(bytes), whole);
+}
+
+// Past 64 bytes the CPU's carry-less multiplication folds 16-byte blocks
+// and zlib takes the rest: every length around the block edges, at every
+// alignment, with a CRC so far, must give zlib's answer.
+TEST(Crc32Test, FoldedEqualsZlibAtEveryLengthAndAlignment) {
+  std::mt19937 random(11);
+  std::string bytes(4096 + 64, '\0');
+  for (char& c : bytes) c = static_cast<char>(random());
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  for (size_t offset = 0; offset < 16; ++offset) {
+    for (size_t size = 0; size <= 300; ++size) {
+      const uint32_t expected =
+          static_cast<uint32_t>(crc32_z(0x9E3779B9u, data + offset, size));
+      ASSERT_EQ(Crc32(absl::MakeConstSpan(data + offset, size), 0x9E3779B9u),
+                size == 0 ? 0x9E3779B9u : expected)
+          << "offset " << offset << ", size " << size;
+    }
+  }
+  for (size_t size : {1023u, 1024u, 4095u, 4096u}) {
+    EXPECT_EQ(Crc32(absl::MakeConstSpan(data + 3, size)),
+              static_cast<uint32_t>(crc32_z(0, data + 3, size)))
+        << "size " << size;
+  }
 }
 
 }  // namespace
