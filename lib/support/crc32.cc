@@ -29,8 +29,12 @@ constexpr uint64_t kBarrettMu = 0x1f7011641;   // floor(x^64 / P), reflected
 constexpr size_t kFoldMinimum = 64;
 
 bool CpuFolds() {
-  static const bool folds =
-      __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+  static const bool folds = [] {
+    // Also right when the first checksum runs before the constructors
+    // that would have set the CPU model up.
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+  }();
   return folds;
 }
 
