@@ -57,7 +57,9 @@ RankExit ExitOf(int wait_status) {
 class Launcher {
  public:
   explicit Launcher(const LauncherOptions& options)
-      : options_(options), leftovers_(options.grace_period) {
+      : options_(options),
+        tasks_(RankTasksOf(options)),
+        leftovers_(options.grace_period) {
     sigemptyset(&signals_);
     for (int signal : {SIGINT, SIGTERM, SIGCHLD}) sigaddset(&signals_, signal);
     pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
@@ -82,11 +84,7 @@ class Launcher {
     output_->WriteLine(STDERR_FILENO, absl::StrCat("sluice_launch: ", line));
   }
   // Ranks of this node.
-  int LocalCount() const {
-    return options_.jobs.empty()
-               ? options_.nproc
-               : static_cast<int>(AssignTasks(options_.jobs).size());
-  }
+  int LocalCount() const { return static_cast<int>(tasks_.size()); }
   int WorldSize() const { return LocalCount() * options_.nnodes; }
 
   // Node 0, or the only node: prepares, then runs the job as JobDecisions
@@ -172,6 +170,7 @@ class Launcher {
   void EndEverything();
 
   const LauncherOptions& options_;
+  const std::vector<RankTask> tasks_;  // of this node's ranks
   sigset_t signals_;
   std::unique_ptr<OutputPrefixer> output_;
   std::string cluster_spec_;
@@ -313,15 +312,12 @@ void Launcher::ResetMonitor(int64_t resume_epoch) {
 }
 
 LaunchDecisions Launcher::StartRanks(int restart, int64_t resume_epoch) {
-  std::vector<RankTask> tasks = options_.jobs.empty()
-                                    ? std::vector<RankTask>(options_.nproc)
-                                    : AssignTasks(options_.jobs);
   ranks_.clear();
   for (int local = 0; local < LocalCount(); ++local) {
     Rank rank;
     rank.rank = rank_offset_ + local;
     rank.local = local;
-    rank.task = tasks[local];
+    rank.task = tasks_[local];
     absl::Status started = SpawnRank(rank, restart, resume_epoch);
     ranks_.push_back(std::move(rank));
     if (!started.ok()) {

@@ -12,12 +12,13 @@
 #include "sluice/support/exit_codes.h"
 
 namespace sluice::launcher {
-namespace {
 
-std::vector<RankTask> TasksOf(const LauncherOptions& options) {
+std::vector<RankTask> RankTasksOf(const LauncherOptions& options) {
   return options.jobs.empty() ? std::vector<RankTask>(options.nproc)
                               : AssignTasks(options.jobs);
 }
+
+namespace {
 
 int SignalExitCode(int signal) { return kSignalExitCodeBase + signal; }
 
@@ -37,7 +38,7 @@ LaunchDecision StartRanks(int restart, int64_t resume_epoch) {
 }  // namespace
 
 RankDecisions::RankDecisions(const LauncherOptions& options)
-    : options_(options), tasks_(TasksOf(options)) {
+    : options_(options), tasks_(RankTasksOf(options)) {
   ResetRanks();
 }
 

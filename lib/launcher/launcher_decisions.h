@@ -94,6 +94,10 @@ struct LaunchDecision {
 
 using LaunchDecisions = std::vector<LaunchDecision>;
 
+// The ranks of one node: `nproc` of the command, or with `jobs` one per
+// task.
+std::vector<RankTask> RankTasksOf(const LauncherOptions& options);
+
 // What both nodes' decisions track of this node's ranks, and the events
 // the process layer feeds either.
 class RankDecisions {

@@ -269,8 +269,9 @@ class TrailingArgs {
   std::vector<std::string> values_;
 };
 
-// The flags of one tool. Flags register with it as they are constructed
-// and must outlive it; it neither owns nor copies them.
+// The flags of one tool. Flags register with it as they are constructed;
+// it neither owns nor copies them, so it is declared before them and
+// lives as long as they do.
 class FlagSet {
  public:
   FlagSet() = default;

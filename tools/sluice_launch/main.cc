@@ -1,6 +1,6 @@
 // sluice_launch: runs the ranks of a job, watches them with the step
 // monitor and restarts them from the minimum finished epoch when one fails.
-// A thin main over //lib/ft:launcher; see docs/launcher.md.
+// A thin main over //lib/launcher; see docs/launcher.md.
 #include <unistd.h>
 
 #include <climits>
