@@ -22,6 +22,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/distributed/grpc_status.h"
 #include "lib/distributed/wait_reporter.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/support/error_util.h"
@@ -60,6 +61,7 @@ inline FailureClass TransportFailureClass(absl::StatusCode code,
 // Why the transport ended an RPC that gave up `timeout` after it began.
 inline std::string TransportReason(const grpc::Status& status,
                                    absl::Duration timeout) {
+  if (WentSilent(status)) return SilenceReason();
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     return absl::StrCat("no answer within ", absl::FormatDuration(timeout),
                         " (deadline exceeded)");
@@ -150,6 +152,7 @@ class RpcChannel {
     // timeout too, and would fail a handshake slower than that.)
     arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
+    AddLivenessArguments(options.liveness_timeout, &arguments);
     channel_ = grpc::CreateCustomChannel(
         address, grpc::InsecureChannelCredentials(), arguments);
     stub_ = Service::NewStub(channel_);

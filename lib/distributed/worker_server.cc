@@ -25,6 +25,7 @@
 #include "lib/distributed/value_codec.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
 #include "lib/host_context/blocking_pool.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/execution_context.h"
@@ -728,6 +729,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
                            grpc::InsecureServerCredentials(), &impl->port_);
   builder.SetMaxReceiveMessageSize(impl->options_.max_message_bytes);
   builder.SetMaxSendMessageSize(impl->options_.max_message_bytes);
+  AddLivenessArguments(impl->options_.liveness_timeout, &builder);
   builder.RegisterService(&impl->service_);
   for (grpc::Service* service : impl->options_.services) {
     builder.RegisterService(service);

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "sluice/support/liveness.h"
 
 namespace sluice::dist {
 
@@ -46,6 +47,9 @@ struct RpcOptions {
   // (ResourceExhausted naming the size, the limit and the largest
   // argument); the worker is asked for no larger an answer.
   int max_message_bytes = 256 << 20;
+  // How long the connection to a task may stay silent before its calls
+  // fail, whatever their deadlines (sluice/support/liveness.h).
+  absl::Duration liveness_timeout = kDefaultLivenessTimeout;
   // Told, about once a second after the first, while an RPC that waits
   // for its task (see the policy above) has no answer: "waiting for task
   // /job:worker/task:1 at 127.0.0.1:7001 for remote call of 'scale':

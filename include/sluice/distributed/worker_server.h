@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/trace_activity.h"
+#include "sluice/support/liveness.h"
 
 namespace grpc {
 class Service;
@@ -30,6 +31,9 @@ struct WorkerOptions {
   // Largest request or answer; an answer over it (or over the caller's
   // own limit) is refused with ResourceExhausted naming its size.
   int max_message_bytes = 256 << 20;
+  // How long a caller's connection may stay silent before its calls are
+  // cancelled (sluice/support/liveness.h).
+  absl::Duration liveness_timeout = kDefaultLivenessTimeout;
   // Registered programs kept loaded. Past either limit the least recently
   // used programs that no call is running are evicted; a client re-registers
   // an evicted program on its next call to it, without an error. A single

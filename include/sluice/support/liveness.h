@@ -1,0 +1,33 @@
+// Liveness: how long a connection may stay silent before it counts as lost,
+// whatever the deadlines of the calls on it. A peer that dies on this
+// machine's kernel resets its connections and is known at once; a host that
+// loses power, or a link that is cut, sends nothing. Without a bound of its
+// own, a call to such a peer would wait out its deadline, and training
+// steps, checkpoints and heals need long ones. Every gRPC channel and server
+// of Sluice pings its peer when the connection is quiet and gives the peer
+// up when a ping goes unanswered: a call in flight then fails within the
+// liveness timeout and a second, as UNAVAILABLE saying the connection went
+// silent.
+#ifndef SLUICE_SUPPORT_LIVENESS_H_
+#define SLUICE_SUPPORT_LIVENESS_H_
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace sluice {
+
+inline constexpr absl::Duration kDefaultLivenessTimeout = absl::Seconds(3);
+// How long a ping may go unanswered once sent: the bound is the timeout
+// plus this.
+inline constexpr absl::Duration kLivenessPingTimeout = absl::Seconds(1);
+// Below this, pings would cost more than the calls they guard.
+inline constexpr absl::Duration kMinLivenessTimeout = absl::Milliseconds(100);
+
+// SLUICE_LIVENESS_TIMEOUT_MS when set (milliseconds, at least
+// kMinLivenessTimeout), otherwise kDefaultLivenessTimeout. An error names
+// the variable and what it holds.
+absl::StatusOr<absl::Duration> LivenessTimeoutFromEnvironment();
+
+}  // namespace sluice
+
+#endif  // SLUICE_SUPPORT_LIVENESS_H_

@@ -1,0 +1,55 @@
+#include "lib/support/grpc_liveness.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "sluice/support/liveness.h"
+
+namespace sluice {
+namespace {
+
+int Milliseconds(absl::Duration duration) {
+  return static_cast<int>(absl::ToInt64Milliseconds(duration));
+}
+
+}  // namespace
+
+void AddLivenessArguments(absl::Duration timeout,
+                          grpc::ChannelArguments* arguments) {
+  arguments->SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, Milliseconds(timeout));
+  arguments->SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                    Milliseconds(kLivenessPingTimeout));
+  // A call waiting on a long kernel sends no data for minutes: the pings
+  // must go on without it, and without calls, so an idle channel learns
+  // of a lost peer before its next call does.
+  arguments->SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  arguments->SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+}
+
+void AddLivenessArguments(absl::Duration timeout,
+                          grpc::ServerBuilder* builder) {
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
+                              Milliseconds(timeout));
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                              Milliseconds(kLivenessPingTimeout));
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // Clients may use a shorter timeout than this server: their pings are
+  // welcome at any rate (0 strikes: never refused).
+  builder->AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+      Milliseconds(kMinLivenessTimeout));
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+}
+
+bool WentSilent(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+         absl::StrContains(status.error_message(), "keepalive");
+}
+
+std::string SilenceReason() {
+  return "the connection went silent: no answer to a liveness ping (the "
+         "peer's host or the network is gone; SLUICE_LIVENESS_TIMEOUT_MS "
+         "bounds the wait)";
+}
+
+}  // namespace sluice
