@@ -38,6 +38,7 @@
 #include "lib/collective/gloo_store.h"
 #include "lib/collective/group_error.h"
 #include "lib/collective/op_header.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/support/error_util.h"
 #include "sluice/support/failure.h"
 #include "sluice/support/fault_point.h"
@@ -589,9 +590,8 @@ absl::StatusOr<RCReference<CollectiveGroup>> CreateGlooGroup(
   std::string what = absl::StrCat(
       "connecting rank ", options.rank, " of ", options.size, " (generation ",
       options.generation, ") through the store at ", options.store_address);
-  GlooStore store(grpc::CreateChannel(options.store_address,
-                                      grpc::InsecureChannelCredentials()),
-                  options.generation, options.connect_timeout);
+  GlooStore store(NewLivenessChannel(options.store_address), options.generation,
+                  options.connect_timeout);
   std::shared_ptr<gloo::transport::Device> device;
   auto context =
       std::make_shared<gloo::rendezvous::Context>(options.rank, options.size);

@@ -6,6 +6,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/collective/store_keys.h"
 #include "lib/collective/store_service.grpc.pb.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/support/failure.h"
 
 namespace sluice::ccl {
@@ -29,8 +30,7 @@ absl::StatusOr<ncclUniqueId> ExchangeUniqueId(NcclApi& api,
                                               const std::string& store_address,
                                               int64_t generation, int rank,
                                               absl::Time deadline) {
-  auto stub = proto::KeyValueStore::NewStub(
-      grpc::CreateChannel(store_address, grpc::InsecureChannelCredentials()));
+  auto stub = proto::KeyValueStore::NewStub(NewLivenessChannel(store_address));
   const std::string key = GenerationKey(generation, kUniqueIdKey);
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(deadline));

@@ -152,7 +152,7 @@ class RpcChannel {
     // timeout too, and would fail a handshake slower than that.)
     arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-    AddLivenessArguments(options.liveness_timeout, &arguments);
+    AddLivenessArguments(&arguments, options.liveness_timeout);
     channel_ = grpc::CreateCustomChannel(
         address, grpc::InsecureChannelCredentials(), arguments);
     stub_ = Service::NewStub(channel_);

@@ -729,7 +729,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
                            grpc::InsecureServerCredentials(), &impl->port_);
   builder.SetMaxReceiveMessageSize(impl->options_.max_message_bytes);
   builder.SetMaxSendMessageSize(impl->options_.max_message_bytes);
-  AddLivenessArguments(impl->options_.liveness_timeout, &builder);
+  AddLivenessArguments(&builder, impl->options_.liveness_timeout);
   builder.RegisterService(&impl->service_);
   for (grpc::Service* service : impl->options_.services) {
     builder.RegisterService(service);

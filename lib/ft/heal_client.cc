@@ -8,6 +8,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/ft/heal_service.grpc.pb.h"
 #include "lib/support/crc32.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/support/failure.h"
 
 namespace sluice::ft {
@@ -34,6 +35,7 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
   grpc::ChannelArguments arguments;
   // A chunk and its framing; anything larger is not a peer of ours.
   arguments.SetMaxReceiveMessageSize(kHealChunkBytes + 64 * 1024);
+  AddLivenessArguments(&arguments);
   std::unique_ptr<proto::Heal::Stub> stub =
       proto::Heal::NewStub(grpc::CreateCustomChannel(
           peer.address, grpc::InsecureChannelCredentials(), arguments));

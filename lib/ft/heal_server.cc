@@ -9,6 +9,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/ft/heal_service.grpc.pb.h"
 #include "lib/support/crc32.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/support/fault_point.h"
 #include "sluice/support/host_port.h"
 
@@ -90,6 +91,7 @@ absl::StatusOr<std::unique_ptr<HealServer>> HealServer::Start(
   int port = 0;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  AddLivenessArguments(&builder);
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || port == 0) {

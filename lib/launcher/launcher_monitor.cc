@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/launcher/launcher_cluster.h"
 #include "lib/monitor/monitor_service.grpc.pb.h"
+#include "lib/support/grpc_liveness.h"
 
 namespace sluice::launcher {
 namespace {
@@ -41,8 +42,8 @@ struct MonitorClient::Stub {
 
 MonitorClient::MonitorClient(const std::string& address)
     : address_(address),
-      stub_(new Stub{monitor::proto::Monitor::NewStub(
-          grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))}) {}
+      stub_(new Stub{
+          monitor::proto::Monitor::NewStub(NewLivenessChannel(address))}) {}
 
 MonitorClient::~MonitorClient() = default;
 

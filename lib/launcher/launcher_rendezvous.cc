@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/launcher/rendezvous_service.grpc.pb.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/support/host_port.h"
 
 namespace sluice::launcher {
@@ -141,6 +142,7 @@ absl::StatusOr<std::unique_ptr<RendezvousServer>> RendezvousServer::Start(
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  AddLivenessArguments(&builder);
   builder.RegisterService(server->service_.get());
   server->grpc_ = std::make_unique<Grpc>();
   server->grpc_->server = builder.BuildAndStart();
@@ -245,6 +247,7 @@ std::shared_ptr<grpc::Channel> RendezvousChannel(const std::string& address) {
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  AddLivenessArguments(&arguments);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
                                    arguments);
 }

@@ -9,6 +9,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "grpcpp/grpcpp.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/support/failure.h"
 
 namespace sluice::lighthouse {
@@ -43,8 +44,7 @@ class LighthouseClient::Target {
  public:
   explicit Target(std::string address)
       : address_(std::move(address)),
-        stub_(proto::Lighthouse::NewStub(grpc::CreateChannel(
-            address_, grpc::InsecureChannelCredentials()))) {}
+        stub_(proto::Lighthouse::NewStub(NewLivenessChannel(address_))) {}
 
   const std::string& address() const { return address_; }
   proto::Lighthouse::Stub* stub() const { return stub_.get(); }

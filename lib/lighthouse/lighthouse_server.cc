@@ -31,6 +31,7 @@
 #include "lib/lighthouse/lighthouse_status.h"
 #include "lib/lighthouse/quorum_authority.h"
 #include "lib/lighthouse/quorum_rules.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/lighthouse/lighthouse.h"
 #include "sluice/support/host_port.h"
 
@@ -599,6 +600,7 @@ absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
   int port = 0;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(opts.bind, grpc::InsecureServerCredentials(), &port);
+  AddLivenessArguments(&builder);
   builder.RegisterService(&impl->service);
   for (grpc::Service* service : opts.extra_services) {
     builder.RegisterService(service);

@@ -11,6 +11,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/monitor/monitor_service.grpc.pb.h"
 #include "lib/monitor/monitor_state.h"
+#include "lib/support/grpc_liveness.h"
 #include "sluice/monitor/monitor.h"
 #include "sluice/support/host_port.h"
 
@@ -105,6 +106,7 @@ absl::StatusOr<std::unique_ptr<MonitorServer>> MonitorServer::Start(
   grpc::ServerBuilder builder;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(),
                            &impl->port);
+  AddLivenessArguments(&builder);
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {

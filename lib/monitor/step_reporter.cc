@@ -3,6 +3,7 @@
 // own every interval (or when TrainEnd asks), takes the whole buffer and
 // writes it as one batch. Everything that can block (connecting, writing to
 // a slow or stopped monitor) happens on the sender thread.
+#include "lib/support/grpc_liveness.h"
 #include "sluice/monitor/step_reporter.h"
 
 #include <condition_variable>
@@ -125,6 +126,7 @@ class StepReporter::Impl {
     // seconds after the monitor is back.
     grpc::ChannelArguments arguments;
     arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    AddLivenessArguments(&arguments);
     stub_ = proto::Monitor::NewStub(grpc::CreateCustomChannel(
         address_, grpc::InsecureChannelCredentials(), arguments));
     writer_ = stub_->Report(context_.get(), &ack_);

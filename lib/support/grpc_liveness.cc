@@ -13,8 +13,8 @@ int Milliseconds(absl::Duration duration) {
 
 }  // namespace
 
-void AddLivenessArguments(absl::Duration timeout,
-                          grpc::ChannelArguments* arguments) {
+void AddLivenessArguments(grpc::ChannelArguments* arguments,
+                          absl::Duration timeout) {
   arguments->SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, Milliseconds(timeout));
   arguments->SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
                     Milliseconds(kLivenessPingTimeout));
@@ -25,8 +25,8 @@ void AddLivenessArguments(absl::Duration timeout,
   arguments->SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
 }
 
-void AddLivenessArguments(absl::Duration timeout,
-                          grpc::ServerBuilder* builder) {
+void AddLivenessArguments(grpc::ServerBuilder* builder,
+                          absl::Duration timeout) {
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
                               Milliseconds(timeout));
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
@@ -39,6 +39,13 @@ void AddLivenessArguments(absl::Duration timeout,
       GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
       Milliseconds(kMinLivenessTimeout));
   builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+}
+
+std::shared_ptr<grpc::Channel> NewLivenessChannel(const std::string& address) {
+  grpc::ChannelArguments arguments;
+  AddLivenessArguments(&arguments);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                   arguments);
 }
 
 bool WentSilent(const grpc::Status& status) {

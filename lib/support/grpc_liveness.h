@@ -3,24 +3,30 @@
 #ifndef SLUICE_LIB_SUPPORT_GRPC_LIVENESS_H_
 #define SLUICE_LIB_SUPPORT_GRPC_LIVENESS_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "sluice/support/liveness.h"
 
 namespace sluice {
 
 // A channel pings its server after `timeout` without a ping answered, with
 // calls or without, and closes the connection when a ping goes unanswered
 // for kLivenessPingTimeout: its calls fail with UNAVAILABLE.
-void AddLivenessArguments(absl::Duration timeout,
-                          grpc::ChannelArguments* arguments);
+void AddLivenessArguments(grpc::ChannelArguments* arguments,
+                          absl::Duration timeout = LivenessTimeout());
 
 // A server accepts the pings of clients that use `timeout` (gRPC otherwise
 // closes a connection that pings more often than every five minutes), and
 // pings its clients the same way, so that the calls of a client that went
 // silent end too.
-void AddLivenessArguments(absl::Duration timeout, grpc::ServerBuilder* builder);
+void AddLivenessArguments(grpc::ServerBuilder* builder,
+                          absl::Duration timeout = LivenessTimeout());
+
+// A channel to `address` with liveness and no other arguments.
+std::shared_ptr<grpc::Channel> NewLivenessChannel(const std::string& address);
 
 // Whether a call failed because its connection went silent: no ping
 // answered within the liveness bound.

@@ -1,6 +1,8 @@
 // A worker stopped with SIGSTOP keeps its connections open but answers
-// nothing: calls fail with DeadlineExceeded when their deadline passes, and
-// the worker serves again once continued.
+// nothing: a call fails with DeadlineExceeded when its deadline passes
+// first, or as a connection gone silent when the liveness timeout does (a
+// stopped process answers no liveness ping), and the worker serves again
+// once continued.
 #include <string>
 
 #include "absl/time/clock.h"
@@ -9,6 +11,7 @@
 #include "sluice/distributed/remote_client.h"
 #include "sluice/support/error_util.h"
 #include "sluice/support/failure.h"
+#include "sluice/support/liveness.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 
@@ -59,6 +62,39 @@ TEST_F(StoppedWorkerTest, ACallFailsWithDeadlineExceeded) {
   EXPECT_THAT(status.status().message(),
               HasSubstr("status request on task /job:worker/task:0"));
   EXPECT_EQ(Classify(status.status()), FailureClass::kRetryable);
+}
+
+// A deadline longer than liveness: the call ends when the worker's
+// connection has been silent for the liveness timeout and a ping's second.
+class StoppedWorkerLivenessTest : public WorkerFixture {
+ protected:
+  void TearDown() override {
+    if (!workers_.empty() && workers_[0] != nullptr) worker(0).Continue();
+    WorkerFixture::TearDown();
+  }
+};
+
+TEST_F(StoppedWorkerLivenessTest, ALongCallFailsAsSilentWithinTheBound) {
+  RpcOptions options;
+  options.liveness_timeout = absl::Seconds(1);
+  ASSERT_NO_FATAL_FAILURE(StartCluster(1, options));
+  absl::StatusOr<RemoteFunction> add = RegisterTestFunction(task(0), "add");
+  ASSERT_TRUE(add.ok()) << add.status();
+  worker(0).Stop();
+
+  CallOptions call;
+  call.deadline = absl::Seconds(60);
+  const absl::Time start = absl::Now();
+  auto sum = CallNow(task(0), *add, Args(I32(1), I32(2)), nullptr, call);
+  const absl::Duration took = absl::Now() - start;
+  ASSERT_TRUE(sum[0]->IsError());
+  const absl::Status& error = sum[0]->GetError();
+  EXPECT_EQ(error.code(), absl::StatusCode::kUnavailable) << error;
+  EXPECT_THAT(error.message(),
+              HasSubstr("remote call of 'add' on task /job:worker/task:0 "
+                        "failed: the connection went silent"));
+  EXPECT_EQ(Classify(error), FailureClass::kRetryable);
+  EXPECT_LT(took, options.liveness_timeout + kLivenessPingTimeout + kMargin);
 }
 
 TEST_F(StoppedWorkerTest, AContinuedWorkerServesAgain) {

@@ -114,6 +114,10 @@ TEST_F(WaitingReportTest, ARegistrationReportsAnAbsentWorkerUntilItComesUp) {
 }
 
 TEST_F(WaitingReportTest, ACallReportsAStoppedWorkerUntilItIsContinued) {
+  // A stopped worker answers no liveness ping: within the default timeout
+  // its calls would fail as a connection gone silent (stopped_worker_test)
+  // before the reports below are all made.
+  options_.liveness_timeout = absl::Seconds(60);
   ASSERT_NO_FATAL_FAILURE(StartCluster(1, options_));
   absl::StatusOr<RemoteFunction> add = RegisterTestFunction(task(0), "add");
   ASSERT_TRUE(add.ok()) << add.status();

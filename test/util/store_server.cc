@@ -1,3 +1,4 @@
+#include "lib/support/grpc_liveness.h"
 #include "test/util/store_server.h"
 
 #include <chrono>
@@ -12,6 +13,7 @@ StoreServer::StoreServer(const ccl::StoreServiceOptions& options)
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                            &port);
+  AddLivenessArguments(&builder);
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (server_ != nullptr && port != 0) {

@@ -49,7 +49,7 @@ struct RpcOptions {
   int max_message_bytes = 256 << 20;
   // How long the connection to a task may stay silent before its calls
   // fail, whatever their deadlines (sluice/support/liveness.h).
-  absl::Duration liveness_timeout = kDefaultLivenessTimeout;
+  absl::Duration liveness_timeout = LivenessTimeout();
   // Told, about once a second after the first, while an RPC that waits
   // for its task (see the policy above) has no answer: "waiting for task
   // /job:worker/task:1 at 127.0.0.1:7001 for remote call of 'scale':

@@ -33,7 +33,7 @@ struct WorkerOptions {
   int max_message_bytes = 256 << 20;
   // How long a caller's connection may stay silent before its calls are
   // cancelled (sluice/support/liveness.h).
-  absl::Duration liveness_timeout = kDefaultLivenessTimeout;
+  absl::Duration liveness_timeout = LivenessTimeout();
   // Registered programs kept loaded. Past either limit the least recently
   // used programs that no call is running are evicted; a client re-registers
   // an evicted program on its next call to it, without an error. A single

@@ -7,7 +7,8 @@
 // of Sluice pings its peer when the connection is quiet and gives the peer
 // up when a ping goes unanswered: a call in flight then fails within the
 // liveness timeout and a second, as UNAVAILABLE saying the connection went
-// silent.
+// silent. A process that is stopped (SIGSTOP) answers no ping either: to
+// its peers it is as lost as a vanished host.
 #ifndef SLUICE_SUPPORT_LIVENESS_H_
 #define SLUICE_SUPPORT_LIVENESS_H_
 
@@ -22,11 +23,23 @@ inline constexpr absl::Duration kDefaultLivenessTimeout = absl::Seconds(3);
 inline constexpr absl::Duration kLivenessPingTimeout = absl::Seconds(1);
 // Below this, pings would cost more than the calls they guard.
 inline constexpr absl::Duration kMinLivenessTimeout = absl::Milliseconds(100);
+inline constexpr absl::Duration kMaxLivenessTimeout = absl::Hours(24 * 7);
 
-// SLUICE_LIVENESS_TIMEOUT_MS when set (milliseconds, at least
-// kMinLivenessTimeout), otherwise kDefaultLivenessTimeout. An error names
+// SLUICE_LIVENESS_TIMEOUT_MS when set (milliseconds, kMinLivenessTimeout to
+// kMaxLivenessTimeout), otherwise kDefaultLivenessTimeout. An error names
 // the variable and what it holds.
 absl::StatusOr<absl::Duration> LivenessTimeoutFromEnvironment();
+
+// The process's liveness timeout, which every channel and server it makes
+// uses unless its options say otherwise: the last SetLivenessTimeout,
+// otherwise LivenessTimeoutFromEnvironment (an invalid variable is reported
+// once on stderr and the default used).
+absl::Duration LivenessTimeout();
+
+// Sets the process's liveness timeout, clamped to [kMinLivenessTimeout,
+// kMaxLivenessTimeout]. The tools call it with --liveness_timeout_ms before
+// they connect to anything; channels made earlier keep theirs.
+void SetLivenessTimeout(absl::Duration timeout);
 
 }  // namespace sluice
 
