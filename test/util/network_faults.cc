@@ -111,10 +111,20 @@ absl::Status EnterOwnNetworkNamespace() {
 
 absl::StatusOr<NetworkFaults> NetworkFaults::Create() {
   // Output is where every segment on loopback passes once, whichever end
-  // sends it.
-  absl::Status made = RunNft(absl::StrCat(
+  // sends it. A chain of its own, which Heal leaves alone, marks each
+  // connection a fault user's socket sends on, from the start: a mark set
+  // by a segment that is then dropped would be lost with it when conntrack
+  // first sees the connection.
+  std::string script = absl::StrCat(
       "add table ", kTable, "\n", "add chain ", kTable,
-      " output { type filter hook output priority 0; policy accept; }\n"));
+      " marks { type filter hook output priority -10; policy accept; }\n",
+      "add chain ", kTable,
+      " output { type filter hook output priority 0; policy accept; }\n");
+  for (int uid = kFirstFaultUser; uid < kFirstFaultUser + kFaultUsers; ++uid) {
+    absl::StrAppend(&script, "add rule ", kTable, " marks meta skuid ", uid,
+                    " ct mark set ", uid, "\n");
+  }
+  absl::Status made = RunNft(script);
   if (!made.ok()) return made;
   NetworkFaults faults;
   faults.owns_table_ = true;
@@ -139,6 +149,34 @@ absl::Status NetworkFaults::Blackhole(int port, Traffic traffic) {
   }
   if (traffic != Traffic::kToPort) {
     absl::StrAppend(&script, "add rule ", kTable, " output tcp sport ", port,
+                    " drop\n");
+  }
+  return RunNft(script);
+}
+
+std::vector<std::string> RunAsUser(int uid, std::vector<std::string> argv) {
+  const std::string id = std::to_string(uid);
+  std::vector<std::string> command = {"/usr/bin/setpriv", "--reuid=" + id,
+                                      "--regid=" + id, "--clear-groups", "--"};
+  command.insert(command.end(), argv.begin(), argv.end());
+  return command;
+}
+
+absl::Status NetworkFaults::BlackholeUser(int uid, Traffic traffic) {
+  if (uid < kFirstFaultUser || uid >= kFirstFaultUser + kFaultUsers) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "user ", uid, " is not a fault user: expected ", kFirstFaultUser,
+        " to ", kFirstFaultUser + kFaultUsers - 1));
+  }
+  // The marks chain found the user's connections by their mark; segments
+  // the user's socket sends are found by its owner.
+  std::string script;
+  if (traffic != Traffic::kFromPort) {
+    absl::StrAppend(&script, "add rule ", kTable, " output ct mark ", uid,
+                    " meta skuid != ", uid, " drop\n");
+  }
+  if (traffic != Traffic::kToPort) {
+    absl::StrAppend(&script, "add rule ", kTable, " output meta skuid ", uid,
                     " drop\n");
   }
   return RunNft(script);

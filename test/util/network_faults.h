@@ -16,6 +16,9 @@
 #ifndef SLUICE_TEST_UTIL_NETWORK_FAULTS_H_
 #define SLUICE_TEST_UTIL_NETWORK_FAULTS_H_
 
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
@@ -30,12 +33,25 @@ absl::Status EnterOwnNetworkNamespace();
 
 // Which of a port's TCP segments a blackhole drops. On loopback a segment
 // to the port is the client's side of a connection to a server listening
-// there; one from it is the server's side.
+// there; one from it is the server's side. For a user's processes
+// (BlackholeUser), kToPort is what others send them and kFromPort what
+// they send.
 enum class Traffic {
   kBothWays,
   kToPort,    // the server hears nothing; its answers still arrive
   kFromPort,  // the server hears everything; nothing it sends arrives
 };
+
+// The user ids test processes run as when a test cuts off one of them
+// alone, whatever ports it uses (its client connections have ports the
+// test cannot know): kFirstFaultUser and the kFaultUsers - 1 after it.
+inline constexpr int kFirstFaultUser = 4242;
+inline constexpr int kFaultUsers = 8;
+
+// `argv` run as `uid` (and its own group, with no others), through
+// setpriv: the process's sockets are then that user's, for BlackholeUser.
+// The files it writes must be in a folder that user may write.
+std::vector<std::string> RunAsUser(int uid, std::vector<std::string> argv);
 
 // nftables rules in a table of their own, removed when this goes away.
 // Use it inside EnterOwnNetworkNamespace's namespace: the rules then touch
@@ -54,6 +70,13 @@ class NetworkFaults {
   // Silently drops the port's TCP segments on 127.0.0.1: no reset, no ICMP,
   // as from a host that vanished. Connections stay open on both sides.
   absl::Status Blackhole(int port, Traffic traffic);
+
+  // Silently drops the TCP segments of every connection a socket of `uid`
+  // (a fault user) sent on since Create, on any port: the processes of that
+  // user are cut off as a host that vanished would be, and the rest go on
+  // talking. A connection the user accepted and never sent on is not known
+  // yet; its first segment from the user is dropped, and the rest too.
+  absl::Status BlackholeUser(int uid, Traffic traffic);
 
   // Answers every segment to the port with a TCP reset, as a host that is
   // up but has nothing listening there: connections fail at once.

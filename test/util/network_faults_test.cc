@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/fsuid.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -135,6 +137,77 @@ TEST_F(NetworkFaultsTest, OneWayBlackholeSilencesOneDirection) {
   EXPECT_EQ(Receive(client_, kSilence), "");
   ASSERT_TRUE(faults_->Heal().ok());
   EXPECT_EQ(Receive(client_, kRetransmitted), "lost");
+}
+
+// A socket of another user stands for a process the test runs as that
+// user: the kernel gives a socket its creator's file-system uid, which
+// setfsuid changes for the calling thread alone.
+int ConnectAsUser(int uid, int port) {
+  const int previous = setfsuid(uid);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  setfsuid(previous);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
+      0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+TEST_F(NetworkFaultsTest, BlackholeUserCutsOffThatUserAlone) {
+  const int user = ConnectAsUser(kFirstFaultUser, port_);
+  ASSERT_GE(user, 0) << "connect: " << std::strerror(errno);
+  const int accepted = accept(listener_, nullptr, nullptr);
+  ASSERT_GE(accepted, 0) << "accept: " << std::strerror(errno);
+  // The user's socket sends first, as the connection is known by that.
+  Send(user, "hello");
+  EXPECT_EQ(Receive(accepted, kRetransmitted), "hello");
+
+  ASSERT_TRUE(faults_->BlackholeUser(kFirstFaultUser, Traffic::kBothWays).ok());
+  Send(user, "during");
+  EXPECT_EQ(Receive(accepted, kSilence), "");
+  Send(accepted, "answer");
+  EXPECT_EQ(Receive(user, kSilence), "");
+  // The root's own connection is untouched.
+  Send(client_, "others");
+  EXPECT_EQ(Receive(server_, kRetransmitted), "others");
+
+  ASSERT_TRUE(faults_->Heal().ok());
+  EXPECT_EQ(Receive(accepted, kRetransmitted), "during");
+  EXPECT_EQ(Receive(user, kRetransmitted), "answer");
+  close(user);
+  close(accepted);
+}
+
+TEST_F(NetworkFaultsTest, OneWayBlackholeUserSilencesOneDirection) {
+  const int user = ConnectAsUser(kFirstFaultUser, port_);
+  ASSERT_GE(user, 0) << "connect: " << std::strerror(errno);
+  const int accepted = accept(listener_, nullptr, nullptr);
+  ASSERT_GE(accepted, 0) << "accept: " << std::strerror(errno);
+  Send(user, "hello");
+  EXPECT_EQ(Receive(accepted, kRetransmitted), "hello");
+
+  // Nothing reaches the user; what it sends still arrives.
+  ASSERT_TRUE(faults_->BlackholeUser(kFirstFaultUser, Traffic::kToPort).ok());
+  Send(user, "heard");
+  EXPECT_EQ(Receive(accepted, kRetransmitted), "heard");
+  Send(accepted, "lost");
+  EXPECT_EQ(Receive(user, kSilence), "");
+  ASSERT_TRUE(faults_->Heal().ok());
+  EXPECT_EQ(Receive(user, kRetransmitted), "lost");
+  close(user);
+  close(accepted);
+}
+
+TEST(RunAsUserTest, PrefixesSetprivWithTheUser) {
+  EXPECT_EQ(RunAsUser(4243, {"/bin/true", "x"}),
+            (std::vector<std::string>{"/usr/bin/setpriv", "--reuid=4243",
+                                      "--regid=4243", "--clear-groups", "--",
+                                      "/bin/true", "x"}));
 }
 
 TEST_F(NetworkFaultsTest, RejectRefusesNewConnectionsAtOnce) {
