@@ -37,6 +37,7 @@
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/kernels/basic_kernels.h"
+#include "sluice/support/liveness.h"
 #include "sluice/support/logging.h"
 #include "sluice/tensor/dense_host_tensor.h"
 
@@ -127,6 +128,11 @@ struct Setup {
   RemoteFunction empty;
   RemoteFunction echo;
   RemoteFunction identity;
+  // The same worker through a client whose liveness pings are off in
+  // effect (a week's timeout): what pings cost a busy connection.
+  std::unique_ptr<ClusterClient> client_without_pings;
+  TaskClient* task_without_pings = nullptr;
+  RemoteFunction empty_without_pings;
 
   std::unique_ptr<EchoService> echo_service;
   std::unique_ptr<grpc::Server> echo_server;
@@ -208,6 +214,19 @@ Setup* MakeSetup() {
   setup->empty = *registered->GetFunction("empty");
   setup->echo = *registered->GetFunction("echo");
   setup->identity = *registered->GetFunction("identity");
+
+  RpcOptions without_pings;
+  without_pings.liveness_timeout = kMaxLivenessTimeout;
+  setup->client_without_pings = std::make_unique<ClusterClient>(
+      *spec, without_pings, setup->client_host.get());
+  setup->task_without_pings =
+      *setup->client_without_pings->GetTask("/job:worker/task:0");
+  auto registered_again = setup->task_without_pings->RegisterProgram(*program);
+  setup->client_host->Await(registered_again.CopyRCRef());
+  if (registered_again.IsError()) {
+    Die(registered_again.GetError().ToString());
+  }
+  setup->empty_without_pings = *registered_again->GetFunction("empty");
 
   int echo_port = 0;
   grpc::ServerBuilder builder;
@@ -461,6 +480,22 @@ BENCHMARK(BM_Sluice4MiBTensor)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Grpc4MiB)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // --- The benchmarks ---
+
+// Liveness pings on (the default timeout) and off: a connection in use
+// never pings, so the two should agree within noise.
+void BM_SluiceEmptyLivenessOff(benchmark::State& state) {
+  Setup& setup = GetSetup();
+  for (auto _ : state) {
+    std::vector<RCReference<AsyncValue>> results =
+        setup.task_without_pings->Call(setup.empty_without_pings, {}, nullptr);
+    setup.client_host->Await(results);
+    if (!CheckSluiceResult(state, results[0], false)) break;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SluiceEmptyLivenessOff)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_SluiceEmpty(benchmark::State& state) { SluiceRoundTrip(state, false); }
 void BM_GrpcEmpty(benchmark::State& state) { GrpcRoundTrip(state, false); }

@@ -27,8 +27,12 @@ void AddLivenessArguments(grpc::ChannelArguments* arguments,
 
 void AddLivenessArguments(grpc::ServerBuilder* builder,
                           absl::Duration timeout) {
+  // A connection's timer restarts whenever anything arrives on it, so the
+  // server, a little slower than its clients, hears a living client's ping
+  // before its own is due and never sends one: an idle connection costs
+  // one ping a period, not one from each end.
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
-                              Milliseconds(timeout));
+                              Milliseconds(timeout + kServerPingDelay));
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
                               Milliseconds(kLivenessPingTimeout));
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);

@@ -99,6 +99,55 @@ class LivenessTest : public testing::Test {
     worker_host_.reset();
   }
 
+  // Starts a call that spins until cancelled; its results.
+  std::vector<RCReference<AsyncValue>> StartSpin() {
+    auto program = CompileProgram(kProgram, "liveness.mlir");
+    EXPECT_TRUE(program.ok()) << program.status();
+    AsyncValueRef<RemoteProgram> registered = task_->RegisterProgram(*program);
+    client_host_->Await(registered.CopyRCRef());
+    EXPECT_FALSE(registered.IsError()) << registered.GetError();
+    std::vector<AsyncValue*> arguments = {
+        MakeAvailableAsyncValueRef<int32_t>(1000000).ReleaseRCRef().release()};
+    auto results =
+        task_->Call(*registered->GetFunction("spin"), arguments, nullptr);
+    arguments[0]->DropRef();
+    // Running on the worker before the network fails.
+    absl::SleepFor(absl::Milliseconds(300));
+    return results;
+  }
+
+  // How long after the cut the spinning call failed, and that it failed
+  // as a lost connection, not a deadline.
+  absl::Duration ExpectSilent(std::vector<RCReference<AsyncValue>>& results,
+                              absl::Time cut) {
+    client_host_->Await(results);
+    const absl::Duration detected = absl::Now() - cut;
+    EXPECT_TRUE(results[0]->IsError());
+    if (!results[0]->IsError()) return detected;
+    const absl::Status& error = results[0]->GetError();
+    std::fprintf(stderr, "detected after %s: %s\n",
+                 absl::FormatDuration(detected).c_str(),
+                 error.ToString().c_str());
+    EXPECT_EQ(error.code(), absl::StatusCode::kUnavailable) << error;
+    EXPECT_EQ(Classify(error), FailureClass::kRetryable) << error;
+    EXPECT_THAT(error.message(),
+                HasSubstr("remote call of 'spin' on task /job:worker/task:0 "
+                          "failed: the connection went silent"))
+        << error;
+    // The bound: the liveness timeout and the ping's own second, with room
+    // for a loaded machine; far from the 60 s deadline either way.
+    EXPECT_LT(detected, kLiveness + kLivenessPingTimeout + absl::Seconds(2))
+        << error;
+    return detected;
+  }
+
+  absl::StatusOr<TaskStatus> Status() {
+    AsyncValueRef<TaskStatus> status = task_->GetStatus(absl::Seconds(5));
+    client_host_->Await(status.CopyRCRef());
+    if (status.IsError()) return status.GetError();
+    return status.get();
+  }
+
   static absl::Status* entered_;
   std::optional<NetworkFaults> faults_;
   std::unique_ptr<HostContext> worker_host_;
@@ -111,36 +160,70 @@ class LivenessTest : public testing::Test {
 absl::Status* LivenessTest::entered_ = nullptr;
 
 TEST_F(LivenessTest, ACallToASilentWorkerFailsWithinTheLivenessBound) {
-  auto program = CompileProgram(kProgram, "liveness.mlir");
-  ASSERT_TRUE(program.ok()) << program.status();
-  AsyncValueRef<RemoteProgram> registered = task_->RegisterProgram(*program);
-  client_host_->Await(registered.CopyRCRef());
-  ASSERT_FALSE(registered.IsError()) << registered.GetError();
-
-  std::vector<AsyncValue*> arguments = {
-      MakeAvailableAsyncValueRef<int32_t>(1000000).ReleaseRCRef().release()};
-  auto results =
-      task_->Call(*registered->GetFunction("spin"), arguments, nullptr);
-  arguments[0]->DropRef();
-  absl::SleepFor(absl::Milliseconds(300));
+  auto results = StartSpin();
   ASSERT_TRUE(faults_->Blackhole(server_->port(), Traffic::kBothWays).ok());
-  const absl::Time cut = absl::Now();
-  client_host_->Await(results);
-  const absl::Duration detected = absl::Now() - cut;
+  ExpectSilent(results, absl::Now());
+}
 
-  ASSERT_TRUE(results[0]->IsError());
-  std::fprintf(stderr, "detected after %s: %s\n",
-               absl::FormatDuration(detected).c_str(),
-               results[0]->GetError().ToString().c_str());
-  const absl::Status& error = results[0]->GetError();
-  EXPECT_EQ(error.code(), absl::StatusCode::kUnavailable) << error;
-  EXPECT_EQ(Classify(error), FailureClass::kRetryable) << error;
-  EXPECT_THAT(error.message(), HasSubstr("/job:worker/task:0")) << error;
-  EXPECT_THAT(error.message(), HasSubstr("went silent")) << error;
-  // The bound: the liveness timeout and the ping's own second, with room
-  // for a loaded machine; far from the 60 s deadline either way.
-  EXPECT_LT(detected, kLiveness + kLivenessPingTimeout + absl::Seconds(2))
-      << error;
+// A one-way cut is as fatal as a two-way one: the client's pings go
+// unanswered whether they are lost or their answers are.
+TEST_F(LivenessTest, AWorkerThatHearsNothingIsSilent) {
+  auto results = StartSpin();
+  ASSERT_TRUE(faults_->Blackhole(server_->port(), Traffic::kToPort).ok());
+  ExpectSilent(results, absl::Now());
+}
+
+TEST_F(LivenessTest, AWorkerWhoseAnswersAreLostIsSilent) {
+  auto results = StartSpin();
+  ASSERT_TRUE(faults_->Blackhole(server_->port(), Traffic::kFromPort).ok());
+  ExpectSilent(results, absl::Now());
+}
+
+// Once the network heals, the same client reaches the worker again, and
+// the worker, whose own pings to the silent client went unanswered too,
+// cancelled the call it was running for it: nothing spins for nobody.
+TEST_F(LivenessTest, AfterTheNetworkHealsTheWorkerServesAndDroppedTheCall) {
+  auto results = StartSpin();
+  ASSERT_TRUE(faults_->Blackhole(server_->port(), Traffic::kBothWays).ok());
+  ExpectSilent(results, absl::Now());
+  // The worker's side gives up within the same bound.
+  absl::SleepFor(kLiveness + kServerPingDelay + kLivenessPingTimeout);
+  ASSERT_TRUE(faults_->Heal().ok());
+
+  const absl::Time healed = absl::Now();
+  absl::StatusOr<TaskStatus> status = Status();
+  while (!(status.ok() && status->active_executions == 0) &&
+         absl::Now() - healed < absl::Seconds(10)) {
+    absl::SleepFor(absl::Milliseconds(100));
+    status = Status();
+  }
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->active_executions, 0);
+  std::fprintf(stderr, "served again %s after the heal\n",
+               absl::FormatDuration(absl::Now() - healed).c_str());
+}
+
+// An idle connection costs one ping and its answer per liveness period:
+// the client pings, and the worker, which hears the ping, has no need to.
+TEST_F(LivenessTest, AnIdleConnectionCostsOnePingPerPeriod) {
+  absl::StatusOr<TaskStatus> status = Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_TRUE(faults_->CountSegmentsWithData(server_->port()).ok());
+  constexpr int kPeriods = 8;
+  absl::SleepFor(kPeriods * kLiveness);
+  absl::StatusOr<NetworkFaults::Segments> segments =
+      faults_->SegmentsWithData(server_->port());
+  ASSERT_TRUE(segments.ok()) << segments.status();
+  std::fprintf(stderr,
+               "idle for %d periods: %lld segments with data to the worker, "
+               "%lld from it\n",
+               kPeriods, static_cast<long long>(segments->to_port),
+               static_cast<long long>(segments->from_port));
+  // Pings are HTTP/2 frames of their own: one segment each way per ping.
+  EXPECT_LE(segments->to_port, kPeriods + 1);
+  EXPECT_LE(segments->from_port, kPeriods + 1);
+  // And there are pings: the peer's silence would be noticed.
+  EXPECT_GE(segments->to_port, kPeriods / 2);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace sluice::test_util {
@@ -57,8 +58,9 @@ std::string NftPath() {
 }
 
 // Runs `nft -f` on `script` (written to a file: nft reads a file whole, so
-// a script applies all or nothing); the error carries what nft printed.
-absl::Status RunNft(const std::string& script) {
+// a script applies all or nothing); the error carries what nft printed,
+// and so does `output` when given.
+absl::Status RunNft(const std::string& script, std::string* printed = nullptr) {
   const char* dir = std::getenv("TEST_TMPDIR");
   std::string path =
       absl::StrCat(dir != nullptr ? dir : "/tmp", "/nft-script-XXXXXX");
@@ -89,6 +91,7 @@ absl::Status RunNft(const std::string& script) {
   }
   const int status = pclose(nft);
   unlink(path.c_str());
+  if (printed != nullptr) *printed = output;
   if (status == 0) return absl::OkStatus();
   // The shell's 127: nft is not installed.
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
@@ -185,6 +188,47 @@ absl::Status NetworkFaults::BlackholeUser(int uid, Traffic traffic) {
 absl::Status NetworkFaults::Reject(int port) {
   return RunNft(absl::StrCat("add rule ", kTable, " output tcp dport ", port,
                              " reject with tcp reset\n"));
+}
+
+// A segment of 127.0.0.1 with no data is 52 bytes: 20 of IPv4 and 32 of
+// TCP with the timestamps option Linux sends.
+constexpr int kBareSegmentBytes = 52;
+
+absl::Status NetworkFaults::CountSegmentsWithData(int port) {
+  return RunNft(absl::StrCat(
+      "add rule ", kTable, " output tcp dport ", port, " ip length > ",
+      kBareSegmentBytes, " counter comment \"to ", port, "\"\n", "add rule ",
+      kTable, " output tcp sport ", port, " ip length > ", kBareSegmentBytes,
+      " counter comment \"from ", port, "\"\n"));
+}
+
+absl::StatusOr<NetworkFaults::Segments> NetworkFaults::SegmentsWithData(
+    int port) const {
+  std::string listing;
+  absl::Status listed =
+      RunNft(absl::StrCat("list chain ", kTable, " output\n"), &listing);
+  if (!listed.ok()) return listed;
+  // Each counting rule prints as "... counter packets N bytes M comment
+  // \"to PORT\"".
+  auto packets = [&](const std::string& comment) -> absl::StatusOr<int64_t> {
+    const size_t at = listing.find(absl::StrCat("comment \"", comment, "\""));
+    const size_t counter = listing.rfind("packets ", at);
+    int64_t n = 0;
+    if (at == std::string::npos || counter == std::string::npos ||
+        !absl::SimpleAtoi(
+            listing.substr(counter + 8,
+                           listing.find(' ', counter + 8) - counter - 8),
+            &n)) {
+      return absl::NotFoundError(
+          absl::StrCat("no count '", comment, "' in the rules: ", listing));
+    }
+    return n;
+  };
+  absl::StatusOr<int64_t> to = packets(absl::StrCat("to ", port));
+  if (!to.ok()) return to.status();
+  absl::StatusOr<int64_t> from = packets(absl::StrCat("from ", port));
+  if (!from.ok()) return from.status();
+  return Segments{*to, *from};
 }
 
 absl::Status NetworkFaults::Heal() {

@@ -16,6 +16,7 @@
 #ifndef SLUICE_TEST_UTIL_NETWORK_FAULTS_H_
 #define SLUICE_TEST_UTIL_NETWORK_FAULTS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,18 @@ class NetworkFaults {
   // Answers every segment to the port with a TCP reset, as a host that is
   // up but has nothing listening there: connections fail at once.
   absl::Status Reject(int port);
+
+  // Starts counting the TCP segments that carry data (not bare
+  // acknowledgements) to and from the port, for SegmentsWithData. Heal
+  // removes the count.
+  absl::Status CountSegmentsWithData(int port);
+  // How many such segments the port received and sent since its count
+  // began.
+  struct Segments {
+    int64_t to_port = 0;
+    int64_t from_port = 0;
+  };
+  absl::StatusOr<Segments> SegmentsWithData(int port) const;
 
   // Removes every rule: the network heals, and what TCP still retransmits
   // goes through.

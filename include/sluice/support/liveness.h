@@ -21,6 +21,11 @@ inline constexpr absl::Duration kDefaultLivenessTimeout = absl::Seconds(3);
 // How long a ping may go unanswered once sent: the bound is the timeout
 // plus this.
 inline constexpr absl::Duration kLivenessPingTimeout = absl::Seconds(1);
+// How much longer than its clients a server waits before it pings: a
+// living client's ping always comes first, so that only one end of an idle
+// connection pings. A server thus gives up a silent client within the
+// timeout, this and kLivenessPingTimeout.
+inline constexpr absl::Duration kServerPingDelay = absl::Milliseconds(200);
 // Below this, pings would cost more than the calls they guard.
 inline constexpr absl::Duration kMinLivenessTimeout = absl::Milliseconds(100);
 inline constexpr absl::Duration kMaxLivenessTimeout = absl::Hours(24 * 7);
