@@ -165,8 +165,42 @@ mlir::LogicalResult VerifyCallee(mlir::Operation* op,
 
 namespace {
 
-// Waiting for a value twice is waiting for it once, and a chain merged with
-// nothing else is that chain.
+// How far back through defining ops a merge looks for operands another
+// operand already waits for; canonicalization runs to a fixed point, so the
+// walk must stay cheap on long chains.
+constexpr int kMaxCoverWalk = 64;
+
+// Ops whose kernels are strict (they run once every operand is available,
+// and an error operand becomes their results' error), so a result of one is
+// available only after its operands are. Calls, branches and loops are not,
+// and ops MLIR does not know may have non-strict kernels, so only these
+// qualify.
+bool IsStrict(mlir::Operation* op) {
+  return llvm::isa<MergeChainsOp, PrintI1Op, PrintI32Op, PrintI64Op, PrintF32Op,
+                   PrintF64Op>(op);
+}
+
+// Adds to `covered` the values `value` waits for through strict ops.
+void AddCovered(mlir::Value value, llvm::DenseSet<mlir::Value>& covered) {
+  llvm::SmallVector<mlir::Value, 8> pending = {value};
+  llvm::DenseSet<mlir::Value> visited;
+  int steps = 0;
+  while (!pending.empty() && steps++ < kMaxCoverWalk) {
+    mlir::Operation* op = pending.pop_back_val().getDefiningOp();
+    if (op == nullptr || !IsStrict(op)) continue;
+    for (mlir::Value operand : op->getOperands()) {
+      covered.insert(operand);
+      if (visited.insert(operand).second) pending.push_back(operand);
+    }
+  }
+}
+
+// Waiting for a value twice is waiting for it once; a value another operand
+// already waits for (`tfrt.print.i32 %x, %ch` waits for `%ch`) needs no wait
+// of its own; and a chain merged with nothing else is that chain. TFRT's
+// canonicalization also drops every operand used elsewhere in the function,
+// but that can drop a wait nothing else makes (a later kernel ordered only
+// by the merge), so only waits implied by the operands themselves go.
 class SimplifyMergeChains : public mlir::OpRewritePattern<MergeChainsOp> {
  public:
   using OpRewritePattern::OpRewritePattern;
@@ -175,13 +209,20 @@ class SimplifyMergeChains : public mlir::OpRewritePattern<MergeChainsOp> {
       MergeChainsOp op, mlir::PatternRewriter& rewriter) const override {
     llvm::SmallSetVector<mlir::Value, 4> unique(op.getInputs().begin(),
                                                 op.getInputs().end());
-    if (unique.size() == 1 && unique[0].getType() == op.getType()) {
-      rewriter.replaceOp(op, unique[0]);
+    llvm::DenseSet<mlir::Value> covered;
+    for (mlir::Value input : unique) AddCovered(input, covered);
+    // SSA values cannot wait for each other in a cycle, so at least one
+    // operand is kept.
+    llvm::SmallVector<mlir::Value, 4> kept;
+    for (mlir::Value input : unique) {
+      if (!covered.contains(input)) kept.push_back(input);
+    }
+    if (kept.size() == 1 && kept[0].getType() == op.getType()) {
+      rewriter.replaceOp(op, kept[0]);
       return mlir::success();
     }
-    if (unique.size() == op.getInputs().size()) return mlir::failure();
-    rewriter.modifyOpInPlace(
-        op, [&] { op.getInputsMutable().assign(unique.getArrayRef()); });
+    if (kept.size() == op.getInputs().size()) return mlir::failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getInputsMutable().assign(kept); });
     return mlir::success();
   }
 };

@@ -24,6 +24,13 @@ def Tfrt_NewChainOp : Tfrt_Op<"new.chain", [Pure]> {
 
 def Tfrt_MergeChainsOp : Tfrt_Op<"merge.chains", [Pure]> {
   let summary = "a chain available once every operand is";
+  let description = [{
+    Strict: an error operand makes the result that error. Canonicalization
+    (`sluice_opt -canonicalize`) drops duplicate operands and operands that
+    another operand already waits for through a `tfrt.merge.chains` or a
+    `tfrt.print.*` (`%c = tfrt.print.i32 %x, %ch` waits for `%x` and `%ch`),
+    and a merge left with a single chain becomes that chain.
+  }];
   let arguments = (ins Variadic<AnyType>:$inputs);
   let results = (outs Tfrt_ChainType:$chain);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";

@@ -155,6 +155,26 @@ mlir::LogicalResult BenchmarkOp::verify() {
                                      getArgs().getTypes(), returned);
 }
 
+//===----------------------------------------------------------------------===//
+// tfrt_test.test_cost
+//===----------------------------------------------------------------------===//
+
+// The compiler checks `_tfrt_cost` on every op; this op checks it in the
+// verifier too, so that tools that never compile (sluice_opt) refuse a bad
+// cost the way TFRT's do.
+mlir::LogicalResult TestCostOp::verify() {
+  mlir::Attribute value = (*this)->getAttr("_tfrt_cost");
+  if (!value) return mlir::success();
+  auto cost = llvm::dyn_cast<mlir::IntegerAttr>(value);
+  if (!cost || !cost.getType().isInteger(64)) {
+    return emitOpError("cost value must be an i64 integer");
+  }
+  if (cost.getInt() <= 0) {
+    return emitOpError("cost value must be larger than 0");
+  }
+  return mlir::success();
+}
+
 }  // namespace tfrt_test
 }  // namespace sluice
 

@@ -58,9 +58,16 @@ def TfrtTest_Count3I64Op : TfrtTest_Count3Op<"i64", I64>;
 // discardable attribute rather than part of this op's signature.
 def TfrtTest_TestCostOp : TfrtTest_Op<"test_cost"> {
   let summary = "prints its id and returns 0";
+  let description = [{
+    Prints `id: N` and returns 0 once its operands are available. Its cost
+    hint `_tfrt_cost`, like any op's, must be a positive i64; the verifier
+    checks it here (`op cost value must be larger than 0`), so that
+    `sluice_opt` refuses it too, not only the compiler.
+  }];
   let arguments = (ins Variadic<AnyType>:$args, I64Attr:$id);
   let results = (outs I32:$result);
   let assemblyFormat = "$args attr-dict `:` type($args)";
+  let hasVerifier = 1;
 }
 
 #endif  // SLUICE_DIALECTS_TFRT_TEST_TFRT_TEST_OPS_TD_

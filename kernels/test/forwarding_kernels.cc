@@ -74,13 +74,16 @@ void MakeIndirect(RemainingArguments operands, RemainingResults results,
   }
 }
 
-// Whether the value held one reference when the kernel ran: the kernel's own
-// operand slot is then its only user.
+// Whether no one but this kernel could observe each operand's value: what a
+// kernel that reuses a payload in place relies on. One reference is not
+// enough: the call's register may still hold the value for a later reader
+// (see KernelFrame::IsArgUnique).
 void GetUniqueness(RemainingArguments operands, RemainingResults results,
                    KernelFrame* frame) {
   if (!CountsMatch(*frame, operands.size(), results.size())) return;
+  const size_t first = frame->GetNumArgs() - operands.size();
   for (size_t i = 0; i < operands.size(); ++i) {
-    results.EmplaceAt<bool>(i, operands[i]->IsUnique());
+    results.EmplaceAt<bool>(i, frame->IsArgUnique(first + i));
   }
 }
 

@@ -90,8 +90,21 @@ uint32_t AttributeElementSize(AttributeType type) {
       return 8;
     case AttributeType::kUnit:
       return 1;
+    case AttributeType::kDenseElements:
+      return 1;
     default:
       return 0;
+  }
+}
+
+uint32_t DenseElementSize(AttributeType element_type) {
+  switch (element_type) {
+    case AttributeType::kComplex64:
+      return 8;
+    case AttributeType::kComplex128:
+      return 16;
+    default:
+      return ScalarElementSize(static_cast<uint32_t>(element_type));
   }
 }
 
@@ -146,6 +159,8 @@ const char* AttributeTypeName(AttributeType type) {
       return "complex<f64>";
     case AttributeType::kUnit:
       return "unit";
+    case AttributeType::kDenseElements:
+      return "dense elements";
     default:
       return "unknown";
   }

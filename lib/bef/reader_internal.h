@@ -64,6 +64,13 @@ class AttributeTable {
   absl::Status ReadEntry(ByteReader& reader, uint32_t section_offset,
                          uint32_t num_types, uint32_t num_functions);
 
+  // Checks the data of a dense elements attribute, which starts at
+  // `data_offset`: a known element type, a shape whose elements fill the
+  // data exactly, bools that are 0 or 1.
+  static absl::Status CheckDenseElements(const ByteReader& reader,
+                                         uint32_t data_offset,
+                                         absl::Span<const uint8_t> data);
+
   // The array depth of an entry found by the walk (0 for anything but an
   // array).
   uint32_t DepthOf(uint32_t reference) const;

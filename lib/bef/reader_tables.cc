@@ -117,6 +117,10 @@ absl::Status AttributeTable::ReadEntry(ByteReader& reader,
       }
     }
   }
+  if (type == AttributeType::kDenseElements) {
+    SLUICE_BEF_RETURN_IF_ERROR(
+        CheckDenseElements(reader, data_offset, reader.PeekBytes(count)));
+  }
   // Arrays refer backwards, so every element's depth is already known and
   // one pass computes them all without recursing.
   uint32_t depth = 0;
@@ -163,6 +167,74 @@ absl::Status AttributeTable::ReadEntry(ByteReader& reader,
   reader.Skip(static_cast<uint32_t>(padded_size));
   references_.push_back(reference);
   depths_.push_back(depth);
+  return absl::OkStatus();
+}
+
+absl::Status AttributeTable::CheckDenseElements(
+    const ByteReader& reader, uint32_t data_offset,
+    absl::Span<const uint8_t> data) {
+  if (data.size() < kDenseElementsHeaderSize) {
+    return reader.Error(data_offset,
+                        "dense elements attribute has %d bytes, less than "
+                        "its %d-byte header",
+                        data.size(), kDenseElementsHeaderSize);
+  }
+  const uint32_t code = LoadLe32(data.data());
+  const uint32_t rank = LoadLe32(data.data() + 4);
+  const uint32_t element_size =
+      DenseElementSize(static_cast<AttributeType>(code));
+  if (element_size == 0) {
+    return reader.Error(data_offset,
+                        "dense elements attribute has element type code "
+                        "0x%x; it holds scalars or complex numbers",
+                        code);
+  }
+  const uint64_t header = kDenseElementsHeaderSize + 8 * uint64_t{rank};
+  if (header > data.size()) {
+    return reader.Error(data_offset + 4,
+                        "dense elements attribute of rank %d needs %d bytes "
+                        "of dimensions but has %d",
+                        rank, 8 * uint64_t{rank},
+                        data.size() - kDenseElementsHeaderSize);
+  }
+  const uint64_t data_bytes = data.size() - header;
+  auto mismatch = [&]() {
+    return reader.Error(data_offset,
+                        "dense elements attribute has %d bytes of %s "
+                        "elements, not what its shape needs",
+                        data_bytes,
+                        AttributeTypeName(static_cast<AttributeType>(code)));
+  };
+  std::vector<uint64_t> dimensions(rank);
+  bool empty = false;
+  for (uint32_t i = 0; i < rank; ++i) {
+    const uint8_t* at = data.data() + kDenseElementsHeaderSize + 8 * i;
+    dimensions[i] = uint64_t{LoadLe32(at)} | uint64_t{LoadLe32(at + 4)} << 32;
+    if (dimensions[i] > static_cast<uint64_t>(INT64_MAX)) {
+      return reader.Error(data_offset + kDenseElementsHeaderSize + 8 * i,
+                          "dense elements dimension %d is negative", i);
+    }
+    if (dimensions[i] == 0) empty = true;
+  }
+  // Without a zero dimension, a product past the elements the data can hold
+  // is a mismatch already, so it is never computed far enough to overflow.
+  const uint64_t max_elements = data_bytes / element_size;
+  uint64_t num_elements = empty ? 0 : 1;
+  if (!empty) {
+    for (uint64_t dimension : dimensions) {
+      if (dimension > max_elements / num_elements) return mismatch();
+      num_elements *= dimension;
+    }
+  }
+  if (num_elements * element_size != data_bytes) return mismatch();
+  if (static_cast<AttributeType>(code) == AttributeType::kBool) {
+    for (uint64_t i = 0; i < num_elements; ++i) {
+      if (data[header + i] > 1) {
+        return reader.Error(data_offset + header + i,
+                            "bool value %d is not 0 or 1", data[header + i]);
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

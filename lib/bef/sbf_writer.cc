@@ -230,6 +230,47 @@ uint32_t SbfWriter::AddDenseArrayAttribute(AttributeType element_type,
       count, data, static_cast<uint32_t>(size));
 }
 
+uint32_t SbfWriter::AddDenseElementsAttribute(AttributeType element_type,
+                                              absl::Span<const int64_t> shape,
+                                              const void* data) {
+  const uint32_t element_size = DenseElementSize(element_type);
+  SLUICE_CHECK(element_size != 0)
+      << "dense elements hold scalars or complex numbers, not "
+      << AttributeTypeName(element_type);
+  uint64_t num_elements = 1;
+  for (int64_t dimension : shape) {
+    SLUICE_CHECK(dimension >= 0) << "dimension " << dimension << " < 0";
+    // Saturates rather than overflows; CheckFitsU32 then refuses the size.
+    num_elements = dimension != 0 && num_elements > UINT32_MAX / dimension
+                       ? uint64_t{UINT32_MAX} + 1
+                       : num_elements * dimension;
+  }
+  const uint64_t header = kDenseElementsHeaderSize + 8 * uint64_t{shape.size()};
+  const uint64_t size = header + num_elements * element_size;
+  CheckFitsU32(size, "a dense elements attribute");
+  if (element_type == AttributeType::kBool) {
+    const uint8_t* values = static_cast<const uint8_t*>(data);
+    for (uint64_t i = 0; i < num_elements; ++i) {
+      SLUICE_CHECK(values[i] <= 1) << "dense bool element " << i << " is "
+                                   << int{values[i]} << ", not 0 or 1";
+    }
+  }
+  std::vector<uint8_t> bytes;
+  bytes.reserve(size);
+  AppendLe32(&bytes, static_cast<uint32_t>(element_type));
+  AppendLe32(&bytes, static_cast<uint32_t>(shape.size()));
+  for (int64_t dimension : shape) {
+    const uint64_t value = static_cast<uint64_t>(dimension);
+    AppendLe32(&bytes, static_cast<uint32_t>(value));
+    AppendLe32(&bytes, static_cast<uint32_t>(value >> 32));
+  }
+  const uint8_t* begin = static_cast<const uint8_t*>(data);
+  bytes.insert(bytes.end(), begin, begin + num_elements * element_size);
+  return AddAttributeEntry(AttributeType::kDenseElements,
+                           static_cast<uint32_t>(size), bytes.data(),
+                           static_cast<uint32_t>(size));
+}
+
 uint32_t SbfWriter::DeclareFunction(std::string_view name, FunctionKind kind,
                                     absl::Span<const uint32_t> argument_types,
                                     absl::Span<const uint32_t> result_types) {

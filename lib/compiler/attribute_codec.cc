@@ -18,6 +18,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "sluice/bef/format.h"
+#include "sluice/support/file_reading.h"
 
 namespace sluice {
 namespace compiler_internal {
@@ -56,6 +57,31 @@ std::optional<AttributeType> ScalarCode(mlir::Type type) {
   if (type.isF32()) return AttributeType::kF32;
   if (type.isF64()) return AttributeType::kF64;
   return std::nullopt;
+}
+
+// The code of a dense elements attribute's element type: a scalar's, or a
+// complex number's. Not index, which would come back as i64 (TFRT refuses
+// it too).
+std::optional<AttributeType> DenseElementCode(mlir::Type type) {
+  if (type.isIndex()) return std::nullopt;
+  if (auto complex = llvm::dyn_cast<mlir::ComplexType>(type)) {
+    mlir::Type part = complex.getElementType();
+    if (part.isF32()) return AttributeType::kComplex64;
+    if (part.isF64()) return AttributeType::kComplex128;
+    return std::nullopt;
+  }
+  return ScalarCode(type);
+}
+
+// Whether a type attribute may hold `type`: the element types a tensor may
+// have, as in TFRT's format (which also has a string type of its own
+// `corert` dialect). Anything else is refused rather than carried as text,
+// so a program compiles here only where it compiles for TFRT.
+bool IsEncodableTypeAttribute(mlir::Type type) {
+  if (DenseElementCode(type)) return true;
+  auto opaque = llvm::dyn_cast<mlir::OpaqueType>(type);
+  return opaque && opaque.getDialectNamespace() == "corert" &&
+         opaque.getTypeData() == "string";
 }
 
 // The inverse of ScalarCode: what a decompiled scalar's type is.
@@ -222,7 +248,11 @@ mlir::FailureOr<uint32_t> AttributeEncoder::EncodeUncached(
     return writer_->AddStringAttribute(string.getValue());
   }
   if (auto type = llvm::dyn_cast<mlir::TypeAttr>(attribute)) {
+    if (!IsEncodableTypeAttribute(type.getValue())) return unsupported();
     return writer_->AddTypeAttribute(TypeIndex(type.getValue()));
+  }
+  if (auto dense = llvm::dyn_cast<mlir::DenseIntOrFPElementsAttr>(attribute)) {
+    return EncodeDenseElements(dense, op, name);
   }
   if (auto nested = llvm::dyn_cast<mlir::SymbolRefAttr>(attribute);
       nested && !nested.getNestedReferences().empty()) {
@@ -257,6 +287,54 @@ mlir::FailureOr<uint32_t> AttributeEncoder::EncodeUncached(
                                            static_cast<uint32_t>(dense.size()));
   }
   return unsupported();
+}
+
+mlir::FailureOr<uint32_t> AttributeEncoder::EncodeDenseElements(
+    mlir::DenseIntOrFPElementsAttr dense, mlir::Operation* op,
+    llvm::StringRef name) {
+  auto unsupported = [&]() {
+    return op->emitError() << "BEF files cannot encode the '" << name
+                           << "' attribute (" << dense << ")";
+  };
+  // The decompiler gives back a tensor of the shape and element type alone,
+  // so anything more (a vector, an encoding) would not survive.
+  auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(dense.getType());
+  if (!tensor || tensor.getEncoding()) return unsupported();
+  std::optional<AttributeType> code = DenseElementCode(tensor.getElementType());
+  if (!code) return unsupported();
+  const uint64_t element_size = bef::DenseElementSize(*code);
+  const uint64_t num_elements = tensor.getNumElements();
+  const uint64_t size = bef::kDenseElementsHeaderSize +
+                        8 * static_cast<uint64_t>(tensor.getRank()) +
+                        num_elements * element_size;
+  // A splat is written out in full (kernels read the elements in place), so
+  // a small attribute can stand for a file no tool would read back.
+  if (num_elements > kMaxInputFileBytes || size > kMaxInputFileBytes) {
+    return op->emitError() << "the '" << name << "' attribute holds "
+                           << num_elements << " elements, more than the "
+                           << FormatByteSize(kMaxInputFileBytes)
+                           << " a tool reads a program up to";
+  }
+  std::vector<uint8_t> elements(num_elements * element_size);
+  if (*code == AttributeType::kBool) {
+    // MLIR packs booleans into bits; the format has a byte each.
+    size_t i = 0;
+    for (bool value : dense.getValues<bool>()) elements[i++] = value ? 1 : 0;
+  } else {
+    llvm::ArrayRef<char> raw = dense.getRawData();
+    if (dense.isSplat() && raw.size() == element_size) {
+      for (uint64_t i = 0; i < num_elements; ++i) {
+        std::memcpy(elements.data() + i * element_size, raw.data(),
+                    element_size);
+      }
+    } else if (raw.size() == elements.size()) {
+      std::memcpy(elements.data(), raw.data(), raw.size());
+    } else {
+      return unsupported();
+    }
+  }
+  return writer_->AddDenseElementsAttribute(*code, tensor.getShape(),
+                                            elements.data());
 }
 
 AttributeDecoder::AttributeDecoder(const bef::SbfProgram* program,
@@ -353,6 +431,8 @@ mlir::FailureOr<mlir::Attribute> AttributeDecoder::Decode(uint32_t reference) {
         }
         case AttributeType::kUnit:
           return mlir::Attribute(mlir::UnitAttr::get(context));
+        case AttributeType::kDenseElements:
+          return decoder->DecodeDenseElements(attribute);
         default:
           break;
       }
@@ -372,6 +452,46 @@ mlir::FailureOr<mlir::Attribute> AttributeDecoder::Decode(uint32_t reference) {
     }
   };
   return Recursion{this}(reference, 0);
+}
+
+mlir::FailureOr<mlir::Attribute> AttributeDecoder::DecodeDenseElements(
+    const bef::SbfAttribute& attribute) {
+  // ReadSbf checked the layout: a known element type and a shape the
+  // elements fill exactly.
+  const char* data = static_cast<const char*>(attribute.data);
+  const auto code =
+      static_cast<AttributeType>(LoadScalar(data, sizeof(uint32_t)));
+  const uint32_t rank =
+      static_cast<uint32_t>(LoadScalar(data + 4, sizeof(uint32_t)));
+  llvm::SmallVector<int64_t, 4> shape;
+  for (uint32_t i = 0; i < rank; ++i) {
+    shape.push_back(static_cast<int64_t>(LoadScalar(
+        data + bef::kDenseElementsHeaderSize + 8 * i, sizeof(int64_t))));
+  }
+  mlir::Type element;
+  mlir::Builder builder(context_);
+  if (code == AttributeType::kComplex64) {
+    element = mlir::ComplexType::get(builder.getF32Type());
+  } else if (code == AttributeType::kComplex128) {
+    element = mlir::ComplexType::get(builder.getF64Type());
+  } else {
+    element = ScalarType(static_cast<uint32_t>(code), context_);
+  }
+  if (!element) {
+    return mlir::emitError(error_loc_)
+           << "dense elements of type " << bef::AttributeTypeName(code)
+           << " have no MLIR form";
+  }
+  auto tensor = mlir::RankedTensorType::get(shape, element);
+  const char* elements =
+      data + bef::kDenseElementsHeaderSize + 8 * uint64_t{rank};
+  const size_t size = attribute.count - (elements - data);
+  if (code == AttributeType::kBool) {
+    llvm::SmallVector<bool> values(elements, elements + size);
+    return mlir::Attribute(mlir::DenseElementsAttr::get(tensor, values));
+  }
+  return mlir::Attribute(mlir::DenseElementsAttr::getFromRawBuffer(
+      tensor, llvm::ArrayRef<char>(elements, size)));
 }
 
 }  // namespace compiler_internal

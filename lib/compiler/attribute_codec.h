@@ -64,6 +64,9 @@ class AttributeEncoder {
   mlir::FailureOr<uint32_t> EncodeUncached(mlir::Attribute attribute,
                                            mlir::Operation* op,
                                            llvm::StringRef name);
+  mlir::FailureOr<uint32_t> EncodeDenseElements(
+      mlir::DenseIntOrFPElementsAttr dense, mlir::Operation* op,
+      llvm::StringRef name);
 
   bef::SbfWriter* writer_;
   const llvm::StringMap<uint32_t>* functions_;
@@ -86,6 +89,9 @@ class AttributeDecoder {
   mlir::FailureOr<mlir::Attribute> Decode(uint32_t reference);
 
  private:
+  mlir::FailureOr<mlir::Attribute> DecodeDenseElements(
+      const bef::SbfAttribute& attribute);
+
   const bef::SbfProgram* program_;
   mlir::MLIRContext* context_;
   mlir::Location error_loc_;

@@ -422,6 +422,38 @@ class CallFrame {
   void StoreResults(const KernelRecord& kernel,
                     RCReference<AsyncValue>* results);
   void DropOperands(const KernelRecord& kernel, bool exclusive);
+  // Whether `kernel`, which this frame is running, is the last reader of
+  // its operand `operand` (KernelFrame::IsArgUnique): the register's value
+  // is dropped by this kernel alone, or by whichever reader counts its use
+  // down last and every other reader already has. Arguments (the caller
+  // holds them), returned values and values kept until the call ends (see
+  // PlanDrops) are neither.
+  static bool IsLastReader(const void* call, const void* record,
+                           size_t operand) {
+    const auto* frame = static_cast<const CallFrame*>(call);
+    const auto& kernel = *static_cast<const KernelRecord*>(record);
+    const uint32_t* operands = kernel.operands();
+    const uint32_t r = operands[operand];
+    // The other operand reads the same value.
+    for (uint32_t i = 0; i < kernel.num_operands; ++i) {
+      if (i != operand && operands[i] == r) return false;
+    }
+    const uint32_t* drops = kernel.drops();
+    for (uint32_t i = 0; i < kernel.num_drops; ++i) {
+      if (drops[i] == r) return true;
+    }
+    // A reader counts down once it ran (DropOperands), so a count of one is
+    // this kernel's own use.
+    const uint32_t* countdowns = kernel.countdowns();
+    for (uint32_t i = 0; i < kernel.num_countdowns; ++i) {
+      if (countdowns[2 * i] == r) {
+        return frame->use_counts_[countdowns[2 * i + 1]].load(
+                   std::memory_order_acquire) == 1;
+      }
+    }
+    return false;
+  }
+
   // The kernel's operands as AsyncValues: none is kept in place.
   void GatherArguments(const KernelRecord& kernel, AsyncValue** arguments) {
     const uint32_t* operands = kernel.operands();
@@ -1010,6 +1042,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CallFrame::RunKernelWith(
     const KernelExtras& extras = fn.extras[kernel.extras];
     KernelFrame frame(context_, &fn.debug_infos, kernel.kernel);
     frame.SetAttributeSection(fn.attribute_section);
+    frame.SetLastReaderQuery(&CallFrame::IsLastReader, this, &kernel);
     frame.Reset(absl::MakeConstSpan(arguments, num_operands), extras.attributes,
                 absl::MakeSpan(results, num_results), extras.functions);
     // Observed calls run the kernel through their watch: one test per kernel.

@@ -74,6 +74,10 @@ Bytes FullProgram(bool optional_sections) {
   const int16_t dense[4] = {1, 2, 3, 4};
   scalars.push_back(
       writer.AddDenseArrayAttribute(AttributeType::kI16, dense, 4));
+  const int32_t tensor[6] = {1, 2, 3, 4, 5, 6};
+  const int64_t shape[2] = {2, 3};
+  scalars.push_back(
+      writer.AddDenseElementsAttribute(AttributeType::kI32, shape, tensor));
   const uint32_t inner = writer.AddArrayAttribute({scalars[3], scalars[13]});
   const uint32_t outer = writer.AddArrayAttribute({inner, inner, scalars[0]});
 

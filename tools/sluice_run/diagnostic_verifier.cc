@@ -52,14 +52,24 @@ bool DiagnosticVerifier::Match(const DecodedDiagnostic& diagnostic) {
     AddSource(diagnostic.location->filename, text.ok() ? *text : "");
   }
   const std::string message(diagnostic.status.message());
+  // An op that runs more than once (a function that is also called, a loop
+  // body) reports its error each time; as in mlir-opt, one annotation covers
+  // them all. One not matched yet is preferred, so that two annotations on
+  // one line each need a diagnostic of their own.
+  bool repeated = false;
   for (Expectation& expectation :
        expectations_[diagnostic.location->filename]) {
-    if (!expectation.matched && expectation.line == diagnostic.location->line &&
-        message.find(expectation.text) != std::string::npos) {
+    if (expectation.line != diagnostic.location->line ||
+        message.find(expectation.text) == std::string::npos) {
+      continue;
+    }
+    if (!expectation.matched) {
       expectation.matched = true;
       return true;
     }
+    repeated = true;
   }
+  if (repeated) return true;
   ++unexpected_;
   return false;
 }

@@ -18,10 +18,10 @@ class DiagnosticVerifier {
   // file).
   void AddSource(const std::string& file, std::string_view text);
 
-  // True if `diagnostic` matches an annotation not matched yet: on the
-  // diagnostic's line (or the line an `@+N` / `@-N` offset names), with a
-  // text that is a substring of the message. Unmatched diagnostics count as
-  // unexpected.
+  // True if `diagnostic` matches an annotation: on the diagnostic's line (or
+  // the line an `@+N` / `@-N` offset names), with a text that is a substring
+  // of the message. An annotation already matched matches again only when
+  // no other one does. Unmatched diagnostics count as unexpected.
   bool Match(const DecodedDiagnostic& diagnostic);
 
   // The problems found, one line each (empty when verification passed):

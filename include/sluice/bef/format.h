@@ -67,6 +67,10 @@ enum class AttributeType : uint32_t {
   kComplex64 = 18,
   kComplex128 = 19,
   kUnit = 20,
+  // A tensor's elements and shape (MLIR's dense elements attributes): `u32`
+  // element type code, `u32` rank, `u64` dimensions, then the elements.
+  // The count is the data's size in bytes.
+  kDenseElements = 21,
   // kDenseArrayBase + a scalar type's code: a dense array of that scalar.
   kDenseArrayBase = 0x100,
 };
@@ -83,6 +87,15 @@ uint32_t AttributeElementSize(AttributeType type);
 
 // "i32", "string", "dense<f32>", ... for messages.
 const char* AttributeTypeName(AttributeType type);
+
+// Bytes per element of a dense elements attribute whose elements have type
+// `element_type` (a scalar, or a complex number counted as one element), or
+// 0 for a type such an attribute cannot hold.
+uint32_t DenseElementSize(AttributeType element_type);
+
+// Bytes before a dense elements attribute's dimensions: the element type
+// code and the rank.
+inline constexpr uint32_t kDenseElementsHeaderSize = 8;
 
 }  // namespace bef
 }  // namespace sluice

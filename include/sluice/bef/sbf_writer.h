@@ -70,6 +70,11 @@ class SbfWriter {
   uint32_t AddArrayAttribute(absl::Span<const uint32_t> elements);
   uint32_t AddDenseArrayAttribute(AttributeType element_type, const void* data,
                                   uint32_t count);
+  // A tensor of `shape` (dimensions >= 0) whose elements, row-major, are
+  // `data`: the product of the dimensions times DenseElementSize bytes.
+  uint32_t AddDenseElementsAttribute(AttributeType element_type,
+                                     absl::Span<const int64_t> shape,
+                                     const void* data);
 
   // Functions are declared first (so symbol references can name them), and
   // those with a body are defined later, in any order.

@@ -63,6 +63,12 @@ inline void MarkAllocated(AllocatedResults& allocated, size_t index,
   allocated = value ? (allocated | bit) : (allocated & ~bit);
 }
 
+// How the executor tells a kernel whether it is the last reader of an
+// operand: `call` and `kernel` are what it passed to
+// KernelFrame::SetLastReaderQuery.
+using LastReaderQuery = bool (*)(const void* call, const void* kernel,
+                                 size_t operand);
+
 // Emits one diagnostic for `status` on the host, then sets each result slot
 // that is empty, or that the kernel allocated and is still unavailable, to
 // the error. Shared by KernelFrame and AsyncKernelFrame.
@@ -115,6 +121,29 @@ class KernelFrame {
     return arguments_[index];
   }
   absl::Span<AsyncValue* const> GetArguments() const { return arguments_; }
+
+  // Whether no one but this kernel can observe argument `index`'s value, so
+  // that the kernel may reuse its payload in place: the value has a single
+  // reference (through indirection too), and this kernel is its last
+  // reader. A value a later kernel of the call still reads (a constant read
+  // again, say), a returned value, one of the call's arguments (the caller
+  // holds it), or one this kernel takes twice is not unique, whatever its
+  // reference count. Ask only while the kernel runs, before it returns.
+  bool IsArgUnique(size_t index) const {
+    assert(index < arguments_.size() && "argument index out of range");
+    if (!arguments_[index]->IsUnique()) return false;
+    // A frame built by hand: its builder holds the arguments, and knows
+    // nothing of later readers.
+    if (last_reader_ == nullptr) return true;
+    return last_reader_(last_reader_call_, last_reader_kernel_, index);
+  }
+  // The executor's answer for IsArgUnique (see internal::LastReaderQuery).
+  void SetLastReaderQuery(internal::LastReaderQuery query, const void* call,
+                          const void* kernel) {
+    last_reader_ = query;
+    last_reader_call_ = call;
+    last_reader_kernel_ = kernel;
+  }
 
   // --- Attributes ----------------------------------------------------------
   size_t GetNumAttributes() const { return attributes_.size(); }
@@ -209,6 +238,9 @@ class KernelFrame {
   absl::Span<const Function* const> functions_;
   absl::Span<const uint8_t> attribute_section_;
   internal::AllocatedResults allocated_ = 0;
+  internal::LastReaderQuery last_reader_ = nullptr;
+  const void* last_reader_call_ = nullptr;
+  const void* last_reader_kernel_ = nullptr;
 };
 
 }  // namespace sluice

@@ -7,9 +7,9 @@
 // CHECK: error: BEF files cannot encode the 'type' attribute
 // CHECK: error: external functions are not allowed
 
-// expected-error @+1 {{all functions need to have a tfrt.return}}
 func.func @ends_in_another_op() {
   %ch = tfrt.new.chain
+  // expected-error @+1 {{all functions need to have a tfrt.return}}
   "my.op"(%ch) : (!tfrt.chain) -> ()
 }
 
@@ -34,13 +34,13 @@ func.func @with_fallback() attributes {my.fallback = @also_missing} {
 
 func.func @unencodable_type() {
   // expected-error @+1 {{BEF files cannot encode the 'type' attribute}}
-  "my.op"() {type = dense<[1, 2]> : tensor<2xi32>} : () -> ()
+  "my.op"() {type = tensor<1xf32>} : () -> ()
   tfrt.return
 }
 
 // -----
 
-// A type attribute whose value is a type encodes fine.
+// A type attribute holding an element type encodes fine.
 func.func @encodable_type() {
   "my.op"() {type = i32} : () -> ()
   tfrt.return

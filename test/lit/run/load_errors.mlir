@@ -26,7 +26,7 @@
 // RUN: not %sluice_run %S/Inputs/no_return.mlir > %t.out 2> %t.err
 // RUN: FileCheck %s --check-prefix=NO-RETURN < %t.err
 // RUN: FileCheck %s --check-prefix=NOTHING --allow-empty < %t.out
-// NO-RETURN: no_return.mlir:7:1: error: all functions need to have a tfrt.return
+// NO-RETURN: no_return.mlir:9:3: error: all functions need to have a tfrt.return
 
 // RUN: not %sluice_run %S/Inputs/external_function.mlir 2>&1 | FileCheck %s --check-prefix=EXTERNAL
 // EXTERNAL: external_function.mlir:2:1: error: external functions are not allowed

@@ -852,6 +852,80 @@ TEST(SbfReaderValidationTest, AttributeEntries) {
   EXPECT_THAT(Message(file.Read()), NamesSection("Attributes"));
 }
 
+// A program whose only attributes are dense elements: an i32 tensor of
+// shape [2, 3] at `*ints` and a bool one of shape [2] at `*bools`.
+std::vector<uint8_t> DenseElementsProgram(uint32_t* ints, uint32_t* bools) {
+  SbfWriter writer;
+  const int32_t int_values[6] = {1, 2, 3, 4, 5, 6};
+  const int64_t int_shape[2] = {2, 3};
+  *ints = writer.AddDenseElementsAttribute(AttributeType::kI32, int_shape,
+                                           int_values);
+  const uint8_t bool_values[2] = {1, 0};
+  const int64_t bool_shape[1] = {2};
+  *bools = writer.AddDenseElementsAttribute(AttributeType::kBool, bool_shape,
+                                            bool_values);
+  writer.DefineFunction(
+      writer.DeclareFunction("main", FunctionKind::kFunction, {}, {}),
+      BodyDescription());
+  return writer.Finish();
+}
+
+TEST(SbfReaderValidationTest, DenseElements) {
+  uint32_t ints = 0;
+  uint32_t bools = 0;
+  const File base(DenseElementsProgram(&ints, &bools));
+  EXPECT_TRUE(base.Read().ok()) << base.Read();
+  const uint32_t data = base.AttributeData(ints);
+  const uint32_t first_dimension = data + 8;
+
+  File file = base;
+  file.Set(data, static_cast<uint32_t>(AttributeType::kString));
+  EXPECT_THAT(Message(file.Read()), AllOf(StartsWith(At("Attributes", data)),
+                                          HasSubstr("element type code 0xe")));
+
+  file = base;
+  file.Set(data + 4, 0xFFFFFFFF);
+  EXPECT_THAT(Message(file.Read()),
+              AllOf(StartsWith(At("Attributes", data + 4)),
+                    HasSubstr("of rank 4294967295 needs")));
+
+  file = base;
+  file.Set(first_dimension, 3);
+  EXPECT_THAT(Message(file.Read()),
+              AllOf(StartsWith(At("Attributes", data)),
+                    HasSubstr("has 24 bytes of i32 elements, not what its "
+                              "shape needs")));
+
+  // No elements where the data has some.
+  file = base;
+  file.Set(first_dimension, 0);
+  EXPECT_THAT(Message(file.Read()), HasSubstr("not what its shape needs"));
+
+  // Dimensions whose product overflows 64 bits.
+  file = base;
+  file.Set(first_dimension + 4, 0x10000);
+  file.Set(first_dimension + 12, 0x10000);
+  EXPECT_THAT(Message(file.Read()), HasSubstr("not what its shape needs"));
+
+  file = base;
+  file.Set(first_dimension + 12, 0x80000000);
+  EXPECT_THAT(Message(file.Read()),
+              AllOf(StartsWith(At("Attributes", first_dimension + 8)),
+                    HasSubstr("dense elements dimension 1 is negative")));
+
+  // Shorter than its header.
+  file = base;
+  file.Set(data - 4, 4);
+  EXPECT_THAT(Message(file.Read()), HasSubstr("less than its 8-byte header"));
+
+  file = base;
+  const uint32_t bool_element = base.AttributeData(bools) + 16 + 1;
+  file.bytes()[bool_element] = 2;
+  EXPECT_THAT(Message(file.Read()),
+              AllOf(StartsWith(At("Attributes", bool_element)),
+                    HasSubstr("bool value 2 is not 0 or 1")));
+}
+
 TEST(SbfReaderValidationTest, RegisterTypes) {
   File file(BaseProgram());
   const uint32_t at = file.SectionOffset(SectionId::kRegisterTypes);

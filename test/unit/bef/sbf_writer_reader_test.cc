@@ -65,7 +65,15 @@ TEST(FormatTest, ElementSizesAndNames) {
   EXPECT_EQ(AttributeElementSize(static_cast<AttributeType>(0x100)), 0u);
   EXPECT_EQ(AttributeElementSize(static_cast<AttributeType>(0x100 + 14)), 0u);
   EXPECT_EQ(AttributeElementSize(static_cast<AttributeType>(0)), 0u);
-  EXPECT_EQ(AttributeElementSize(static_cast<AttributeType>(21)), 0u);
+  EXPECT_EQ(AttributeElementSize(AttributeType::kDenseElements), 1u);
+  EXPECT_EQ(AttributeElementSize(static_cast<AttributeType>(22)), 0u);
+  EXPECT_EQ(DenseElementSize(AttributeType::kBool), 1u);
+  EXPECT_EQ(DenseElementSize(AttributeType::kBF16), 2u);
+  EXPECT_EQ(DenseElementSize(AttributeType::kComplex64), 8u);
+  EXPECT_EQ(DenseElementSize(AttributeType::kComplex128), 16u);
+  EXPECT_EQ(DenseElementSize(AttributeType::kString), 0u);
+  EXPECT_EQ(DenseElementSize(AttributeType::kDenseElements), 0u);
+  EXPECT_EQ(DenseElementSize(static_cast<AttributeType>(0x100 + 4)), 0u);
 
   EXPECT_STREQ(AttributeTypeName(AttributeType::kBool), "i1");
   EXPECT_STREQ(AttributeTypeName(AttributeType::kUI64), "ui64");
@@ -73,6 +81,8 @@ TEST(FormatTest, ElementSizesAndNames) {
   EXPECT_STREQ(AttributeTypeName(AttributeType::kComplex64), "complex<f32>");
   EXPECT_STREQ(AttributeTypeName(static_cast<AttributeType>(0x100 + 12)),
                "dense<f32>");
+  EXPECT_STREQ(AttributeTypeName(AttributeType::kDenseElements),
+               "dense elements");
   EXPECT_STREQ(AttributeTypeName(static_cast<AttributeType>(99)), "unknown");
 }
 
@@ -161,12 +171,23 @@ TEST(SbfRoundTripTest, EveryAttributeType) {
       writer.AddDenseArrayAttribute(AttributeType::kBool, dense_bool_values, 5);
   const uint32_t empty_dense =
       writer.AddDenseArrayAttribute(AttributeType::kI64, nullptr, 0);
+  const int16_t tensor_values[6] = {1, 2, 3, -4, -5, -6};
+  const int64_t tensor_shape[2] = {2, 3};
+  const uint32_t tensor = writer.AddDenseElementsAttribute(
+      AttributeType::kI16, tensor_shape, tensor_values);
+  const uint8_t bool_tensor_values[1] = {1};
+  const uint32_t bool_tensor = writer.AddDenseElementsAttribute(
+      AttributeType::kBool, {}, bool_tensor_values);
+  const int64_t empty_shape[3] = {4, 0, 2};
+  const uint32_t empty_tensor = writer.AddDenseElementsAttribute(
+      AttributeType::kComplex128, empty_shape, nullptr);
 
   const std::vector<uint32_t> all = {
-      b,         i8,    i16,    i32,       i64,        u8,         u16,
-      u32,       u64,   f16,    bf16,      f32,        f64,        str,
-      empty_str, type,  symbol, unit,      c64,        c128,       empty_array,
-      inner,     outer, dense,  dense_f64, dense_bool, empty_dense};
+      b,         i8,         i16,         i32,    i64,         u8,
+      u16,       u32,        u64,         f16,    bf16,        f32,
+      f64,       str,        empty_str,   type,   symbol,      unit,
+      c64,       c128,       empty_array, inner,  outer,       dense,
+      dense_f64, dense_bool, empty_dense, tensor, bool_tensor, empty_tensor};
   const uint32_t kernel_name = writer.AddKernelName("test.attrs");
   const uint32_t location = writer.AddLocation("a.mlir", 1, 2, std::nullopt);
   KernelDescription kernel;
@@ -259,6 +280,22 @@ TEST(SbfRoundTripTest, EveryAttributeType) {
   EXPECT_EQ(get(dense_bool).count, 5u);
   EXPECT_EQ(DataAs<uint8_t>(get(dense_bool), 3), 1);
   EXPECT_EQ(get(empty_dense).count, 0u);
+
+  // Dense elements: element type, rank, dimensions, then the elements.
+  const SbfAttribute tensor_attribute = get(tensor);
+  EXPECT_EQ(tensor_attribute.type, AttributeType::kDenseElements);
+  ASSERT_EQ(tensor_attribute.count, 8u + 16 + 12);
+  EXPECT_EQ(DataAs<uint32_t>(tensor_attribute, 0),
+            static_cast<uint32_t>(AttributeType::kI16));
+  EXPECT_EQ(DataAs<uint32_t>(tensor_attribute, 1), 2u);
+  EXPECT_EQ(DataAs<int64_t>(tensor_attribute, 1), 2);
+  EXPECT_EQ(DataAs<int64_t>(tensor_attribute, 2), 3);
+  EXPECT_EQ(DataAs<int16_t>(tensor_attribute, 12 + 3), -4);
+  const SbfAttribute bool_attribute = get(bool_tensor);
+  ASSERT_EQ(bool_attribute.count, 9u);
+  EXPECT_EQ(DataAs<uint32_t>(bool_attribute, 1), 0u);
+  EXPECT_EQ(DataAs<uint8_t>(bool_attribute, 8), 1);
+  EXPECT_EQ(get(empty_tensor).count, 8u + 24);
 }
 
 // A program with every kind of function and the cases of users lists.
@@ -509,6 +546,30 @@ TEST(SbfWriterDeathTest, ProgrammingErrorsFailChecks) {
         writer.AddScalar<int32_t>(AttributeType::kI64, 1);
       },
       "takes 8 bytes, not 4");
+  EXPECT_DEATH(
+      {
+        SbfWriter writer;
+        writer.AddDenseElementsAttribute(AttributeType::kString, {}, "x");
+      },
+      "dense elements hold scalars or complex numbers, not string");
+  EXPECT_DEATH(
+      {
+        SbfWriter writer;
+        const int64_t shape[1] = {-1};
+        writer.AddDenseElementsAttribute(AttributeType::kI32, shape, nullptr);
+      },
+      "dimension -1 < 0");
+  EXPECT_DEATH(
+      {
+        SbfWriter writer;
+        // No braced list: its comma would split the macro's argument.
+        uint8_t values[2];
+        values[0] = 0;
+        values[1] = 2;
+        const int64_t shape[1] = {2};
+        writer.AddDenseElementsAttribute(AttributeType::kBool, shape, values);
+      },
+      "dense bool element 1 is 2, not 0 or 1");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "compiler_test_util.h"
 #include "gmock/gmock.h"
@@ -46,14 +47,18 @@ class AttributeEncodingTest : public ::testing::Test {
           u64 = 18446744073709551615 : ui64,
           h = 1.5 : f16, bh = -2.0 : bf16, f = 2.5 : f32, d = -0.25 : f64,
           s = "hello", empty = "",
-          t = i64, tc = !tfrt.chain,
+          t = i64, tc = complex<f32>,
           u,
           arr = [1 : i32, "x", [2.0 : f32]],
           empty_arr = [],
           di8 = array<i8: 1, -2>, di16 = array<i16: 300>,
           di32 = array<i32: 1, 2, 3>, di64 = array<i64: 4>,
           df32 = array<f32: 1.0, -1.0>, df64 = array<f64: 2.0>,
-          dbool = array<i1: true, false, true>, dempty = array<i32>
+          dbool = array<i1: true, false, true>, dempty = array<i32>,
+          tensor = dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>,
+          splat = dense<7> : tensor<3xi64>, scalar = dense<2.5> : tensor<f32>,
+          bits = dense<[true, false, true]> : tensor<3xi1>,
+          complex = dense<(1.0, -2.0)> : tensor<1xcomplex<f32>>
         } : () -> ()
         "tfrt.return"() : () -> ()
       }
@@ -131,7 +136,7 @@ TEST_F(AttributeEncodingTest, TypesAreIndicesIntoTypes) {
   const bef::SbfAttribute t = Get("t");
   EXPECT_EQ(t.type, AttributeType::kType);
   EXPECT_EQ(compiled_->Type(Scalar<uint32_t>(t)), "i64");
-  EXPECT_EQ(compiled_->Type(Scalar<uint32_t>(Get("tc"))), "!tfrt.chain");
+  EXPECT_EQ(compiled_->Type(Scalar<uint32_t>(Get("tc"))), "complex<f32>");
 }
 
 TEST_F(AttributeEncodingTest, Unit) {
@@ -195,6 +200,64 @@ TEST_F(AttributeEncodingTest, DenseArrays) {
   EXPECT_EQ(Scalar<uint8_t>(dbool, 2), 1);
   EXPECT_EQ(Get("dempty").type, Dense(AttributeType::kI32));
   EXPECT_EQ(Get("dempty").count, 0u);
+}
+
+// The element type, the rank, the dimensions, then every element (a splat
+// written out), as docs/format.md lays them out.
+struct DenseElements {
+  uint32_t element_type;
+  std::vector<int64_t> shape;
+  const uint8_t* elements;
+};
+
+DenseElements ReadDenseElements(const bef::SbfAttribute& attribute) {
+  EXPECT_EQ(attribute.type, AttributeType::kDenseElements);
+  DenseElements dense;
+  dense.element_type = Scalar<uint32_t>(attribute, 0);
+  const uint32_t rank = Scalar<uint32_t>(attribute, 1);
+  for (uint32_t i = 0; i < rank; ++i) {
+    dense.shape.push_back(Scalar<int64_t>(attribute, 1 + i));
+  }
+  dense.elements = static_cast<const uint8_t*>(attribute.data) + 8 + 8 * rank;
+  return dense;
+}
+
+template <typename T>
+T Element(const DenseElements& dense, size_t i) {
+  T value;
+  std::memcpy(&value, dense.elements + i * sizeof(T), sizeof(T));
+  return value;
+}
+
+TEST_F(AttributeEncodingTest, DenseElements) {
+  const DenseElements tensor = ReadDenseElements(Get("tensor"));
+  EXPECT_EQ(tensor.element_type, static_cast<uint32_t>(AttributeType::kI32));
+  EXPECT_THAT(tensor.shape, ::testing::ElementsAre(2, 3));
+  EXPECT_EQ(Get("tensor").count, 8u + 16 + 24);
+  EXPECT_EQ(Element<int32_t>(tensor, 0), 1);
+  EXPECT_EQ(Element<int32_t>(tensor, 5), 6);
+
+  const DenseElements splat = ReadDenseElements(Get("splat"));
+  EXPECT_THAT(splat.shape, ::testing::ElementsAre(3));
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(Element<int64_t>(splat, i), 7);
+
+  const DenseElements scalar = ReadDenseElements(Get("scalar"));
+  EXPECT_THAT(scalar.shape, ::testing::IsEmpty());
+  EXPECT_EQ(Element<float>(scalar, 0), 2.5f);
+
+  // One byte per boolean, whatever MLIR's own packing.
+  const DenseElements bits = ReadDenseElements(Get("bits"));
+  EXPECT_EQ(bits.element_type, static_cast<uint32_t>(AttributeType::kBool));
+  EXPECT_EQ(Get("bits").count, 8u + 8 + 3);
+  EXPECT_EQ(Element<uint8_t>(bits, 0), 1);
+  EXPECT_EQ(Element<uint8_t>(bits, 1), 0);
+  EXPECT_EQ(Element<uint8_t>(bits, 2), 1);
+
+  const DenseElements complex = ReadDenseElements(Get("complex"));
+  EXPECT_EQ(complex.element_type,
+            static_cast<uint32_t>(AttributeType::kComplex64));
+  EXPECT_EQ(Element<float>(complex, 0), 1.0f);
+  EXPECT_EQ(Element<float>(complex, 1), -2.0f);
 }
 
 TEST(AttributeSharingTest, EqualAttributesShareOneEntry) {

@@ -46,12 +46,12 @@ TEST(CompileErrorsTest, FunctionsNeedATfrtReturn) {
   "t.op"() : () -> ()
 }
 )mlir"),
-              ElementsAre("1:1: all functions need to have a tfrt.return"));
+              ElementsAre("2:3: all functions need to have a tfrt.return"));
   EXPECT_THAT(CompileErrors(R"mlir(func.func @f() {
   func.return
 }
 )mlir"),
-              ElementsAre("1:1: all functions need to have a tfrt.return"));
+              ElementsAre("2:3: all functions need to have a tfrt.return"));
 }
 
 TEST(CompileErrorsTest, RegionsNeedATfrtReturn) {
@@ -62,7 +62,7 @@ TEST(CompileErrorsTest, RegionsNeedATfrtReturn) {
   "tfrt.return"() : () -> ()
 }
 )mlir"),
-              ElementsAre("2:3: all functions need to have a tfrt.return"));
+              ElementsAre("3:5: all functions need to have a tfrt.return"));
 }
 
 TEST(CompileErrorsTest, TfrtReturnMustBeLast) {
@@ -185,9 +185,18 @@ TEST(CompileErrorsTest, UnsupportedAttributes) {
     return CompileErrors("func.func @f() {\n  \"t.op\"() {a = " + attribute +
                          "} : () -> ()\n  \"tfrt.return\"() : () -> ()\n}\n");
   };
-  EXPECT_THAT(error_for("dense<1> : tensor<2xi32>"),
+  EXPECT_THAT(error_for("dense<1> : vector<2xi32>"),
               ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
-                          "(dense<1> : tensor<2xi32>)"));
+                          "(dense<1> : vector<2xi32>)"));
+  EXPECT_THAT(error_for("dense<1> : tensor<2xindex>"),
+              ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
+                          "(dense<1> : tensor<2xindex>)"));
+  EXPECT_THAT(error_for("dense<1> : tensor<2xi4>"),
+              ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
+                          "(dense<1> : tensor<2xi4>)"));
+  EXPECT_THAT(error_for("dense<\"x\"> : tensor<1x!tfrt.string>"),
+              ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
+                          "(dense<\"x\"> : tensor<1x!tfrt.string>)"));
   EXPECT_THAT(error_for("{b = 1 : i32}"),
               ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
                           "({b = 1 : i32})"));
@@ -197,6 +206,19 @@ TEST(CompileErrorsTest, UnsupportedAttributes) {
   EXPECT_THAT(error_for("1.0 : f80"),
               ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
                           "(1.000000e+00 : f80)"));
+  // A splat is written out in full: past what a tool reads back.
+  EXPECT_THAT(error_for("dense<0.0> : tensor<100000000xf32>"),
+              ElementsAre("2:3: the 'a' attribute holds 100000000 elements, "
+                          "more than the 256 MiB a tool reads a program up "
+                          "to"));
+  // A type attribute holds what a tensor's elements may be.
+  for (const char* type :
+       {"tensor<1xf32>", "!tfrt.chain", "index", "i4", "(i32) -> f32"}) {
+    EXPECT_THAT(error_for(type),
+                ElementsAre(std::string("2:3: BEF files cannot encode the "
+                                        "'a' attribute (") +
+                            type + ")"));
+  }
   // Inside an array the error still names the attribute.
   EXPECT_THAT(error_for("[1 : i32, 5 : i128]"),
               ElementsAre("2:3: BEF files cannot encode the 'a' attribute "
@@ -243,8 +265,8 @@ func.func @g() {
   "t.op"() : () -> ()
 }
 )mlir"),
-              ElementsAre("1:1: all functions need to have a tfrt.return",
-                          "4:1: all functions need to have a tfrt.return"));
+              ElementsAre("2:3: all functions need to have a tfrt.return",
+                          "5:3: all functions need to have a tfrt.return"));
 }
 
 }  // namespace

@@ -135,13 +135,22 @@ TEST(SbfRoundTripTest, AttributesKeepTheirTypes) {
         h = 1.5 : f16, bh = -2.0 : bf16, f = 2.5 : f32, d = -0.25 : f64,
         nz = -0.0 : f64, nan = 0x7FC00001 : f32,
         s = "hello \"world\"\n", empty = "",
-        t = i64, tc = !tfrt.chain, tf = (i32) -> f32,
+        t = i64, tc = complex<f64>, ts = !corert.string, tu = ui16,
         u,
         arr = [1 : i32, "x", [2.0 : f32, @main], [], unit, i1],
         di8 = array<i8: 1, -2>, di16 = array<i16: 300>,
         di32 = array<i32: 1, 2, 3>, di64 = array<i64: 4>,
         df32 = array<f32: 1.0, -1.0>, df64 = array<f64: 2.0>,
-        dbool = array<i1: true, false, true>, dempty = array<i32>
+        dbool = array<i1: true, false, true>, dempty = array<i32>,
+        tensor = dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>,
+        splat = dense<7> : tensor<3xi64>, scalar = dense<2.5> : tensor<f32>,
+        bits = dense<[true, false, true]> : tensor<3xi1>,
+        all_true = dense<true> : tensor<1xi1>, none = dense<> : tensor<0x3xi8>,
+        halves = dense<[1.5, -0.0]> : tensor<2xf16>,
+        brains = dense<[1.5, 2.0]> : tensor<2xbf16>,
+        unsigned = dense<[255, 0]> : tensor<2xui8>,
+        complex = dense<[(1.0, -2.0), (0.5, 0.0)]> : tensor<2xcomplex<f64>>,
+        tensors = [dense<0> : tensor<4xi64>, dense<1> : tensor<4xi64>]
       } : () -> ()
       "tfrt.return"() : () -> ()
     }

@@ -94,6 +94,21 @@ AsyncValueRef<int32_t> LaterCopy(Argument<int32_t> x, HostContext* host) {
   return EnqueueWork(host,
                      [kept = std::move(kept)] { return kept->get<int32_t>(); });
 }
+// Its operand plus one, written over the operand's own payload when the
+// frame says no one else can see it (the contract of kernels that reuse
+// their inputs), into a new value otherwise. A shared value taken for
+// unique shows up as a changed value where another reader looks.
+std::atomic<int> reused{0};
+void IncrementInPlace(RemainingArguments operands, RemainingResults results,
+                      KernelFrame* frame) {
+  if (frame->IsArgUnique(0)) {
+    ++operands[0]->get<int32_t>();
+    results.SetAt(0, FormRef(operands[0]));
+    reused.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  results.EmplaceAt<int32_t>(0, operands[0]->get<int32_t>() + 1);
+}
 // Calls functions[0] with all its operands (like tfrt.call).
 void Call(RemainingArguments arguments, RemainingResults results,
           RemainingFunctions functions, const ExecutionContext& context) {
@@ -114,6 +129,7 @@ absl::Status RegisterTestKernels(KernelRegistry* registry) {
       {"test.later_copy", SLUICE_KERNEL(LaterCopy)},
       {"test.cancel", SLUICE_KERNEL(CancelRequest)},
       {"test.call", SLUICE_KERNEL(Call), Strictness::kNonStrict},
+      {"test.increment_in_place", SLUICE_KERNEL(IncrementInPlace)},
   });
 }
 
@@ -553,6 +569,53 @@ TEST_P(ExecutorTest, ListsNamedFunctionsInOrder) {
   }
   EXPECT_THAT(names, ElementsAre("g", "f"));
   EXPECT_EQ(program->GetFunction("h"), nullptr);
+}
+
+// Registers hold one reference for all of a value's readers, so a count of
+// one does not make a value unique: only its last reader may reuse it, and
+// never a value the caller passed in, one returned, or one read by the same
+// kernel twice.
+TEST_P(ExecutorTest, OnlyTheLastReaderMayReuseAValue) {
+  ProgramBuilder b;
+  uint32_t bump = b.Declare("bump", 1, 1);
+  uint32_t main = b.Declare("main", 0, 6);
+  b.Begin(1);
+  uint32_t bumped = b.Kernel("test.increment_in_place", {0});
+  b.End(bump, {bumped});
+  b.Begin(0);
+  uint32_t one = b.Constant(1);
+  uint32_t two = b.Kernel("test.add.i32", {one, one});
+  // `two` is read again below: copied.
+  uint32_t three = b.Kernel("test.increment_in_place", {two});
+  uint32_t five = b.Kernel("test.add.i32", {two, three});
+  // The last of three readers: reused.
+  uint32_t ten = b.Kernel("test.add.i32", {five, five});
+  uint32_t six = b.Kernel("test.increment_in_place", {five});
+  // The constant is kept for its other readers: copied.
+  uint32_t constant_plus_one = b.Kernel("test.increment_in_place", {one});
+  // An argument is the caller's: copied, and `ten` is still ten after it.
+  uint32_t eleven = b.Kernel("test.call", {ten}, 1, {}, {bump});
+  uint32_t twenty = b.Kernel("test.add.i32", {ten, ten});
+  // Returned as well as read: copied.
+  uint32_t twenty_one = b.Kernel("test.increment_in_place", {twenty});
+  b.End(main, {three, six, constant_plus_one, eleven, twenty, twenty_one});
+  auto program = Load(b.Finish());
+  reused.store(0);
+  auto results = Run(*program, "main");
+  ASSERT_EQ(results.size(), 6u);
+  EXPECT_EQ(results[0]->get<int32_t>(), 3);
+  EXPECT_EQ(results[1]->get<int32_t>(), 6);
+  EXPECT_EQ(results[2]->get<int32_t>(), 2);
+  EXPECT_EQ(results[3]->get<int32_t>(), 11);
+  EXPECT_EQ(results[4]->get<int32_t>(), 20);
+  EXPECT_EQ(results[5]->get<int32_t>(), 21);
+  // With workers, `five`'s readers may run at once: then none of them is
+  // the last while the others read, and the value is copied.
+  if (std::string(GetParam()) == "s") {
+    EXPECT_EQ(reused.load(), 1);
+  } else {
+    EXPECT_LE(reused.load(), 1);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Queues, ExecutorTest,
