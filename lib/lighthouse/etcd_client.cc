@@ -1,6 +1,9 @@
 #include "lib/lighthouse/etcd_client.h"
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "sluice/support/liveness.h"
 
 namespace sluice::lighthouse {
 namespace {
@@ -86,6 +90,31 @@ std::string DescribeHttpError(httplib::Error error) {
   }
 }
 
+// Bounds how long TCP waits on a silent etcd, as gRPC's keepalive does for
+// the other connections: unacknowledged data (a request etcd's host never
+// received) fails the connection after the liveness bound, and a quiet one
+// (a request sent, its answer awaited) is probed after the liveness timeout
+// and fails when one probe goes unanswered for a second, the user timeout
+// then deciding. Best effort: a socket that refuses keeps the request's
+// timeout alone.
+void SetLivenessOptions(int fd, absl::Duration liveness) {
+  const int on = 1;
+  // Keepalive counts whole seconds, at least one.
+  const int idle = static_cast<int>(std::max<int64_t>(
+      1, absl::ToInt64Seconds(absl::Ceil(liveness, absl::Seconds(1)))));
+  const int interval =
+      static_cast<int>(absl::ToInt64Seconds(kLivenessPingTimeout));
+  const int probes = 1;
+  const unsigned int user_timeout = static_cast<unsigned int>(
+      absl::ToInt64Milliseconds(liveness + kLivenessPingTimeout));
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes));
+  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout,
+             sizeof(user_timeout));
+}
+
 }  // namespace
 
 EtcdCompare EtcdCompare::ValueIs(std::string key, std::string value) {
@@ -148,7 +177,7 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Create(
     parsed.push_back(std::move(endpoint));
   }
   return std::unique_ptr<EtcdClient>(
-      new EtcdClient(std::move(parsed), request_timeout));
+      new EtcdClient(std::move(parsed), request_timeout, LivenessTimeout()));
 }
 
 std::string EtcdClient::DescribeEndpoints() const {
@@ -172,6 +201,8 @@ absl::StatusOr<Json> EtcdClient::Post(const std::string& path,
     client.set_connection_timeout(timeout);
     client.set_read_timeout(timeout);
     client.set_write_timeout(timeout);
+    client.set_socket_options(
+        [liveness = liveness_](int fd) { SetLivenessOptions(fd, liveness); });
     httplib::Result result =
         client.Post(path.c_str(), body, "application/json");
     if (!result) {

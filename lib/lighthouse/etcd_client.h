@@ -2,7 +2,10 @@
 // compare-and-swap transactions), over etcd's JSON gateway (POST /v3/...,
 // keys and values base64, 64-bit integers as strings).
 //
-// Every request has a timeout. Endpoints are tried in turn, starting with
+// Every request has a timeout, and its connection the process's liveness
+// bound (sluice/support/liveness.h): TCP gives up on an etcd that went
+// silent (a vanished host, a partition) within LivenessTimeout() + 1 s
+// whatever the request's timeout. Endpoints are tried in turn, starting with
 // the last one that answered; an endpoint that cannot be reached, or that
 // answers that it is unavailable, passes the request to the next one. When
 // none answers the call fails with UNAVAILABLE naming every endpoint.
@@ -60,7 +63,8 @@ struct EtcdTxnResult {
 class EtcdClient {
  public:
   // `endpoints` are "http://host:port" (the scheme may be left out);
-  // INVALID_ARGUMENT for an empty list or a malformed endpoint.
+  // INVALID_ARGUMENT for an empty list or a malformed endpoint. The
+  // liveness bound is LivenessTimeout() as it is now.
   static absl::StatusOr<std::unique_ptr<EtcdClient>> Create(
       std::vector<std::string> endpoints, absl::Duration request_timeout);
 
@@ -89,8 +93,11 @@ class EtcdClient {
     std::string url;  // as given, for messages
   };
 
-  EtcdClient(std::vector<Endpoint> endpoints, absl::Duration request_timeout)
-      : endpoints_(std::move(endpoints)), request_timeout_(request_timeout) {}
+  EtcdClient(std::vector<Endpoint> endpoints, absl::Duration request_timeout,
+             absl::Duration liveness)
+      : endpoints_(std::move(endpoints)),
+        request_timeout_(request_timeout),
+        liveness_(liveness) {}
 
   // POSTs `request` to `path` on the endpoints in turn; the reply (a JSON
   // object), or the error etcd answered with (its gRPC code, which absl
@@ -100,6 +107,7 @@ class EtcdClient {
 
   const std::vector<Endpoint> endpoints_;
   const absl::Duration request_timeout_;
+  const absl::Duration liveness_;     // LivenessTimeout() at Create
   std::atomic<size_t> preferred_{0};  // the endpoint that answered last
 };
 

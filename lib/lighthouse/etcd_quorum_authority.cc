@@ -63,16 +63,71 @@ EtcdQuorumAuthority::~EtcdQuorumAuthority() {
 void EtcdQuorumAuthority::Run() {
   // The constructor ran the first round.
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_cv_.wait_for(lock,
-                            absl::ToChronoMilliseconds(options_.poll_interval),
-                            [this] { return stopping_; })) {
+  while (true) {
+    // A step-down is acted on at once: the sooner the key is gone, the
+    // sooner a follower leads.
+    stop_cv_.wait_for(lock, absl::ToChronoMilliseconds(options_.poll_interval),
+                      [this] { return stopping_ || stepping_down_; });
+    if (stopping_) return;
     lock.unlock();
     Step();
     lock.lock();
   }
 }
 
+void EtcdQuorumAuthority::StepDown(const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!leader_) return;
+    leader_ = false;
+    leader_revision_ = 0;
+    leader_address_.clear();
+    stepping_down_ = true;
+    step_down_reason_ = why;
+  }
+  stop_cv_.notify_all();
+}
+
+void EtcdQuorumAuthority::RevokeAfterStepDown() {
+  const Clock::time_point sent = Clock::now();
+  std::string why;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    why = std::move(step_down_reason_);
+  }
+  absl::Status revoked = absl::OkStatus();
+  if (lease_ != 0) revoked = client_->RevokeLease(lease_);
+  const int64_t lease = std::exchange(lease_, 0);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Unrevoked, the lease holds the key until it expires, a TTL from its
+    // last renewal at the latest, and only then may a follower take it.
+    campaign_after_ = sent + ToClock(revoked.ok() ? options_.lease_ttl
+                                                  : options_.lease_ttl * 2);
+    stepping_down_ = false;
+  }
+  // The lighthouse logged why it stepped down.
+  if (revoked.ok()) {
+    SLUICE_LOG(INFO) << "lighthouse " << options_.address << ": etcd lease "
+                     << lease << " revoked, and the leader key with it";
+  } else {
+    SLUICE_LOG(WARNING) << "lighthouse " << options_.address
+                        << ": stepped down (" << why
+                        << ") but cannot revoke etcd lease " << lease
+                        << ", which expires unrenewed: " << revoked;
+  }
+}
+
 void EtcdQuorumAuthority::Step() {
+  bool step_down = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    step_down = stepping_down_;
+  }
+  if (step_down) {
+    RevokeAfterStepDown();
+    return;
+  }
   // The lease counts from before the request that granted or renewed it.
   const Clock::time_point sent = Clock::now();
   if (lease_ == 0) {
@@ -85,42 +140,49 @@ void EtcdQuorumAuthority::Step() {
     std::lock_guard<std::mutex> lock(mu_);
     lease_until_ = sent + ToClock(options_.lease_ttl);
   } else {
-    std::unique_lock<std::mutex> lock(mu_);
-    // Renewed once a third of the TTL has passed.
-    const bool renew =
-        lease_until_ - sent < ToClock(options_.lease_ttl * 2 / 3);
-    lock.unlock();
-    if (renew) {
-      absl::StatusOr<int64_t> ttl = client_->KeepAlive(lease_);
-      if (!ttl.ok()) {
-        // Unreachable: leadership lapses with the lease (IsLeader checks
-        // lease_until_); keep the lease to renew it if etcd comes back in
-        // time.
-        return;
-      }
-      if (*ttl <= 0) {
-        SLUICE_LOG(WARNING)
-            << "lighthouse " << options_.address << ": etcd lease " << lease_
-            << " expired; campaigning with a new one";
-        lease_ = 0;
-        SetNotLeader("");
-        return;
-      }
-      lock.lock();
-      lease_until_ = sent + std::chrono::seconds(*ttl);
+    // Renewed every round, so that the lease is always nearly whole when
+    // etcd goes out of reach: a cut shorter than the TTL less the time to
+    // notice the heal (a round and a request timeout) loses nothing.
+    absl::StatusOr<int64_t> ttl = client_->KeepAlive(lease_);
+    if (!ttl.ok()) {
+      // Unreachable: leadership lapses with the lease (IsLeader checks
+      // lease_until_); keep the lease to renew it if etcd comes back in
+      // time.
+      return;
     }
+    if (*ttl <= 0) {
+      SLUICE_LOG(WARNING) << "lighthouse " << options_.address
+                          << ": etcd lease " << lease_
+                          << " expired; campaigning with a new one";
+      lease_ = 0;
+      SetNotLeader("");
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    lease_until_ = sent + std::chrono::seconds(*ttl);
   }
 
   absl::StatusOr<std::optional<EtcdKeyValue>> leader =
       client_->Get(leader_key());
   if (!leader.ok()) return;
   if (!leader->has_value()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      // Stepped down: a follower is to take the key, not this one again.
+      if (stepping_down_ || Clock::now() < campaign_after_) {
+        leader_address_.clear();
+        return;
+      }
+    }
     absl::StatusOr<EtcdTxnResult> won =
         client_->Txn({EtcdCompare::CreateRevisionIs(leader_key(), 0)},
                      {EtcdPut{leader_key(), options_.address, lease_}});
     if (!won.ok() || !won->succeeded) return;  // read again next round
     {
       std::lock_guard<std::mutex> lock(mu_);
+      // A step-down while the campaign was in flight: the lease is revoked
+      // next round, the new key with it.
+      if (stepping_down_) return;
       leader_ = true;
       // The key was created by this transaction, at its revision.
       leader_revision_ = won->revision;
@@ -136,6 +198,8 @@ void EtcdQuorumAuthority::Step() {
   const EtcdKeyValue& key = **leader;
   if (key.lease == lease_ && key.value == options_.address) {
     std::lock_guard<std::mutex> lock(mu_);
+    // Read before the step-down revoked the lease.
+    if (stepping_down_) return;
     leader_ = true;
     leader_revision_ = key.create_revision;
     leader_address_ = key.value;

@@ -10,6 +10,10 @@
 // leader key it created and that the quorum id key has not changed since the
 // writer read it. So two lighthouses never record the same id, and the id
 // only grows, across restarts of any of them.
+//
+// A leader that steps down (no replica reaches it) revokes its lease, which
+// deletes the leader key, and stays out of the campaign for a while, so
+// that another lighthouse takes the key rather than this one again.
 #ifndef SLUICE_LIB_LIGHTHOUSE_ETCD_QUORUM_AUTHORITY_H_
 #define SLUICE_LIB_LIGHTHOUSE_ETCD_QUORUM_AUTHORITY_H_
 
@@ -38,9 +42,12 @@ struct EtcdQuorumAuthorityOptions {
   // This lighthouse's address, as replicas reach it ("host:port").
   std::string address;
   // How long a leader that stopped renewing its lease keeps leading (whole
-  // seconds; etcd's minimum). The lease is renewed every third of it.
+  // seconds; etcd's minimum).
   absl::Duration lease_ttl = absl::Seconds(2);
-  // How often a follower reads the leader key; also the campaign's pace.
+  // How often the lease is renewed and the leader key read; also the
+  // campaign's pace. Renewing every round rather than once a TTL's third
+  // lets an etcd cut off for up to the TTL less two rounds and a request
+  // timeout keep its leader.
   absl::Duration poll_interval = absl::Milliseconds(200);
   // Every etcd request's timeout, per endpoint.
   absl::Duration request_timeout = absl::Milliseconds(500);
@@ -68,6 +75,13 @@ class EtcdQuorumAuthority : public QuorumAuthority {
   absl::StatusOr<int64_t> LastQuorumId() override;
   absl::Status RecordQuorumId(int64_t id) override;
 
+  bool CanStepDown() const override { return true; }
+  // Stops leading at once; the campaign thread then revokes the lease and
+  // campaigns again only after a lease TTL (two when the revocation
+  // failed: the old lease must expire first), time for a follower, which
+  // reads the key every poll interval, to win it.
+  void StepDown(const std::string& why) override;
+
   std::string leader_key() const { return options_.prefix + "leader"; }
   std::string quorum_id_key() const { return options_.prefix + "quorum_id"; }
 
@@ -80,6 +94,8 @@ class EtcdQuorumAuthority : public QuorumAuthority {
   // is free. Updates the leader state.
   void Step();
   void SetNotLeader(std::string leader_address);
+  // The campaign thread's side of StepDown.
+  void RevokeAfterStepDown();
 
   // Reads the quorum id key into last_quorum_id_ / quorum_mod_revision_.
   absl::StatusOr<int64_t> ReadQuorumIdLocked();
@@ -101,6 +117,12 @@ class EtcdQuorumAuthority : public QuorumAuthority {
   // A steady clock: a wall clock set back must not stretch a lease.
   std::chrono::steady_clock::time_point lease_until_;
   std::string leader_address_;
+  // StepDown was called and its lease not yet revoked: the campaign thread
+  // must not take the leadership back meanwhile.
+  bool stepping_down_ = false;
+  std::string step_down_reason_;
+  // No campaign before this, after a step-down.
+  std::chrono::steady_clock::time_point campaign_after_;
 
   // RecordQuorumId's read-compare-write state, one call at a time.
   std::mutex quorum_mu_;

@@ -7,6 +7,10 @@
 // Every call takes that lock, so nothing slow happens under it: the quorum
 // authority (etcd, with a timeout of 500 ms per endpoint) is asked with the
 // lock released, and the log is written with it released.
+//
+// A leader among several lighthouses steps down when no replica has called
+// it for step_down_after within its term, once one did: the replicas cannot
+// reach it, and another lighthouse may be reachable.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -34,6 +38,7 @@
 #include "lib/support/grpc_liveness.h"
 #include "sluice/lighthouse/lighthouse.h"
 #include "sluice/support/host_port.h"
+#include "sluice/support/liveness.h"
 
 namespace sluice::lighthouse {
 namespace {
@@ -91,6 +96,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     std::lock_guard<std::mutex> lock(mu_);
     rules_.RaiseQuorumId(*last);
     was_leader_ = authority_->IsLeader();
+    if (was_leader_) StartTerm(absl::Now());
     return absl::OkStatus();
   }
 
@@ -105,8 +111,9 @@ class LighthouseService final : public proto::Lighthouse::Service {
       return refused;
     }
     std::unique_lock<std::mutex> lock(mu_);
-    rules_.Heartbeat(request->replica_id(), request->incarnation(),
-                     absl::Now());
+    const absl::Time now = absl::Now();
+    HeardFrom(request->replica_id(), now);
+    rules_.Heartbeat(request->replica_id(), request->incarnation(), now);
     Update(lock);
     return grpc::Status::OK;
   }
@@ -122,6 +129,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     const absl::Time start = absl::Now();
     const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
     std::unique_lock<std::mutex> lock(mu_);
+    HeardFrom(replica, start);
     const uint64_t ticket = rules_.Request(*request, start);
     Update(lock);
     while (true) {
@@ -169,6 +177,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     const absl::Time start = absl::Now();
     const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
     std::unique_lock<std::mutex> lock(mu_);
+    HeardFrom(request->replica_id(), start);
     CommitVotes::Result vote = votes_.Vote(*request);
     if (vote.failed_now) {
       rules_.CommitFailed();
@@ -216,8 +225,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
     watcher.replica_id = request->replica_id();
     watcher.incarnation = request->incarnation();
     std::unique_lock<std::mutex> lock(mu_);
+    const absl::Time opened = absl::Now();
+    HeardFrom(watcher.replica_id, opened);
     watchers_.insert(&watcher);
-    rules_.WatchOpened(watcher.replica_id, watcher.incarnation, absl::Now());
+    rules_.WatchOpened(watcher.replica_id, watcher.incarnation, opened);
     Update(lock);
     grpc::Status ended;
     while (true) {
@@ -260,10 +271,20 @@ class LighthouseService final : public proto::Lighthouse::Service {
     status.set_heartbeat_timeout_ms(
         absl::ToInt64Milliseconds(options_.heartbeat_timeout));
     status.set_address(address_);
-    status.set_is_leader(authority_->IsLeader());
+    const bool leader = authority_->IsLeader();
+    status.set_is_leader(leader);
     status.set_leader_address(authority_->LeaderAddress());
     status.set_now_us(absl::ToUnixMicros(now));
+    if (authority_->CanStepDown()) {
+      status.set_step_down_after_ms(
+          absl::ToInt64Milliseconds(options_.step_down_after));
+    }
     std::lock_guard<std::mutex> lock(mu_);
+    // A term this lighthouse has not noticed the end of yet is not claimed.
+    if (leader && was_leader_) {
+      status.set_leader_since_us(absl::ToUnixMicros(term_started_));
+    }
+    status.set_last_step_down(last_step_down_);
     *status.mutable_quorum() = rules_.current();
     for (proto::ReplicaStatus& replica : rules_.Replicas(now)) {
       *status.add_replicas() = std::move(replica);
@@ -271,9 +292,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
     return status;
   }
 
-  // Heartbeat timeouts and join timeouts happen between requests.
+  // Heartbeat timeouts, join timeouts and silences happen between requests.
   void Tick() {
     std::unique_lock<std::mutex> lock(mu_);
+    StepDownIfUnreached(absl::Now());
     Update(lock);
   }
 
@@ -379,8 +401,48 @@ class LighthouseService final : public proto::Lighthouse::Service {
   bool Leading() {
     if (authority_->IsLeader()) return true;
     was_leader_ = false;
+    heard_this_term_ = false;
     ++leadership_lapses_;
     return false;
+  }
+
+  // A term begins when this lighthouse has caught up as leader. Under mu_.
+  void StartTerm(absl::Time now) {
+    term_started_ = now;
+    heard_this_term_ = false;
+  }
+
+  // A replica's call reached this lighthouse as leader. Under mu_.
+  void HeardFrom(const std::string& replica_id, absl::Time now) {
+    last_call_ = now;
+    last_caller_ = replica_id;
+    heard_this_term_ = true;
+  }
+
+  // Steps down when no replica has called for step_down_after, and one did
+  // in this term: the replicas have lost this lighthouse, and one they reach
+  // should lead. A new leader waits for its first call however long it
+  // takes (replicas find it; a job not started yet has none), so a
+  // lighthouse that leads with no replica never steps down, and one that
+  // stepped down and leads again does not without a call first. Under mu_.
+  void StepDownIfUnreached(absl::Time now) {
+    if (!was_leader_ || !heard_this_term_ || !authority_->CanStepDown()) {
+      return;
+    }
+    const absl::Duration silence = now - last_call_;
+    if (silence < options_.step_down_after || !authority_->IsLeader()) return;
+    const std::string why = absl::StrCat(
+        "no replica called for ", SecondsText(silence), " (step_down_after ",
+        SecondsText(options_.step_down_after), "; ",
+        rules_.Replicas(now).size(), " replicas known, the last call from ",
+        last_caller_, ")");
+    authority_->StepDown(why);
+    last_step_down_ = absl::StrCat(
+        "stepped down at ",
+        absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", now, absl::UTCTimeZone()),
+        ": ", why);
+    Log(absl::StrCat("steps down as leader: ", why));
+    Leading();  // the term ends; waiting calls end with UNAVAILABLE
   }
 
   // Runs `call`, which asks the authority (etcd, for several lighthouses:
@@ -410,6 +472,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     rules_.RaiseQuorumId(*last);
     if (leadership_lapses_ != lapses) return true;  // read again
     was_leader_ = true;
+    StartTerm(absl::Now());
     return true;
   }
 
@@ -543,6 +606,13 @@ class LighthouseService final : public proto::Lighthouse::Service {
   bool authority_busy_ = false;           // a call in flight; guarded by mu_
   std::string last_authority_error_;      // guarded by mu_
   std::vector<std::string> pending_log_;  // guarded by mu_
+  // The term: since when this lighthouse leads (valid while was_leader_),
+  // whether a replica called in it, and the last call.
+  absl::Time term_started_;       // guarded by mu_
+  bool heard_this_term_ = false;  // guarded by mu_
+  absl::Time last_call_;          // guarded by mu_
+  std::string last_caller_;       // guarded by mu_
+  std::string last_step_down_;    // for the status; guarded by mu_
   // Held while writing the log; taken before mu_, never while holding it.
   std::mutex log_mu_;
 };
@@ -574,6 +644,15 @@ absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
   rules_options.heartbeat_timeout = options.heartbeat_timeout;
   absl::Status valid = ValidateQuorumRulesOptions(rules_options);
   if (!valid.ok()) return valid;
+  if (options.step_down_after < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lighthouse: step_down_after must not be negative, got ",
+                     absl::FormatDuration(options.step_down_after)));
+  }
+  if (options.step_down_after == absl::ZeroDuration()) {
+    options.step_down_after = std::max(
+        options.heartbeat_timeout, LivenessTimeout() + kLivenessPingTimeout);
+  }
   if (options.quorum_tick <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
         absl::StrCat("lighthouse: quorum_tick must be positive, got ",

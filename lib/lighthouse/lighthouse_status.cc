@@ -48,6 +48,9 @@ LighthouseStatus StatusFromProto(const proto::LighthouseStatus& status) {
   plain.is_leader = status.is_leader();
   plain.leader_address = status.leader_address();
   plain.now = absl::FromUnixMicros(status.now_us());
+  plain.leader_since = absl::FromUnixMicros(status.leader_since_us());
+  plain.step_down_after = absl::Milliseconds(status.step_down_after_ms());
+  plain.last_step_down = status.last_step_down();
   return plain;
 }
 
@@ -76,6 +79,10 @@ proto::LighthouseStatus StatusToProto(const LighthouseStatus& status) {
   message.set_is_leader(status.is_leader);
   message.set_leader_address(status.leader_address);
   message.set_now_us(absl::ToUnixMicros(status.now));
+  message.set_leader_since_us(absl::ToUnixMicros(status.leader_since));
+  message.set_step_down_after_ms(
+      absl::ToInt64Milliseconds(status.step_down_after));
+  message.set_last_step_down(status.last_step_down);
   return message;
 }
 

@@ -49,6 +49,9 @@ tr.replica.recovering td.recovering { color: #a60; font-weight: bold; }
   <dt>min_replicas</dt><dd id="min-replicas">-</dd>
   <dt>Heartbeat timeout</dt><dd id="heartbeat-timeout">-</dd>
   <dt>Leader</dt><dd id="leader">-</dd>
+  <dt>Leading since</dt><dd id="leader-since">-</dd>
+  <dt>Steps down after</dt><dd id="step-down-after">-</dd>
+  <dt>Last step-down</dt><dd id="last-step-down">-</dd>
   <dt>Updated</dt><dd id="updated">-</dd>
 </dl>
 <table id="members">
@@ -104,6 +107,14 @@ function render(status) {
       ? "this lighthouse"
       : (status.leader_address || "unknown");
   leader.className = status.is_leader ? "leader-self" : "leader-other";
+  const sinceUs = toNumber(status.leader_since_us);
+  setText("leader-since",
+          sinceUs > 0 ? new Date(sinceUs / 1000).toISOString() : "-");
+  const stepDownMs = toNumber(status.step_down_after_ms);
+  setText("step-down-after",
+          stepDownMs > 0 ? stepDownMs + " ms without a call from a replica"
+                         : "never (alone)");
+  setText("last-step-down", status.last_step_down || "never");
 
   const rows = [];
   for (const member of status.replicas || []) {

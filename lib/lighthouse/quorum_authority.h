@@ -38,6 +38,16 @@ class QuorumAuthority {
   // (FAILED_PRECONDITION when another id or leader won, UNAVAILABLE when the
   // authority cannot be reached).
   virtual absl::Status RecordQuorumId(int64_t id) = 0;
+
+  // Whether another lighthouse could lead if this one stepped down. A
+  // lighthouse alone could not: it never steps down.
+  virtual bool CanStepDown() const { return false; }
+  // Gives up the leadership, from memory like IsLeader: IsLeader is false
+  // once it returns, and the authority hands the leadership over on a
+  // thread of its own. The lighthouse calls it when no replica reaches it,
+  // so that one the replicas do reach leads. `why` is for the authority's
+  // log.
+  virtual void StepDown(const std::string& /*why*/) {}
 };
 
 // The authority of a lighthouse that runs alone: always the leader, at

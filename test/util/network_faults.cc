@@ -117,7 +117,10 @@ absl::StatusOr<NetworkFaults> NetworkFaults::Create() {
   // sends it. A chain of its own, which Heal leaves alone, marks each
   // connection a fault user's socket sends on, from the start: a mark set
   // by a segment that is then dropped would be lost with it when conntrack
-  // first sees the connection.
+  // first sees the connection. The mark names the user that sent last; a
+  // label of each user's own, which no other user's segment clears, names
+  // every fault user that sent on it, so that a connection between two of
+  // them is either's.
   std::string script = absl::StrCat(
       "add table ", kTable, "\n", "add chain ", kTable,
       " marks { type filter hook output priority -10; policy accept; }\n",
@@ -126,6 +129,8 @@ absl::StatusOr<NetworkFaults> NetworkFaults::Create() {
   for (int uid = kFirstFaultUser; uid < kFirstFaultUser + kFaultUsers; ++uid) {
     absl::StrAppend(&script, "add rule ", kTable, " marks meta skuid ", uid,
                     " ct mark set ", uid, "\n");
+    absl::StrAppend(&script, "add rule ", kTable, " marks meta skuid ", uid,
+                    " ct label set ", uid - kFirstFaultUser, "\n");
   }
   absl::Status made = RunNft(script);
   if (!made.ok()) return made;
@@ -159,8 +164,16 @@ absl::Status NetworkFaults::Blackhole(int port, Traffic traffic) {
 
 std::vector<std::string> RunAsUser(int uid, std::vector<std::string> argv) {
   const std::string id = std::to_string(uid);
-  std::vector<std::string> command = {"/usr/bin/setpriv", "--reuid=" + id,
-                                      "--regid=" + id, "--clear-groups", "--"};
+  // The user keeps the one capability that lets it read and write what
+  // root's tests build and keep (Bazel's output under /root, mode 700):
+  // only its sockets' owner is meant to change.
+  std::vector<std::string> command = {"/usr/bin/setpriv",
+                                      "--reuid=" + id,
+                                      "--regid=" + id,
+                                      "--clear-groups",
+                                      "--inh-caps=+dac_override",
+                                      "--ambient-caps=+dac_override",
+                                      "--"};
   command.insert(command.end(), argv.begin(), argv.end());
   return command;
 }
@@ -171,18 +184,60 @@ absl::Status NetworkFaults::BlackholeUser(int uid, Traffic traffic) {
         "user ", uid, " is not a fault user: expected ", kFirstFaultUser,
         " to ", kFirstFaultUser + kFaultUsers - 1));
   }
-  // The marks chain found the user's connections by their mark; segments
-  // the user's socket sends are found by its owner.
+  // The marks chain found the user's connections by their label (their
+  // mark would name the other end of a connection with another fault
+  // user once that end sent); segments the user's socket sends are found
+  // by its owner.
   std::string script;
   if (traffic != Traffic::kFromPort) {
-    absl::StrAppend(&script, "add rule ", kTable, " output ct mark ", uid,
-                    " meta skuid != ", uid, " drop\n");
+    absl::StrAppend(&script, "add rule ", kTable, " output ct label ",
+                    uid - kFirstFaultUser, " meta skuid != ", uid, " drop\n");
   }
   if (traffic != Traffic::kToPort) {
     absl::StrAppend(&script, "add rule ", kTable, " output meta skuid ", uid,
                     " drop\n");
   }
   return RunNft(script);
+}
+
+absl::Status NetworkFaults::BlackholeUserToPort(int uid, int port) {
+  if (uid < kFirstFaultUser || uid >= kFirstFaultUser + kFaultUsers) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "user ", uid, " is not a fault user: expected ", kFirstFaultUser,
+        " to ", kFirstFaultUser + kFaultUsers - 1));
+  }
+  // The marks chain marked the user's connections from their first
+  // segment, so the mark finds what the port's side sends back too; the
+  // user's own segments are matched by owner as well, for a connection
+  // conntrack has not confirmed yet.
+  std::string script;
+  for (const char* end : {"dport", "sport"}) {
+    absl::StrAppend(&script, "add rule ", kTable, " output meta skuid ", uid,
+                    " tcp ", end, " ", port, " drop\n");
+    absl::StrAppend(&script, "add rule ", kTable, " output ct mark ", uid,
+                    " tcp ", end, " ", port, " drop\n");
+  }
+  return RunNft(script);
+}
+
+absl::Status NetworkFaults::BlackholeUserExceptPort(int uid, int port) {
+  if (uid < kFirstFaultUser || uid >= kFirstFaultUser + kFaultUsers) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "user ", uid, " is not a fault user: expected ", kFirstFaultUser,
+        " to ", kFirstFaultUser + kFaultUsers - 1));
+  }
+  // As BlackholeUser, both ways, for the segments with `port` at neither
+  // end. The port is in a set: nft would merge "tcp dport != P tcp sport
+  // != P" into one comparison of both ports at once, true when either
+  // differs, and drop the port's segments too.
+  const std::string spared = absl::StrCat("spared_", uid, "_", port);
+  const std::string other_ports = absl::StrCat(
+      " tcp dport != @", spared, " tcp sport != @", spared, " drop\n");
+  return RunNft(absl::StrCat(
+      "add set ", kTable, " ", spared, " { type inet_service; }\n",
+      "add element ", kTable, " ", spared, " { ", port, " }\n", "add rule ",
+      kTable, " output ct label ", uid - kFirstFaultUser, other_ports,
+      "add rule ", kTable, " output meta skuid ", uid, other_ports));
 }
 
 absl::Status NetworkFaults::Reject(int port) {

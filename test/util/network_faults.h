@@ -51,7 +51,8 @@ inline constexpr int kFaultUsers = 8;
 
 // `argv` run as `uid` (and its own group, with no others), through
 // setpriv: the process's sockets are then that user's, for BlackholeUser.
-// The files it writes must be in a folder that user may write.
+// It may still read and write root's files (it keeps CAP_DAC_OVERRIDE), so
+// a test's binaries and folders serve it as they are.
 std::vector<std::string> RunAsUser(int uid, std::vector<std::string> argv);
 
 // nftables rules in a table of their own, removed when this goes away.
@@ -78,6 +79,18 @@ class NetworkFaults {
   // talking. A connection the user accepted and never sent on is not known
   // yet; its first segment from the user is dropped, and the rest too.
   absl::Status BlackholeUser(int uid, Traffic traffic);
+
+  // Silently drops, both ways, every TCP segment of the connections between
+  // a socket of `uid` (a fault user) and `port`: whether the user dialed
+  // the port (a lighthouse's etcd client) or serves on it. The user keeps
+  // talking on every other port, and others keep talking to the port.
+  absl::Status BlackholeUserToPort(int uid, int port);
+
+  // Silently drops, both ways, every TCP segment of the user's connections
+  // (as BlackholeUser) except those to or from `port`: the user is cut off
+  // from every process but the one serving there (its peers, but not a
+  // lighthouse), and they from it.
+  absl::Status BlackholeUserExceptPort(int uid, int port);
 
   // Answers every segment to the port with a TCP reset, as a host that is
   // up but has nothing listening there: connections fail at once.

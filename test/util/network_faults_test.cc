@@ -1,7 +1,8 @@
 // The network-fault harness does what tests will rely on: a blackholed
 // connection stays open and silent, and carries what was sent once healed;
-// a one-way blackhole silences one direction only; a rejected port refuses
-// at once.
+// a one-way blackhole silences one direction only; a user is cut off from
+// one port alone, or from all but one, and from other users as from root;
+// a rejected port refuses at once.
 #include "test/util/network_faults.h"
 
 #include <arpa/inet.h>
@@ -203,11 +204,169 @@ TEST_F(NetworkFaultsTest, OneWayBlackholeUserSilencesOneDirection) {
   close(accepted);
 }
 
+TEST_F(NetworkFaultsTest, BlackholeUserToPortCutsThatUserFromThatPortAlone) {
+  // The user's connection to the port, and one to another port.
+  const int user = ConnectAsUser(kFirstFaultUser, port_);
+  ASSERT_GE(user, 0) << "connect: " << std::strerror(errno);
+  const int accepted = accept(listener_, nullptr, nullptr);
+  ASSERT_GE(accepted, 0) << "accept: " << std::strerror(errno);
+  const int other_listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address = Loopback(0);
+  ASSERT_EQ(bind(other_listener, reinterpret_cast<sockaddr*>(&address),
+                 sizeof(address)),
+            0);
+  ASSERT_EQ(listen(other_listener, 4), 0);
+  socklen_t length = sizeof(address);
+  getsockname(other_listener, reinterpret_cast<sockaddr*>(&address), &length);
+  const int other_port = ntohs(address.sin_port);
+  const int user_elsewhere = ConnectAsUser(kFirstFaultUser, other_port);
+  ASSERT_GE(user_elsewhere, 0) << "connect: " << std::strerror(errno);
+  const int accepted_elsewhere = accept(other_listener, nullptr, nullptr);
+  ASSERT_GE(accepted_elsewhere, 0) << "accept: " << std::strerror(errno);
+
+  EXPECT_EQ(faults_->BlackholeUserToPort(0, port_).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(faults_->BlackholeUserToPort(kFirstFaultUser, port_).ok());
+  Send(user, "during");
+  EXPECT_EQ(Receive(accepted, kSilence), "");
+  Send(accepted, "answer");
+  EXPECT_EQ(Receive(user, kSilence), "");
+  // Another user still reaches the port, and the user another port.
+  Send(client_, "others");
+  EXPECT_EQ(Receive(server_, kRetransmitted), "others");
+  Send(user_elsewhere, "elsewhere");
+  EXPECT_EQ(Receive(accepted_elsewhere, kRetransmitted), "elsewhere");
+  Send(accepted_elsewhere, "back");
+  EXPECT_EQ(Receive(user_elsewhere, kRetransmitted), "back");
+  // A new connection of the user to the port gets no answer.
+  const int previous = setfsuid(kFirstFaultUser);
+  const int fresh =
+      socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  setfsuid(previous);
+  sockaddr_in target = Loopback(port_);
+  ASSERT_NE(
+      connect(fresh, reinterpret_cast<sockaddr*>(&target), sizeof(target)), 0);
+  EXPECT_EQ(errno, EINPROGRESS);
+  absl::SleepFor(kSilence);
+  EXPECT_NE(
+      connect(fresh, reinterpret_cast<sockaddr*>(&target), sizeof(target)), 0);
+  EXPECT_EQ(errno, EALREADY);
+
+  ASSERT_TRUE(faults_->Heal().ok());
+  EXPECT_EQ(Receive(accepted, kRetransmitted), "during");
+  EXPECT_EQ(Receive(user, kRetransmitted), "answer");
+  for (int fd : {user, accepted, other_listener, user_elsewhere,
+                 accepted_elsewhere, fresh}) {
+    close(fd);
+  }
+}
+
+// A listening socket of `uid` on a port of its own; the port in *port.
+int ListenAsUser(int uid, int* port) {
+  const int previous = setfsuid(uid);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  setfsuid(previous);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      listen(fd, 4) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    close(fd);
+    return -1;
+  }
+  *port = ntohs(address.sin_port);
+  return fd;
+}
+
+TEST_F(NetworkFaultsTest, BlackholeUserCutsItOffFromAnotherFaultUser) {
+  // Two processes under test talking to each other: whichever sent last,
+  // the connection stays the cut-off user's.
+  int other_port = 0;
+  const int other_listener = ListenAsUser(kFirstFaultUser + 1, &other_port);
+  ASSERT_GE(other_listener, 0) << "listen: " << std::strerror(errno);
+  const int user = ConnectAsUser(kFirstFaultUser, other_port);
+  ASSERT_GE(user, 0) << "connect: " << std::strerror(errno);
+  const int other = accept(other_listener, nullptr, nullptr);
+  ASSERT_GE(other, 0) << "accept: " << std::strerror(errno);
+  Send(user, "hello");
+  EXPECT_EQ(Receive(other, kRetransmitted), "hello");
+  Send(other, "hi");
+  EXPECT_EQ(Receive(user, kRetransmitted), "hi");
+
+  ASSERT_TRUE(faults_->BlackholeUser(kFirstFaultUser, Traffic::kBothWays).ok());
+  Send(other, "during");
+  EXPECT_EQ(Receive(user, kSilence), "");
+  Send(user, "answer");
+  EXPECT_EQ(Receive(other, kSilence), "");
+
+  ASSERT_TRUE(faults_->Heal().ok());
+  EXPECT_EQ(Receive(user, kRetransmitted), "during");
+  EXPECT_EQ(Receive(other, kRetransmitted), "answer");
+  for (int fd : {user, other, other_listener}) close(fd);
+}
+
+TEST_F(NetworkFaultsTest, BlackholeUserExceptPortSparesThatPortAlone) {
+  // The user's connection to the spared port (a lighthouse, say), and one
+  // to a peer that is a fault user too.
+  const int user = ConnectAsUser(kFirstFaultUser, port_);
+  ASSERT_GE(user, 0) << "connect: " << std::strerror(errno);
+  const int accepted = accept(listener_, nullptr, nullptr);
+  ASSERT_GE(accepted, 0) << "accept: " << std::strerror(errno);
+  int peer_port = 0;
+  const int peer_listener = ListenAsUser(kFirstFaultUser + 1, &peer_port);
+  ASSERT_GE(peer_listener, 0) << "listen: " << std::strerror(errno);
+  const int user_to_peer = ConnectAsUser(kFirstFaultUser, peer_port);
+  ASSERT_GE(user_to_peer, 0) << "connect: " << std::strerror(errno);
+  const int peer = accept(peer_listener, nullptr, nullptr);
+  ASSERT_GE(peer, 0) << "accept: " << std::strerror(errno);
+  Send(user_to_peer, "hello");
+  EXPECT_EQ(Receive(peer, kRetransmitted), "hello");
+
+  EXPECT_EQ(faults_->BlackholeUserExceptPort(0, port_).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(faults_->BlackholeUserExceptPort(kFirstFaultUser, port_).ok());
+  Send(user, "spared");
+  EXPECT_EQ(Receive(accepted, kRetransmitted), "spared");
+  Send(accepted, "back");
+  EXPECT_EQ(Receive(user, kRetransmitted), "back");
+  Send(user_to_peer, "during");
+  EXPECT_EQ(Receive(peer, kSilence), "");
+  Send(peer, "answer");
+  EXPECT_EQ(Receive(user_to_peer, kSilence), "");
+  // A new connection of the user to the peer gets no answer, and others
+  // still reach the peer.
+  const int previous = setfsuid(kFirstFaultUser);
+  const int fresh =
+      socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  setfsuid(previous);
+  sockaddr_in target = Loopback(peer_port);
+  ASSERT_NE(
+      connect(fresh, reinterpret_cast<sockaddr*>(&target), sizeof(target)), 0);
+  EXPECT_EQ(errno, EINPROGRESS);
+  const int others = ConnectAsUser(0, peer_port);
+  EXPECT_GE(others, 0) << "connect: " << std::strerror(errno);
+  absl::SleepFor(kSilence);
+  EXPECT_NE(
+      connect(fresh, reinterpret_cast<sockaddr*>(&target), sizeof(target)), 0);
+  EXPECT_EQ(errno, EALREADY);
+
+  ASSERT_TRUE(faults_->Heal().ok());
+  EXPECT_EQ(Receive(peer, kRetransmitted), "during");
+  EXPECT_EQ(Receive(user_to_peer, kRetransmitted), "answer");
+  for (int fd :
+       {user, accepted, user_to_peer, peer, peer_listener, fresh, others}) {
+    if (fd >= 0) close(fd);
+  }
+}
+
 TEST(RunAsUserTest, PrefixesSetprivWithTheUser) {
   EXPECT_EQ(RunAsUser(4243, {"/bin/true", "x"}),
-            (std::vector<std::string>{"/usr/bin/setpriv", "--reuid=4243",
-                                      "--regid=4243", "--clear-groups", "--",
-                                      "/bin/true", "x"}));
+            (std::vector<std::string>{
+                "/usr/bin/setpriv", "--reuid=4243", "--regid=4243",
+                "--clear-groups", "--inh-caps=+dac_override",
+                "--ambient-caps=+dac_override", "--", "/bin/true", "x"}));
 }
 
 TEST_F(NetworkFaultsTest, RejectRefusesNewConnectionsAtOnce) {

@@ -1,9 +1,9 @@
-#include "lib/support/grpc_liveness.h"
 #include "test/util/store_server.h"
 
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "lib/support/grpc_liveness.h"
 
 namespace sluice::testing {
 

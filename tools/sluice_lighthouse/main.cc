@@ -69,6 +69,14 @@ tools::Flag<int> heartbeat_timeout_ms(
     "a replica not heard from for this long is unhealthy (default 5000)",
     Milliseconds(kDefaults.heartbeat_timeout),
     tools::InRange(1, tools::kMaxMilliseconds));
+tools::Flag<int> step_down_after_ms(
+    flags, "step_down_after_ms",
+    "with --etcd: a leader that no replica has called for this long, after "
+    "one did since it became leader, steps down so that a lighthouse the "
+    "replicas reach leads; 0 picks the larger of --heartbeat_timeout_ms and "
+    "--liveness_timeout_ms + 1000 (default 0)",
+    Milliseconds(kDefaults.step_down_after),
+    tools::InRange(0, tools::kMaxMilliseconds));
 tools::Flag<int> http_port(
     flags, "http_port",
     "serve the status page on this port of --address's host; 0 picks a "
@@ -150,6 +158,9 @@ int main(int argc, char** argv) {
   options.join_timeout = absl::Milliseconds(*join_timeout_ms);
   options.quorum_tick = absl::Milliseconds(*quorum_tick_ms);
   options.heartbeat_timeout = absl::Milliseconds(*heartbeat_timeout_ms);
+  // 0 leaves the choice to Lighthouse::Start, which knows the liveness
+  // timeout the flags set.
+  options.step_down_after = absl::Milliseconds(*step_down_after_ms);
   // The replicas' collective groups rendezvous through the store served on
   // the lighthouse's port (the manager dials the leader for it).
   std::unique_ptr<grpc::Service> store = sluice::ccl::NewStoreService();

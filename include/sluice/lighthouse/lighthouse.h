@@ -36,6 +36,15 @@ struct LighthouseOptions {
   // How often heartbeats are checked and waiting quorums reconsidered.
   absl::Duration quorum_tick = absl::Milliseconds(100);
   absl::Duration heartbeat_timeout = absl::Milliseconds(5000);
+  // A leader among several lighthouses (over etcd) that no replica has
+  // called for this long, after one did since it became leader, steps down
+  // so that a lighthouse the replicas reach leads instead: a leader cut off
+  // from its replicas but not from etcd would otherwise keep its lease and
+  // strand them. Zero picks the larger of heartbeat_timeout (every replica
+  // is unhealthy by then) and the liveness bound, LivenessTimeout() + 1 s
+  // (a shorter silence could be a network blip its connections ride out).
+  // A lighthouse alone never steps down.
+  absl::Duration step_down_after = absl::ZeroDuration();
   // Further services served on the same port (e.g. the collectives'
   // rendezvous store). Not owned: they outlive the lighthouse.
   std::vector<grpc::Service*> extra_services;
@@ -79,6 +88,14 @@ struct LighthouseStatus {
   bool is_leader = false;
   std::string leader_address;          // "" when unknown
   absl::Time now = absl::UnixEpoch();  // when the status was taken
+  // Since when this lighthouse has led without a break; UnixEpoch when it
+  // does not lead.
+  absl::Time leader_since = absl::UnixEpoch();
+  // LighthouseOptions::step_down_after as it applies; zero when this
+  // lighthouse never steps down (it is alone).
+  absl::Duration step_down_after;
+  // When and why it last stepped down; "" when it never did.
+  std::string last_step_down;
 };
 
 class Lighthouse {

@@ -1,7 +1,7 @@
 // EtcdQuorumAuthority against a real etcd on 127.0.0.1: one leader among
 // several lighthouses, only the leader records quorum ids, failover when the
-// leader resigns, is killed (-9) or stopped, ids that only grow across
-// restarts, and an unreachable etcd that fails calls with UNAVAILABLE in
+// leader resigns, steps down, is killed (-9) or stopped, ids that only grow
+// across restarts, and an unreachable etcd that fails calls with UNAVAILABLE in
 // bounded time.
 #include "lib/lighthouse/etcd_quorum_authority.h"
 
@@ -193,6 +193,47 @@ TEST_F(EtcdQuorumAuthorityTest, FollowerTakesOverWhenTheLeaderResigns) {
   ASSERT_TRUE(last.ok()) << last.status();
   EXPECT_EQ(*last, 5);
   EXPECT_TRUE(b->RecordQuorumId(6).ok());
+}
+
+// A leader that steps down stops leading at once, its key goes with its
+// revoked lease, the follower takes over within its poll, and the one that
+// stepped down stays out of the campaign for a TTL: it takes the key back
+// only when no one else has it by then.
+TEST_F(EtcdQuorumAuthorityTest, LeaderThatStepsDownHandsOverAndStaysOut) {
+  auto a = NewAuthority("127.0.0.1:1001");
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(WaitUntil([&] { return a->IsLeader(); }, absl::Seconds(10)));
+  ASSERT_TRUE(a->RecordQuorumId(5).ok());
+  auto b = NewAuthority("127.0.0.1:1002");
+  ASSERT_TRUE(WaitUntil([&] { return b->LeaderAddress() == "127.0.0.1:1001"; },
+                        absl::Seconds(10)));
+
+  EXPECT_TRUE(a->CanStepDown());
+  const absl::Time stepped = absl::Now();
+  a->StepDown("no replica reaches it");
+  EXPECT_FALSE(a->IsLeader());
+  absl::Status refused = a->RecordQuorumId(6);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  ASSERT_TRUE(WaitUntil([&] { return b->IsLeader(); }, kFailoverTimeout));
+  // The revoked lease freed the key at once: no TTL to wait out.
+  EXPECT_LT(absl::Now() - stepped, absl::Milliseconds(1500));
+  ASSERT_TRUE(WaitUntil([&] { return a->LeaderAddress() == "127.0.0.1:1002"; },
+                        absl::Seconds(10)));
+  absl::StatusOr<int64_t> last = b->LastQuorumId();
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_EQ(*last, 5);
+  EXPECT_TRUE(b->RecordQuorumId(6).ok());
+
+  // With the follower gone too the key is free at once, but the one that
+  // stepped down takes it only after its TTL out of the campaign.
+  b.reset();
+  ASSERT_TRUE(WaitUntil([&] { return a->IsLeader(); }, kFailoverTimeout));
+  EXPECT_GE(absl::Now() - stepped, absl::Seconds(2));
+  // As a lighthouse catching up as leader: the id moved on meanwhile.
+  last = a->LastQuorumId();
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_EQ(*last, 6);
+  EXPECT_TRUE(a->RecordQuorumId(7).ok());
 }
 
 TEST_F(EtcdQuorumAuthorityTest, FollowerTakesOverAfterKill9OfTheLeader) {

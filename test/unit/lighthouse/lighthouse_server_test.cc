@@ -1,6 +1,7 @@
 // A lighthouse and its clients in one process, over loopback gRPC: the long
-// poll, commit votes, watch events, leader redirects, shutdown, and a quorum
-// authority slow to record ids, which holds up no other call.
+// poll, commit votes, watch events, leader redirects, shutdown, a quorum
+// authority slow to record ids, which holds up no other call, and a leader
+// that steps down when its replicas stop calling.
 #include <atomic>
 #include <condition_variable>
 #include <future>
@@ -21,6 +22,7 @@
 #include "lib/lighthouse/quorum_authority.h"
 #include "sluice/lighthouse/lighthouse.h"
 #include "sluice/support/failure.h"
+#include "sluice/support/liveness.h"
 
 namespace sluice::lighthouse {
 namespace {
@@ -645,6 +647,169 @@ TEST(LighthouseServerTest, QuorumRecordedAsTheLeadershipLapsedIsNotIssued) {
   EXPECT_EQ(slow->recorded(), (std::vector<int64_t>{1, 2}));
 }
 
+// Leads until it steps down (or the test says otherwise), records ids in
+// memory, and counts its step-downs, as several lighthouses over etcd would
+// hand the leadership to another.
+class HandOverAuthority final : public QuorumAuthority {
+ public:
+  bool IsLeader() const override { return leader.load(); }
+  std::string LeaderAddress() const override {
+    return leader.load() ? "" : "127.0.0.1:1";
+  }
+  absl::StatusOr<int64_t> LastQuorumId() override { return last_id.load(); }
+  absl::Status RecordQuorumId(int64_t id) override {
+    last_id.store(id);
+    return absl::OkStatus();
+  }
+  bool CanStepDown() const override { return true; }
+  void StepDown(const std::string& why) override {
+    std::lock_guard<std::mutex> lock(mu);
+    leader.store(false);
+    reasons.push_back(why);
+  }
+
+  std::vector<std::string> Reasons() {
+    std::lock_guard<std::mutex> lock(mu);
+    return reasons;
+  }
+  // Waits (bounded) until it stepped down `times` times.
+  bool WaitForStepDowns(size_t times) {
+    const absl::Time deadline = absl::Now() + kLong;
+    while (absl::Now() < deadline) {
+      if (Reasons().size() >= times) return true;
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    return false;
+  }
+
+  std::atomic<bool> leader{true};
+  std::atomic<int64_t> last_id{0};
+  std::mutex mu;
+  std::vector<std::string> reasons;  // guarded by mu
+};
+
+constexpr absl::Duration kStepDownAfter = absl::Milliseconds(300);
+
+std::unique_ptr<Lighthouse> StartWithStepDown(
+    std::unique_ptr<QuorumAuthority> authority,
+    absl::Duration step_down_after = kStepDownAfter) {
+  LighthouseOptions options;
+  options.bind = "127.0.0.1:0";
+  options.quorum_tick = absl::Milliseconds(20);
+  options.step_down_after = step_down_after;
+  auto lighthouse = Lighthouse::Start(options, std::move(authority));
+  EXPECT_TRUE(lighthouse.ok()) << lighthouse.status();
+  return lighthouse.ok() ? *std::move(lighthouse) : nullptr;
+}
+
+TEST(LighthouseStepDownTest, LeaderNoReplicaCallsStepsDownOnce) {
+  auto authority = std::make_unique<HandOverAuthority>();
+  HandOverAuthority* seen = authority.get();
+  auto lighthouse = StartWithStepDown(std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  const LighthouseStatus leading = lighthouse->Status();
+  EXPECT_TRUE(leading.is_leader);
+  EXPECT_GT(leading.leader_since, absl::UnixEpoch());
+  EXPECT_LE(leading.leader_since, leading.now);
+  EXPECT_EQ(leading.step_down_after, kStepDownAfter);
+  EXPECT_EQ(leading.last_step_down, "");
+
+  // Calls more often than the bound keep it leading well past the bound.
+  auto client = ClientOf({lighthouse->address()});
+  const absl::Time calls_start = absl::Now();
+  while (absl::Now() - calls_start < 3 * kStepDownAfter) {
+    ASSERT_TRUE(client->Heartbeat(Beat("a"), kLong).ok());
+    absl::SleepFor(kStepDownAfter / 4);
+  }
+  EXPECT_TRUE(seen->Reasons().empty());
+  const absl::Time last_call = absl::Now();
+  ASSERT_TRUE(client->Heartbeat(Beat("b"), kLong).ok());
+
+  ASSERT_TRUE(seen->WaitForStepDowns(1));
+  const absl::Duration took = absl::Now() - last_call;
+  EXPECT_GE(took, kStepDownAfter);
+  EXPECT_LT(took, kStepDownAfter + absl::Seconds(1));
+  const std::vector<std::string> reasons = seen->Reasons();
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("no replica called for 0."), std::string::npos)
+      << reasons[0];
+  EXPECT_NE(reasons[0].find("(step_down_after 0.3 s; 2 replicas known, the "
+                            "last call from b)"),
+            std::string::npos)
+      << reasons[0];
+  const LighthouseStatus stepped = lighthouse->Status();
+  EXPECT_FALSE(stepped.is_leader);
+  EXPECT_EQ(stepped.leader_since, absl::UnixEpoch());
+  EXPECT_EQ(stepped.last_step_down.rfind("stepped down at ", 0), 0u)
+      << stepped.last_step_down;
+  EXPECT_NE(stepped.last_step_down.find(reasons[0]), std::string::npos)
+      << stepped.last_step_down;
+  // A call now is refused: another lighthouse is to lead.
+  grpc::ClientContext context;
+  auto stub = proto::Lighthouse::NewStub(grpc::CreateChannel(
+      lighthouse->address(), grpc::InsecureChannelCredentials()));
+  proto::HeartbeatResponse response;
+  EXPECT_EQ(stub->Heartbeat(&context, Beat("a"), &response).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+
+  // Leading again, it does not step down before a replica calls in the new
+  // term, however long none does: no flapping.
+  seen->leader.store(true);
+  absl::SleepFor(4 * kStepDownAfter);
+  EXPECT_EQ(seen->Reasons().size(), 1u);
+  const LighthouseStatus again = lighthouse->Status();
+  EXPECT_TRUE(again.is_leader);
+  EXPECT_GT(again.leader_since, stepped.now);
+  // Its page still says when it last stepped down.
+  EXPECT_EQ(again.last_step_down, stepped.last_step_down);
+}
+
+TEST(LighthouseStepDownTest, FreshLeaderWithoutReplicasNeverStepsDown) {
+  auto authority = std::make_unique<HandOverAuthority>();
+  HandOverAuthority* seen = authority.get();
+  auto lighthouse = StartWithStepDown(std::move(authority));
+  ASSERT_NE(lighthouse, nullptr);
+  absl::SleepFor(5 * kStepDownAfter);
+  EXPECT_TRUE(seen->Reasons().empty());
+  EXPECT_TRUE(lighthouse->Status().is_leader);
+}
+
+TEST(LighthouseStepDownTest, LighthouseAloneNeverStepsDown) {
+  auto lighthouse = StartWithStepDown(nullptr);
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  ASSERT_TRUE(client->Heartbeat(Beat("a"), kLong).ok());
+  absl::SleepFor(5 * kStepDownAfter);
+  const LighthouseStatus status = lighthouse->Status();
+  EXPECT_TRUE(status.is_leader);
+  EXPECT_EQ(status.step_down_after, absl::ZeroDuration());
+  EXPECT_EQ(status.last_step_down, "");
+  EXPECT_TRUE(client->Heartbeat(Beat("a"), kLong).ok());
+}
+
+TEST(LighthouseStepDownTest, BoundDefaultsToHeartbeatTimeoutOrLivenessBound) {
+  const absl::Duration liveness = LivenessTimeout();
+  for (absl::Duration heartbeat_timeout :
+       {liveness - absl::Milliseconds(1), liveness + absl::Seconds(5)}) {
+    LighthouseOptions options;
+    options.bind = "127.0.0.1:0";
+    options.heartbeat_timeout = heartbeat_timeout;
+    auto lighthouse =
+        Lighthouse::Start(options, std::make_unique<HandOverAuthority>());
+    ASSERT_TRUE(lighthouse.ok()) << lighthouse.status();
+    EXPECT_EQ((*lighthouse)->Status().step_down_after,
+              std::max(heartbeat_timeout, liveness + kLivenessPingTimeout))
+        << "heartbeat timeout " << heartbeat_timeout;
+  }
+  LighthouseOptions negative;
+  negative.bind = "127.0.0.1:0";
+  negative.step_down_after = absl::Milliseconds(-1);
+  auto refused = Lighthouse::Start(negative);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "lighthouse: step_down_after must not be negative, got -1ms");
+}
+
 TEST(LighthouseServerTest, ShutdownEndsWaitingCallsAtOnce) {
   auto lighthouse = StartLighthouse();
   ASSERT_NE(lighthouse, nullptr);
@@ -721,11 +886,18 @@ TEST(LighthouseStatusTest, ProtoRoundTripKeepsEveryField) {
   status.set_is_leader(true);
   status.set_leader_address("127.0.0.1:29510");
   status.set_now_us(1700000001654321);
+  status.set_leader_since_us(1700000000654321);
+  status.set_step_down_after_ms(5000);
+  status.set_last_step_down("stepped down at 2023-11-14T22:13:20.654Z: why");
 
   const LighthouseStatus plain = StatusFromProto(status);
   EXPECT_EQ(plain.quorum.participants[1].incarnation, 0xfedcba9876543210u);
   EXPECT_EQ(plain.replicas[0].heartbeat_age, absl::Milliseconds(1234));
   EXPECT_EQ(absl::ToUnixMicros(plain.now), 1700000001654321);
+  EXPECT_EQ(absl::ToUnixMicros(plain.leader_since), 1700000000654321);
+  EXPECT_EQ(plain.step_down_after, absl::Seconds(5));
+  EXPECT_EQ(plain.last_step_down,
+            "stepped down at 2023-11-14T22:13:20.654Z: why");
   EXPECT_EQ(StatusToProto(plain).SerializeAsString(),
             status.SerializeAsString());
 }
