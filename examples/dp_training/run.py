@@ -25,6 +25,13 @@ STEP, and prints the time from that kill to the first step committed in
 a later generation (the new leader's quorum). It exits with 0 when the job finished and the
 checksums agreed, else 1 (or the launcher's code). Every process it
 started is killed when it exits, however it exits. See README.md.
+
+With --partition_after_s=S --partition_target=replica:R|lighthouse[:I]
+(and --partition_for_s=D to heal), run.py runs in a network namespace of
+its own (needs root and nft) and, S seconds after the first committed
+step, cuts the target off the network with nftables: replica R (which
+then runs as a fault user) as a host that vanished, or the lighthouse's
+port; it prints when the others went on and when the target came back.
 """
 
 import argparse
@@ -32,6 +39,7 @@ import ctypes
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -45,6 +53,9 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+# Shared with the parameter-server example.
+sys.path.insert(0, os.path.join(ROOT, "examples", "ps_training"))
+import network_partition  # noqa: E402
 PR_SET_PDEATHSIG = 1
 
 STEP_LINE = re.compile(
@@ -88,6 +99,11 @@ def parse_args():
                         "committed STEP (needs --lighthouses=2 or more)")
     parser.add_argument("--timeout", type=float, default=600,
                         help="kill everything after SECONDS (a hang)")
+    network_partition.add_arguments(
+        parser, "replica:R: every connection of replica R (run as a fault "
+        "user), as a host that vanished; lighthouse or lighthouse:I: the "
+        "lighthouse's port. --partition_after_s counts from the first "
+        "committed step")
     parser.add_argument("--log", help="also write the job's output here")
     bazel_bin = os.path.join(ROOT, "bazel-bin")
     parser.add_argument("--dp_train", default=os.path.join(
@@ -104,6 +120,19 @@ def parse_args():
         parser.error("--lighthouses must be at least 1")
     if args.kill_leader_at is not None and args.lighthouses < 2:
         parser.error("--kill_leader_at needs --lighthouses=2 or more")
+    network_partition.check_arguments(parser, args)
+    if args.partition_target is not None:
+        kind, _, index = args.partition_target.partition(":")
+        count = {"replica": args.replicas,
+                 "lighthouse": args.lighthouses}.get(kind)
+        if kind == "lighthouse" and not index:
+            index = "0"
+        if count is None or not index.isdigit() or int(index) >= count:
+            parser.error("--partition_target must be replica:0 to replica:%d "
+                         "or lighthouse:0 to lighthouse:%d, not %r" %
+                         (args.replicas - 1, args.lighthouses - 1,
+                          args.partition_target))
+        args.partition_target = (kind, int(index))
     return args
 
 
@@ -242,6 +271,56 @@ class Chaos:
         self.accuracy = {}    # replica -> held-out accuracy
         self.rejoined_at = 0  # the step at which the last killed rejoined
         self.max_step = 0
+        self.partition = None  # network_partition.Partition, scheduled
+        self.partition_replica = None  # the replica it cuts off, if one
+        self.stop = None  # set when the job ends: no partition after
+        self.partition_events = {}  # what followed the cut and the heal
+
+    def watch_partition(self, replica, step, quorum, at):
+        """Starts the partition's clock at the first committed step; then
+        records the first step the others committed without the target
+        after the cut, and the first step the target (anyone, for a
+        lighthouse) committed with every replica after the heal."""
+        partition = self.partition
+        if partition is None:
+            return
+        if partition.cut_at is None and not self.partition_events:
+            self.partition_events["scheduled"] = True
+            partition.schedule(self.stop)
+            return
+        events = self.partition_events
+        cut_at, healed_at = partition.cut_at, partition.healed_at
+        target = self.partition_replica
+        if (cut_at is not None and "without" not in events and
+                target is not None and replica != target and
+                quorum < self.args.replicas and at > cut_at):
+            events["without"] = (replica, step, quorum, at - cut_at)
+        if (healed_at is not None and "back" not in events and
+                at > healed_at and quorum == self.args.replicas and
+                (target is None or replica == target)):
+            events["back"] = (replica, step, quorum, at - healed_at)
+
+    def report_partition(self):
+        partition, events = self.partition, self.partition_events
+        if partition is None or partition.cut_at is None:
+            if partition is not None:
+                print("run.py: the partition never happened: the job ended "
+                      "first", flush=True)
+            return
+        line = "run.py: partition of %s:" % partition.target
+        if "without" in events:
+            line += (" replica %d committed step %d with quorum %d %.3f s "
+                     "after the cut;" % events["without"])
+        elif self.partition_replica is not None:
+            line += " the others committed nothing without it;"
+        if partition.healed_at is None:
+            line += " never healed"
+        elif "back" in events:
+            line += (" after the heal replica %d committed step %d with "
+                     "quorum %d %.3f s after it" % events["back"])
+        else:
+            line += " nothing committed after the heal"
+        print(line, flush=True)
 
     def wants_kill(self, replica, step):
         args = self.args
@@ -300,6 +379,7 @@ class Chaos:
             return
         replica, step, generation, quorum = map(int, match.group(1, 2, 3, 4))
         at = float(match.group(6))
+        self.watch_partition(replica, step, quorum, at)
         self.checksums.setdefault(step, {})[replica] = match.group(5)
         self.max_step = max(self.max_step, step)
         kill = self.leader_kill
@@ -348,6 +428,7 @@ class Chaos:
         """Prints the summary; returns whether the checksums agreed."""
         if self.leader_kill:
             self.report_leader_kill()
+        self.report_partition()
         for kill in self.kills:
             line = "run.py: replica %d killed after step %d:" % (
                 kill["replica"], kill["step"])
@@ -399,10 +480,15 @@ def main():
             sys.exit("%s is missing: %s" % (binary, build))
     if not os.path.isfile(args.model):
         sys.exit("%s is missing: %s" % (args.model, build))
+    # Runs run.py again in a network namespace of its own when a partition
+    # is asked for, before anything starts.
+    network_partition.enter_namespace(args)
+    network_partition.export_liveness(args)
     # SIGTERM ends the run as Ctrl-C does, through the finally below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     processes = []
     etcd_dir = None
+    stop = threading.Event()
     try:
         etcd = None
         if args.lighthouses > 1:
@@ -415,14 +501,36 @@ def main():
         print("run.py: lighthouse%s at %s" % (
             "s" if len(lighthouses) > 1 else "", lighthouse_address),
             flush=True)
+        replica_command = [args.dp_train, "--model=" + args.model,
+                           "--lighthouse=" + lighthouse_address,
+                           "--steps=%d" % args.steps]
+        partition = None
+        partition_replica = None
+        if args.partition_target is not None:
+            kind, index = args.partition_target
+            if kind == "replica":
+                # Every connection of that replica's, whatever its ports
+                # (Gloo's are picked at run time), is its user's.
+                partition = network_partition.Partition(
+                    args, "replica %d" % index, user=True)
+                partition_replica = index
+                replica_command = [
+                    "/bin/sh", "-c",
+                    'if [ "$SLUICE_RANK" = %d ]; then exec %s "$@"; fi; '
+                    'exec "$@"' % (index, " ".join(
+                        map(shlex.quote,
+                            network_partition.run_as_fault_user([])))),
+                    "dp_train"] + replica_command
+            else:
+                partition = network_partition.Partition(
+                    args, "lighthouse %s" % lighthouses[index].address,
+                    ports=[lighthouses[index].port])
         launcher = subprocess.Popen(
             [args.sluice_launch, "--nproc=%d" % args.replicas,
              "--restart=rank", "--finish=first", "--monitor=none",
              "--max_restarts=%d" % max(3, args.kills + 1),
-             "--restart_backoff_ms=%d" % args.restart_backoff_ms, "--",
-             args.dp_train, "--model=" + args.model,
-             "--lighthouse=" + lighthouse_address,
-             "--steps=%d" % args.steps],
+             "--restart_backoff_ms=%d" % args.restart_backoff_ms, "--"] +
+            replica_command,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             preexec_fn=die_with_parent)
         processes.append(launcher)
@@ -431,6 +539,9 @@ def main():
         timer.start()
 
         chaos = Chaos(args, lighthouses)
+        chaos.partition = partition
+        chaos.partition_replica = partition_replica
+        chaos.stop = stop
         log = open(args.log, "w") if args.log else None
         for line in launcher.stdout:
             sys.stdout.write(line)
@@ -439,6 +550,7 @@ def main():
                 log.write(line)
             chaos.read(line.rstrip("\n"))
         status = launcher.wait()
+        stop.set()
         timer.cancel()
         if log:
             log.close()
@@ -453,6 +565,7 @@ def main():
             return 1
         return 0 if agreed else 1
     finally:
+        stop.set()
         for process in processes:
             if process.poll() is None:
                 process.kill()

@@ -5,11 +5,16 @@ checkpoints in --workdir/checkpoints, which later runs resume from.
 
     python3 examples/ps_training/run.py [--fresh] [--chaos]
         [--kill_ps_at=SECONDS] [--kill_coordinator_at=SECONDS]
+        [--partition_after_s=SECONDS --partition_target=ps:I|worker:I
+         [--partition_for_s=SECONDS] [--partition_traffic=both|to|from]]
+        [--liveness_timeout_ms=MS]
 
 Prints the coordinator's output and exits with its exit status: 0 when
 training finished, 75 when running the same command again resumes it
 (a parameter server or the coordinator was lost). Every process it started
-is killed when it exits, however it exits. See README.md.
+is killed when it exits, however it exits. With --partition_after_s it runs
+in a network namespace of its own and cuts the target task's port off
+there with nftables (network_partition.py; needs root). See README.md.
 """
 
 import argparse
@@ -27,6 +32,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import network_partition  # noqa: E402  (found next to this file)
+
 RESTARTABLE = 75
 NUM_PS = 2
 NUM_WORKERS = 4
@@ -53,6 +61,10 @@ def parse_args():
                         help="kill -9 the coordinator after SECONDS")
     parser.add_argument("--timeout", type=float, default=1200,
                         help="kill everything after SECONDS (a hang)")
+    network_partition.add_arguments(
+        parser, "ps:I or worker:I: the task whose port --partition_after_s "
+        "cuts off, SECONDS after the coordinator started (every connection "
+        "to a ps; a worker's with the coordinator)")
     parser.add_argument("--ps_train",
                         default=os.path.join(ROOT, "bazel-bin/examples/"
                                              "ps_training/ps_train"))
@@ -63,7 +75,18 @@ def parse_args():
                         default=os.path.join(ROOT, "bazel-bin/examples/"
                                              "ps_training/model.sbf"),
                         help="model.mlir compiled to SBF")
-    return parser.parse_args()
+    args = parser.parse_args()
+    network_partition.check_arguments(parser, args)
+    if args.partition_target is not None:
+        job, _, index = args.partition_target.partition(":")
+        count = {"ps": NUM_PS, "worker": NUM_WORKERS}.get(job)
+        if count is None or not index.isdigit() or int(index) >= count:
+            parser.error("--partition_target must be ps:0 to ps:%d or "
+                         "worker:0 to worker:%d, not %r" %
+                         (NUM_PS - 1, NUM_WORKERS - 1,
+                          args.partition_target))
+        args.partition_target = (job, int(index))
+    return args
 
 
 def free_ports(count):
@@ -202,6 +225,10 @@ def main():
             sys.exit("%s is missing: %s" % (binary, build))
     if not os.path.isfile(args.model):
         sys.exit("%s is missing: %s" % (args.model, build))
+    # Runs run.py again in a network namespace of its own when a partition
+    # is asked for, before anything starts.
+    network_partition.enter_namespace(args)
+    network_partition.export_liveness(args)
     if args.fresh:
         shutil.rmtree(os.path.join(args.workdir, "checkpoints"),
                       ignore_errors=True)
@@ -213,6 +240,7 @@ def main():
     stop = threading.Event()
     coordinator_killed = threading.Event()
     threads = []
+    partition = None
     try:
         job.start_cluster()
         print("cluster: %s (logs in %s)" % (job.cluster, job.logs),
@@ -236,6 +264,13 @@ def main():
                 job.coordinator.kill()
             threads.append(after(args.kill_coordinator_at, stop,
                                  kill_coordinator))
+        if args.partition_target is not None:
+            job_name, index = args.partition_target
+            address = job.addresses[job_name][index]
+            partition = network_partition.Partition(
+                args, "%s %d (%s)" % (job_name, index, address),
+                ports=[int(address.rsplit(":", 1)[1])])
+            threads.append(partition.schedule(stop))
         threads.append(after(args.timeout, stop, job.coordinator.kill))
 
         with open(os.path.join(job.logs, "coordinator.log"), "a") as log:
@@ -244,7 +279,11 @@ def main():
                 sys.stdout.flush()
                 log.write(line)
         status = job.coordinator.wait()
+        since_cut = partition.since_cut() if partition else None
         stop.set()
+        if since_cut is not None:
+            print("run.py: the coordinator exited with %d %.3f s after the "
+                  "partition" % (status, since_cut), flush=True)
         for thread in threads:
             thread.join()
         if coordinator_killed.is_set():

@@ -9,7 +9,9 @@
 // returns DEADLINE_EXCEEDED but the connections stay up a little longer
 // (Gloo's own timeout is the call's plus a grace period): peers that wait
 // for the same stalled rank then reach their own timeouts and report
-// DEADLINE_EXCEEDED too, rather than a connection closed by this rank.
+// DEADLINE_EXCEEDED too, rather than a connection closed by this rank. A
+// peer that goes silent (its host or the link gone) fails the call within
+// the liveness bound instead (gloo_liveness.h).
 #include "sluice/collective/gloo_group.h"
 
 #include <algorithm>
@@ -35,6 +37,7 @@
 #include "gloo/types.h"
 #include "grpcpp/grpcpp.h"
 #include "lib/collective/gloo_failure.h"
+#include "lib/collective/gloo_liveness.h"
 #include "lib/collective/gloo_store.h"
 #include "lib/collective/group_error.h"
 #include "lib/collective/op_header.h"
@@ -42,6 +45,8 @@
 #include "sluice/support/error_util.h"
 #include "sluice/support/failure.h"
 #include "sluice/support/fault_point.h"
+#include "sluice/support/liveness.h"
+#include "sluice/support/logging.h"
 
 namespace sluice::ccl {
 namespace {
@@ -616,6 +621,13 @@ absl::StatusOr<RCReference<CollectiveGroup>> CreateGlooGroup(
       return MarkFailureClass(error, FailureClass::kFatal);
     }
     return MarkFailureClass(error, FailureClass::kRetryable);
+  }
+  // Without it a peer that went silent holds a collective until its
+  // timeout; the group works either way.
+  if (absl::Status live = SetPairLiveness(*context, LivenessTimeout());
+      !live.ok()) {
+    SLUICE_LOG(WARNING) << "rank " << options.rank << " of generation "
+                        << options.generation << ": " << live.message();
   }
   return TakeRef<CollectiveGroup>(
       new GlooGroup(options, std::move(context), std::move(device)));

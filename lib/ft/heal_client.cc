@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,12 @@ absl::Status PeerFailure(const HealPeer& peer, absl::StatusCode code,
           code, absl::StrCat("healing from replica ", peer.replica_id, " at ",
                              peer.address, " failed: ", std::string(why))),
       peer.replica_id);
+}
+
+// Why a call failed: a peer whose host or link is gone fails it only by
+// silence, which the error must tell from a peer that refused.
+std::string Why(const grpc::Status& status) {
+  return WentSilent(status) ? SilenceReason() : status.error_message();
 }
 
 }  // namespace
@@ -54,7 +61,7 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
     if (!status.ok()) {
       return PeerFailure(peer,
                          static_cast<absl::StatusCode>(status.error_code()),
-                         status.error_message());
+                         Why(status));
     }
     return PeerFailure(peer, absl::StatusCode::kDataLoss,
                        "the stream does not start with a header");
@@ -91,10 +98,9 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
   }
   if (!has_trailer) {
     grpc::Status status = reader->Finish();
-    const std::string why =
-        absl::StrCat("the stream ended after ", state.bytes.size(), " of ",
-                     total, " bytes without a checksum",
-                     status.ok() ? "" : ": ", status.error_message());
+    const std::string why = absl::StrCat(
+        "the stream ended after ", state.bytes.size(), " of ", total,
+        " bytes without a checksum", status.ok() ? "" : ": ", Why(status));
     return PeerFailure(peer,
                        status.ok()
                            ? absl::StatusCode::kDataLoss
@@ -109,7 +115,7 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
   }
   if (grpc::Status status = reader->Finish(); !status.ok()) {
     return PeerFailure(peer, static_cast<absl::StatusCode>(status.error_code()),
-                       status.error_message());
+                       Why(status));
   }
   if (state.bytes.size() != total) {
     return PeerFailure(peer, absl::StatusCode::kDataLoss,

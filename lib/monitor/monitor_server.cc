@@ -28,7 +28,7 @@ class MonitorService final : public proto::Monitor::Service {
   explicit MonitorService(MonitorOptions options)
       : state_(std::move(options)) {}
 
-  grpc::Status Report(grpc::ServerContext*,
+  grpc::Status Report(grpc::ServerContext* context,
                       grpc::ServerReader<proto::SignalBatch>* reader,
                       proto::ReportAck*) override {
     const uint64_t stream = next_stream_.fetch_add(1) + 1;
@@ -44,8 +44,11 @@ class MonitorService final : public proto::Monitor::Service {
       }
     }
     if (any) {
+      // A stream the rank closed ends clean; one whose connection broke (a
+      // reset, or liveness giving up a silent peer) is cancelled.
+      const bool broken = context->IsCancelled();
       std::lock_guard<std::mutex> lock(mu_);
-      state_.StreamEnded(stream, absl::Now());
+      state_.StreamEnded(stream, absl::Now(), broken);
     }
     return grpc::Status::OK;
   }

@@ -159,7 +159,7 @@ void MonitorState::ApplySignal(Rank& rank, const proto::Signal& signal,
   }
 }
 
-void MonitorState::StreamEnded(uint64_t stream, absl::Time now) {
+void MonitorState::StreamEnded(uint64_t stream, absl::Time now, bool broken) {
   retired_streams_.erase(stream);
   auto it = streams_.find(stream);
   if (it == streams_.end()) return;
@@ -170,6 +170,11 @@ void MonitorState::StreamEnded(uint64_t stream, absl::Time now) {
   if (rank.finished || rank.exit.has_value()) return;
   rank.dropped = true;
   rank.dropped_at = now;
+  rank.dropped_silent.reset();
+  if (broken && rank.contacted &&
+      now - rank.last_contact >= kSilentBeforeBreak) {
+    rank.dropped_silent = now - rank.last_contact;
+  }
   if (rank.in_step) {
     rank.dropped_where = absl::StrCat("in step ", rank.last_begin_step);
   } else if (rank.last_end_step >= 0) {
@@ -234,6 +239,16 @@ std::optional<proto::Verdict> MonitorState::VerdictOf(int index,
   if (rank.finished) {
     return MakeVerdict(index, proto::Verdict::FINISHED,
                        absl::StrCat(who, " finished"), rank.finished_at);
+  }
+  if (rank.dropped && rank.dropped_silent.has_value()) {
+    return MakeVerdict(
+        index, proto::Verdict::SILENT,
+        absl::StrCat(who, " silent: its connection to the monitor went silent ",
+                     rank.dropped_where, " (nothing heard for ",
+                     Elapsed(*rank.dropped_silent),
+                     "; the rank is stopped, or its host or the network is "
+                     "gone)"),
+        rank.dropped_at);
   }
   if (rank.dropped) {
     return MakeVerdict(index, proto::Verdict::DEAD,

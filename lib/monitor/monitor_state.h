@@ -18,6 +18,13 @@
 
 namespace sluice::monitor {
 
+// How long a broken report stream must have carried nothing (not even the
+// heartbeats, every 50 ms) for its end to count as silence rather than
+// death: half of kLivenessPingTimeout (sluice/support/liveness.h), as a
+// ping in flight when the network went away may have left just before the
+// rank's last data.
+inline constexpr absl::Duration kSilentBeforeBreak = absl::Milliseconds(500);
+
 // An error naming the first option that cannot work (a world size below 1,
 // a timeout that is not positive).
 absl::Status ValidateMonitorOptions(const MonitorOptions& options);
@@ -44,9 +51,15 @@ class MonitorState {
   absl::Status Apply(uint64_t stream, const proto::SignalBatch& batch,
                      absl::Time now);
 
-  // The stream ended. If it was its rank's current stream and the rank had
-  // not finished, the rank is dead.
-  void StreamEnded(uint64_t stream, absl::Time now);
+  // The stream ended; `broken` when the rank did not close it (its process
+  // died, or liveness gave its connection up). If it was its rank's current
+  // stream and the rank had not finished, the rank is dead; or silent when
+  // the stream broke kSilentBeforeBreak or more after the rank last spoke:
+  // a process that dies resets its connection at once, while liveness gives
+  // a connection up only after a ping went unanswered for its whole
+  // timeout, so what went quiet first was the rank's host, the network or
+  // the stopped process.
+  void StreamEnded(uint64_t stream, absl::Time now, bool broken = false);
 
   // A launcher saw the rank's process end. An error for a rank outside the
   // job.
@@ -88,6 +101,8 @@ class MonitorState {
     bool dropped = false;  // the current stream ended before TRAIN_END
     absl::Time dropped_at;
     std::string dropped_where;  // "in step 12"
+    // The stream broke after this long without a word: it went silent.
+    std::optional<absl::Duration> dropped_silent;
   };
   struct Stream {
     int rank = 0;

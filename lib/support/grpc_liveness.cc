@@ -53,8 +53,15 @@ std::shared_ptr<grpc::Channel> NewLivenessChannel(const std::string& address) {
 }
 
 bool WentSilent(const grpc::Status& status) {
-  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
-         absl::StrContains(status.error_message(), "keepalive");
+  if (status.error_code() != grpc::StatusCode::UNAVAILABLE) return false;
+  const std::string& message = status.error_message();
+  // gRPC also sets the socket's TCP_USER_TIMEOUT to the ping's timeout: a
+  // connection with data unacknowledged fails by that first, in the
+  // kernel's words ("recvmsg:Connection timed out"). A connection never
+  // made is not one that went silent.
+  return absl::StrContains(message, "keepalive") ||
+         (absl::StrContains(message, "Connection timed out") &&
+          !absl::StrContains(message, "failed to connect"));
 }
 
 std::string SilenceReason() {

@@ -6,18 +6,27 @@
 // repeated, to the state. It prints what a test
 // checks, one line each:
 //
-//   quorum generation=G rank=R size=S max_step=M healed_from=ID
+//   quorum generation=G rank=R size=S max_step=M healed_from=ID at_ms=U
 //   state step=S crc=HEX v1=X       (at the start, after a heal and after
 //                                    each commit: checksum, second value)
-//   allreduce_error step=S ms=T error=MESSAGE
-//   commit step=S generation=G commit=0|1
+//   allreduce_error step=S ms=T at_ms=U error=MESSAGE
+//   commit step=S generation=G commit=0|1 at_ms=U
 //   quorum_error: MESSAGE
+//   serving bytes=N at_ms=U         (its state saved for a healing peer)
 //
-// --report_error_at_step=S reports an error after the allreduce of step S
-// (once); --hang_at_step=S stops before the allreduce of step S until the
-// process is killed. Exits 0 after committing --until_step, 1 on an error
-// it cannot retry.
+// where U is the wall clock in Unix milliseconds, for a test to time
+// events against its own clock. --report_error_at_step=S reports an error
+// after the allreduce of step S (once); --hang_at_step=S stops before the
+// allreduce of step S until the process is killed; --pause_at_step=S
+// sleeps --pause_ms before it (once, printing "pausing step=S"), for a
+// test to cut the network meanwhile; --min_step_ms=T makes each step last
+// at least T, so that a replica stays in training while a peer rejoins;
+// --commit_timeout_ms bounds each commit vote.
+// Exits 0 after committing --until_step, 1 on an error it cannot retry.
+#include <sys/prctl.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -49,8 +58,14 @@ struct Flags {
   int64_t until_step = 3;
   int64_t report_error_at_step = -1;
   int64_t hang_at_step = -1;
+  int64_t pause_at_step = -1;
+  int64_t pause_ms = 0;
+  int64_t min_step_ms = 0;
   int64_t collective_timeout_ms = 60000;
+  int64_t commit_timeout_ms = 30000;
 };
+
+long long NowMs() { return absl::ToUnixMillis(absl::Now()); }
 
 // The state every replica holds at `step` when no step failed: the same
 // function on every replica, so replicas that start at the same step agree.
@@ -69,6 +84,9 @@ class VectorState final : public ReplicaState {
 
   absl::StatusOr<std::string> Save() override {
     std::lock_guard<std::mutex> lock(mu_);
+    std::printf("serving bytes=%zu at_ms=%lld\n",
+                values_.size() * sizeof(float), NowMs());
+    std::fflush(stdout);
     return std::string(reinterpret_cast<const char*>(values_.data()),
                        values_.size() * sizeof(float));
   }
@@ -122,7 +140,11 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
           : name == "until_step"            ? &flags->until_step
           : name == "report_error_at_step"  ? &flags->report_error_at_step
           : name == "hang_at_step"          ? &flags->hang_at_step
+          : name == "pause_at_step"         ? &flags->pause_at_step
+          : name == "pause_ms"              ? &flags->pause_ms
+          : name == "min_step_ms"           ? &flags->min_step_ms
           : name == "collective_timeout_ms" ? &flags->collective_timeout_ms
+          : name == "commit_timeout_ms"     ? &flags->commit_timeout_ms
                                             : nullptr;
       if (target == nullptr || !absl::SimpleAtoi(value, target)) return false;
     }
@@ -139,6 +161,7 @@ int Run(const Flags& flags) {
   options.quorum_timeout = absl::Seconds(30);
   options.collective_timeout = absl::Milliseconds(flags.collective_timeout_ms);
   options.heal_timeout = absl::Seconds(30);
+  options.commit_timeout = absl::Milliseconds(flags.commit_timeout_ms);
   absl::StatusOr<std::unique_ptr<Manager>> manager =
       Manager::Create(options, &state);
   if (!manager.ok()) {
@@ -157,8 +180,10 @@ int Run(const Flags& flags) {
   int64_t step = flags.start_step;
   state.Print(step);
   bool reported = false;
+  bool paused = false;
   int quorum_failures = 0;
   while (step < flags.until_step) {
+    const absl::Time step_start = absl::Now();
     absl::StatusOr<QuorumView> view = (*manager)->StartQuorum(step);
     if (!view.ok()) {
       std::printf("quorum_error: %s\n", view.status().ToString().c_str());
@@ -168,9 +193,10 @@ int Run(const Flags& flags) {
     }
     std::printf(
         "quorum generation=%lld rank=%d size=%d max_step=%lld "
-        "healed_from=%s\n",
+        "healed_from=%s at_ms=%lld\n",
         static_cast<long long>(view->generation), view->rank, view->size,
-        static_cast<long long>(view->max_step), view->healed_from.c_str());
+        static_cast<long long>(view->max_step), view->healed_from.c_str(),
+        NowMs());
     if (!view->healed_from.empty()) {
       step = view->max_step;
       state.Print(step);
@@ -181,6 +207,12 @@ int Run(const Flags& flags) {
       std::fflush(stdout);
       for (;;) absl::SleepFor(absl::Seconds(1));
     }
+    if (step == flags.pause_at_step && !paused) {
+      paused = true;
+      std::printf("pausing step=%lld\n", static_cast<long long>(step));
+      std::fflush(stdout);
+      absl::SleepFor(absl::Milliseconds(flags.pause_ms));
+    }
     std::vector<float> update;
     absl::StatusOr<DenseHostTensor> input = DenseHostTensor::FromValues<float>(
         TensorShape({gradient_floats}), gradient, allocator.get());
@@ -189,11 +221,11 @@ int Run(const Flags& flags) {
     absl::StatusOr<DenseHostTensor> sum = view->group->AllReduce(
         *input, ccl::ReduceOp::kAvg, options.collective_timeout);
     if (!sum.ok()) {
-      std::printf("allreduce_error step=%lld ms=%lld error=%s\n",
+      std::printf("allreduce_error step=%lld ms=%lld at_ms=%lld error=%s\n",
                   static_cast<long long>(step),
                   static_cast<long long>(
                       absl::ToInt64Milliseconds(absl::Now() - start)),
-                  sum.status().ToString().c_str());
+                  NowMs(), sum.status().ToString().c_str());
       std::fflush(stdout);
       (*manager)->ReportError(sum.status());
     } else {
@@ -207,10 +239,10 @@ int Run(const Flags& flags) {
       (*manager)->ReportError(absl::InternalError("the step's data was bad"));
     }
     absl::StatusOr<bool> commit = (*manager)->ShouldCommit(step);
-    std::printf("commit step=%lld generation=%lld commit=%d\n",
+    std::printf("commit step=%lld generation=%lld commit=%d at_ms=%lld\n",
                 static_cast<long long>(step),
                 static_cast<long long>(view->generation),
-                commit.ok() && *commit ? 1 : 0);
+                commit.ok() && *commit ? 1 : 0, NowMs());
     if (commit.ok() && *commit) {
       if (update.empty()) {
         std::printf("bug: step %lld committed after a failed step\n",
@@ -222,6 +254,8 @@ int Run(const Flags& flags) {
       state.Print(step);
     }
     std::fflush(stdout);
+    absl::SleepFor(absl::Milliseconds(flags.min_step_ms) -
+                   (absl::Now() - step_start));
   }
   return 0;
 }
@@ -230,13 +264,18 @@ int Run(const Flags& flags) {
 }  // namespace sluice::ft
 
 int main(int argc, char** argv) {
+  // A test that runs this as another user (setpriv) loses the death signal
+  // it set, which a change of user clears: set again, the replica still
+  // dies with the test.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   sluice::ft::Flags flags;
   if (!sluice::ft::ParseFlags(argc, argv, &flags)) {
     std::fprintf(stderr,
                  "usage: manager_replica --lighthouse=ADDRS --replica_id=ID "
                  "[--floats=N --start_step=S --until_step=S "
                  "--report_error_at_step=S --hang_at_step=S "
-                 "--collective_timeout_ms=MS]\n");
+                 "--pause_at_step=S --pause_ms=MS --min_step_ms=MS "
+                 "--collective_timeout_ms=MS --commit_timeout_ms=MS]\n");
     return 2;
   }
   if (absl::Status faults = sluice::FaultInjector::InitFromEnvironment();

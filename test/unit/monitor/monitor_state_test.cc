@@ -227,6 +227,32 @@ TEST_F(MonitorStateTest, DroppedStreamIsDead) {
                 "first step"}));
 }
 
+// A stream that broke long after its rank last spoke was given up by
+// liveness: the rank went silent (stopped, or its host or the network is
+// gone). One that broke at once, or that the rank closed, is a death.
+TEST_F(MonitorStateTest, BrokenAfterSilenceIsSilentNotDead) {
+  ASSERT_TRUE(Send(0, Signal::STEP_BEGIN, 7).ok());
+  ASSERT_TRUE(Send(1, Signal::STEP_BEGIN, 7).ok());
+  ASSERT_TRUE(Send(2, Signal::STEP_BEGIN, 7).ok());
+  Advance(absl::Milliseconds(2200));
+  state_->StreamEnded(StreamOf(0), now_, /*broken=*/true);
+  state_->StreamEnded(StreamOf(1), now_, /*broken=*/false);
+  ASSERT_TRUE(Heartbeat(2).ok());
+  Advance(kSilentBeforeBreak - absl::Milliseconds(100));
+  state_->StreamEnded(StreamOf(2), now_, /*broken=*/true);
+  proto::JobState state = Evaluate();
+  ASSERT_EQ(state.verdicts_size(), 3);
+  EXPECT_EQ(state.verdicts(0).kind(), Verdict::SILENT);
+  EXPECT_EQ(Messages(),
+            (std::vector<std::string>{
+                "rank 0 silent: its connection to the monitor went silent in "
+                "step 7 (nothing heard for 2.2 s; the rank is stopped, or its "
+                "host or the network is gone)",
+                "rank 1 dead: its connection to the monitor dropped in step 7",
+                "rank 2 dead: its connection to the monitor dropped in step "
+                "7"}));
+}
+
 TEST_F(MonitorStateTest, ReconnectOfTheSameProcessClearsDead) {
   ASSERT_TRUE(Send(0, Signal::STEP_BEGIN, 5).ok());
   state_->StreamEnded(StreamOf(0), now_);
