@@ -63,22 +63,9 @@ const char* TrafficName(Traffic traffic) {
 
 class CoordinatorPartitionTest : public CoordinatorFixture {
  protected:
-  static void SetUpTestSuite() {
-    // Once, before any thread: every thread and process of every suite
-    // must be in the same namespace (gRPC's threads, started by the first
-    // suite, make sockets too).
-    static const absl::Status* const entered = [] {
-      setenv("SLUICE_LIVENESS_TIMEOUT_MS",
-             absl::StrCat(absl::ToInt64Milliseconds(kLiveness)).c_str(), 1);
-      SetLivenessTimeout(kLiveness);
-      return new absl::Status(test_util::EnterOwnNetworkNamespace());
-    }();
-    entered_ = entered;
-  }
-
   void SetUp() override {
-    if (!entered_->ok()) GTEST_SKIP() << *entered_;
-    absl::StatusOr<NetworkFaults> faults = NetworkFaults::Create();
+    absl::StatusOr<NetworkFaults> faults =
+        test_util::StartNetworkFaultTest(kLiveness);
     if (!faults.ok()) GTEST_SKIP() << faults.status();
     faults_.emplace(std::move(*faults));
   }
@@ -143,11 +130,8 @@ class CoordinatorPartitionTest : public CoordinatorFixture {
     return std::nullopt;
   }
 
-  static const absl::Status* entered_;
   std::optional<NetworkFaults> faults_;
 };
-
-const absl::Status* CoordinatorPartitionTest::entered_ = nullptr;
 
 TEST_F(CoordinatorPartitionTest, ASilentWorkersClosureRerunsWithinLiveness) {
   ASSERT_NO_FATAL_FAILURE(StartJob());

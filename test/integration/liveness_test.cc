@@ -61,13 +61,9 @@ std::unique_ptr<HostContext> MakeHost(const char* queue) {
 
 class LivenessTest : public testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    entered_ = new absl::Status(test_util::EnterOwnNetworkNamespace());
-  }
-
   void SetUp() override {
-    if (!entered_->ok()) GTEST_SKIP() << *entered_;
-    absl::StatusOr<NetworkFaults> faults = NetworkFaults::Create();
+    absl::StatusOr<NetworkFaults> faults =
+        test_util::StartNetworkFaultTest(kLiveness);
     if (!faults.ok()) GTEST_SKIP() << faults.status();
     faults_.emplace(std::move(*faults));
 
@@ -148,7 +144,6 @@ class LivenessTest : public testing::Test {
     return status.get();
   }
 
-  static absl::Status* entered_;
   std::optional<NetworkFaults> faults_;
   std::unique_ptr<HostContext> worker_host_;
   std::unique_ptr<WorkerServer> server_;
@@ -156,8 +151,6 @@ class LivenessTest : public testing::Test {
   std::unique_ptr<ClusterClient> client_;
   TaskClient* task_ = nullptr;
 };
-
-absl::Status* LivenessTest::entered_ = nullptr;
 
 TEST_F(LivenessTest, ACallToASilentWorkerFailsWithinTheLivenessBound) {
   auto results = StartSpin();

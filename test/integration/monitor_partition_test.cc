@@ -97,23 +97,11 @@ std::optional<Verdict> VerdictOf(const JobState& s, int rank) {
 
 class MonitorPartitionTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    // Once, before any thread: every thread and process of the tests must
-    // be in the namespace (gRPC's threads make sockets too).
-    static const absl::Status* const entered = [] {
-      setenv("SLUICE_LIVENESS_TIMEOUT_MS",
-             absl::StrCat(absl::ToInt64Milliseconds(kLiveness)).c_str(), 1);
-      SetLivenessTimeout(kLiveness);
-      return new absl::Status(test_util::EnterOwnNetworkNamespace());
-    }();
-    entered_ = entered;
-  }
-
   void SetUp() override {
-    if (!entered_->ok()) GTEST_SKIP() << *entered_;
     // Before any connection: BlackholeUser knows a user's connections
     // from their first segment on.
-    absl::StatusOr<NetworkFaults> faults = NetworkFaults::Create();
+    absl::StatusOr<NetworkFaults> faults =
+        test_util::StartNetworkFaultTest(kLiveness);
     if (!faults.ok()) GTEST_SKIP() << faults.status();
     faults_.emplace(std::move(*faults));
   }
@@ -199,13 +187,10 @@ class MonitorPartitionTest : public ::testing::Test {
     return took;
   }
 
-  static const absl::Status* entered_;
   std::optional<NetworkFaults> faults_;
   std::unique_ptr<MonitorServer> monitor_;
   std::vector<std::unique_ptr<ChildProcess>> ranks_;
 };
-
-const absl::Status* MonitorPartitionTest::entered_ = nullptr;
 
 class MonitorPortPartitionTest : public MonitorPartitionTest,
                                  public ::testing::WithParamInterface<Traffic> {

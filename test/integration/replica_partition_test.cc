@@ -283,20 +283,12 @@ struct Trio {
 
 class ReplicaPartitionTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    // Before any thread: the lighthouse's and the replicas' must all be in
-    // the namespace.
-    entered_ = new absl::Status(test_util::EnterOwnNetworkNamespace());
-    // The lighthouse in this process pings its replicas as they ping it.
-    SetLivenessTimeout(kLiveness);
-  }
-
   void SetUp() override {
-    if (!entered_->ok()) GTEST_SKIP() << *entered_;
     if (access(RunAsUser(kUserA, {})[0].c_str(), X_OK) != 0) {
       GTEST_SKIP() << "no setpriv to run replicas as fault users";
     }
-    absl::StatusOr<NetworkFaults> faults = NetworkFaults::Create();
+    absl::StatusOr<NetworkFaults> faults =
+        test_util::StartNetworkFaultTest(kLiveness);
     if (!faults.ok()) GTEST_SKIP() << faults.status();
     faults_.emplace(std::move(*faults));
   }
@@ -425,13 +417,10 @@ class ReplicaPartitionTest : public ::testing::Test {
     ExpectSameStates(survivors);
   }
 
-  static absl::Status* entered_;
   std::optional<NetworkFaults> faults_;
   std::unique_ptr<grpc::Service> store_;
   std::unique_ptr<Lighthouse> lighthouse_;
 };
-
-absl::Status* ReplicaPartitionTest::entered_ = nullptr;
 
 // C is blackholed both ways, as a host that lost power, while A and B wait
 // for it in the allreduce of the fault step (it stopped before its part):

@@ -15,6 +15,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "sluice/support/liveness.h"
 
 namespace sluice::test_util {
 namespace {
@@ -110,6 +111,17 @@ absl::Status EnterOwnNetworkNamespace() {
         "cannot make a network namespace (needs root): ", ErrnoText()));
   }
   return BringLoopbackUp();
+}
+
+absl::StatusOr<NetworkFaults> StartNetworkFaultTest(absl::Duration liveness) {
+  static const absl::Status* const entered = [liveness] {
+    setenv("SLUICE_LIVENESS_TIMEOUT_MS",
+           std::to_string(absl::ToInt64Milliseconds(liveness)).c_str(), 1);
+    SetLivenessTimeout(liveness);
+    return new absl::Status(EnterOwnNetworkNamespace());
+  }();
+  if (!entered->ok()) return *entered;
+  return NetworkFaults::Create();
 }
 
 absl::StatusOr<NetworkFaults> NetworkFaults::Create() {

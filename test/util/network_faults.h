@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace sluice::test_util {
 
@@ -31,6 +32,15 @@ namespace sluice::test_util {
 // children, stay in the machine's namespace. Needs root (CAP_SYS_ADMIN);
 // otherwise a FailedPrecondition that says so, for the test to skip with.
 absl::Status EnterOwnNetworkNamespace();
+
+// What a network-fault test's SetUp starts with: the first call in the
+// process enters a network namespace of its own (see above: call it before
+// the test starts any thread) and sets the liveness timeout, of this
+// process and, through SLUICE_LIVENESS_TIMEOUT_MS, of the processes it
+// starts; every call then makes the test's table. An error is the reason
+// to skip (not root, no nftables).
+class NetworkFaults;
+absl::StatusOr<NetworkFaults> StartNetworkFaultTest(absl::Duration liveness);
 
 // Which of a port's TCP segments a blackhole drops. On loopback a segment
 // to the port is the client's side of a connection to a server listening

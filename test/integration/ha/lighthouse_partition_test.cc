@@ -140,19 +140,9 @@ struct SeenQuorum {
 
 class LighthousePartitionTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    // Before any thread: the test's threads and children must all be in
-    // the namespace.
-    entered_ = new absl::Status(test_util::EnterOwnNetworkNamespace());
-    // The replicas take it from the environment; the lighthouses also get
-    // --liveness_timeout_ms.
-    setenv("SLUICE_LIVENESS_TIMEOUT_MS",
-           absl::StrCat(absl::ToInt64Milliseconds(kLiveness)).c_str(), 1);
-  }
-
   void SetUp() override {
-    if (!entered_->ok()) GTEST_SKIP() << *entered_;
-    absl::StatusOr<NetworkFaults> faults = NetworkFaults::Create();
+    absl::StatusOr<NetworkFaults> faults =
+        test_util::StartNetworkFaultTest(kLiveness);
     if (!faults.ok()) GTEST_SKIP() << faults.status();
     faults_.emplace(*std::move(faults));
     absl::StatusOr<std::unique_ptr<EtcdProcess>> etcd = EtcdProcess::Start();
@@ -484,7 +474,6 @@ class LighthousePartitionTest : public ::testing::Test {
     return tails;
   }
 
-  static absl::Status* entered_;
   std::optional<NetworkFaults> faults_;
   std::unique_ptr<EtcdProcess> etcd_;
   std::string binary_dir_;
@@ -498,8 +487,6 @@ class LighthousePartitionTest : public ::testing::Test {
   int64_t step_down_after_ms_[2] = {0, 0};
   absl::Time last_poll_;
 };
-
-absl::Status* LighthousePartitionTest::entered_ = nullptr;
 
 // (a) The leader's etcd connections go silent; the replicas still reach
 // it. Its lease lapses unrenewed (it stops leading on its own clock first),

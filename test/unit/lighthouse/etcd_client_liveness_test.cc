@@ -39,18 +39,11 @@ constexpr absl::Duration kSlack = absl::Milliseconds(1500);
 
 class EtcdClientLivenessTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    // Before any thread: the test's threads must all be in the namespace.
-    entered_ = new absl::Status(test_util::EnterOwnNetworkNamespace());
-  }
-
   void SetUp() override {
-    if (!entered_->ok()) GTEST_SKIP() << *entered_;
     absl::StatusOr<test_util::NetworkFaults> faults =
-        test_util::NetworkFaults::Create();
+        test_util::StartNetworkFaultTest(kLiveness);
     if (!faults.ok()) GTEST_SKIP() << faults.status();
     faults_.emplace(*std::move(faults));
-    SetLivenessTimeout(kLiveness);
     listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     ASSERT_GE(listener_, 0);
     sockaddr_in address{};
@@ -82,14 +75,11 @@ class EtcdClientLivenessTest : public ::testing::Test {
     return accepted_ >= 0;
   }
 
-  static absl::Status* entered_;
   std::optional<test_util::NetworkFaults> faults_;
   int listener_ = -1;
   int accepted_ = -1;
   int port_ = 0;
 };
-
-absl::Status* EtcdClientLivenessTest::entered_ = nullptr;
 
 TEST_F(EtcdClientLivenessTest, SilentEtcdFailsARequestWithinTheLivenessBound) {
   const std::string endpoint = absl::StrCat("http://127.0.0.1:", port_);
