@@ -19,10 +19,12 @@ pass: a failed one is reported and the script exits 1.
 """
 
 import argparse
+import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 
 DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|us|ns|m|s)")
 UNIT_SECONDS = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
@@ -43,8 +45,15 @@ def run(binary, trials, test_filter):
     command = [binary, f"--gtest_repeat={trials}"]
     if test_filter:
         command.append(f"--gtest_filter={test_filter}")
+    # As `bazel test` would: the tests find their helper binaries (workers,
+    # replicas) in their runfiles.
+    environment = dict(os.environ)
+    environment.setdefault("TEST_SRCDIR", os.path.abspath(binary + ".runfiles"))
+    environment.setdefault("TEST_WORKSPACE", "sluice")
+    environment.setdefault("TEST_TMPDIR", tempfile.mkdtemp(prefix="trials."))
     completed = subprocess.run(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=environment)
     times = {}     # (test, what) -> [seconds]
     failed = []
     current = None
@@ -74,7 +83,8 @@ def main():
         times, failed, code = run(binary, args.trials, args.filter)
         for (test, what), values in sorted(times.items()):
             print(f"{test:70} {what:9} {len(values):>6} "
-                  f"{statistics.median(values):>7.2f}s {max(values):>7.2f}s")
+                  f"{statistics.median(values):>7.2f}s {max(values):>7.2f}s",
+                  flush=True)
         if failed or code != 0:
             ok = False
             print(f"{binary}: {len(failed)} failed trials: {sorted(set(failed))}"
