@@ -385,7 +385,7 @@ class ReplicaPartitionTest : public ::testing::Test {
           r->LinesStarting(FaultStepLine("allreduce_error"));
       ASSERT_EQ(errors.size(), 1u) << r->Output();
       const absl::Duration detected = At(errors[0]) - cut;
-      std::fprintf(stderr, "%s: allreduce failed %s after the cut: %s\n",
+      std::fprintf(stderr, "%s: allreduce failed: detected after %s: %s\n",
                    r->id().c_str(), SecondsText(detected).c_str(),
                    errors[0].c_str());
       EXPECT_LT(detected, Bound()) << errors[0];
@@ -439,7 +439,7 @@ TEST_F(ReplicaPartitionTest, ABlackholedReplicaIsLostAndTheRestCommitWithout) {
   const std::optional<absl::Duration> lost =
       WaitUntilLost("replica-c", cut, Bound() + kMargin);
   ASSERT_TRUE(lost.has_value()) << "replica-c still healthy";
-  std::fprintf(stderr, "the lighthouse lost replica-c %s after the cut\n",
+  std::fprintf(stderr, "the lighthouse lost replica-c: detected after %s\n",
                SecondsText(*lost).c_str());
   EXPECT_LT(*lost, Bound());
 
@@ -471,7 +471,7 @@ TEST_F(ReplicaPartitionTest, AReplicaCutOffFromTheLighthouseCommitsNothing) {
   const std::optional<absl::Duration> lost =
       WaitUntilLost("replica-c", cut, Bound() + kMargin);
   ASSERT_TRUE(lost.has_value()) << "replica-c still healthy";
-  std::fprintf(stderr, "the lighthouse lost replica-c %s after the cut\n",
+  std::fprintf(stderr, "the lighthouse lost replica-c: detected after %s\n",
                SecondsText(*lost).c_str());
   EXPECT_LT(*lost, Bound());
 
@@ -525,7 +525,7 @@ TEST_F(ReplicaPartitionTest, AReplicaCutOffFromItsPeersStallsItsQuorumWhole) {
         r->WaitForLine(FaultStepLine("allreduce_error"), Bound() + kMargin);
     ASSERT_TRUE(error.has_value()) << r->Output();
     const absl::Duration detected = At(*error) - cut;
-    std::fprintf(stderr, "%s: allreduce failed %s after the cut: %s\n",
+    std::fprintf(stderr, "%s: allreduce failed: detected after %s: %s\n",
                  r->id().c_str(), SecondsText(detected).c_str(),
                  error->c_str());
     EXPECT_LT(detected, Bound()) << *error;
@@ -556,7 +556,7 @@ TEST_F(ReplicaPartitionTest, AReplicaCutOffFromItsPeersStallsItsQuorumWhole) {
     }
     EXPECT_FALSE(CommitOf(*r, kFaultStep).empty()) << r->Output();
   }
-  std::fprintf(stderr, "the step committed %s after the heal\n",
+  std::fprintf(stderr, "the step committed: resumed after %s of the heal\n",
                SecondsText(At(CommitOf(a, kFaultStep)) - healed).c_str());
   ExpectConsistentQuorums({&a, &b, &c});
   ExpectSameStates({&a, &b, &c});
@@ -598,7 +598,8 @@ TEST_F(ReplicaPartitionTest, ASilentPeerMidHealIsLeftForTheNext) {
       c.WaitForLine("quorum ", Bound() + kMargin);
   ASSERT_TRUE(quorum.has_value()) << c.Output();
   const absl::Duration healed = At(*quorum) - cut;
-  std::fprintf(stderr, "replica-c healed %s after the cut: %s\n",
+  std::fprintf(stderr,
+               "replica-c healed from another peer: recovered after %s: %s\n",
                SecondsText(healed).c_str(), quorum->c_str());
   EXPECT_LT(healed, Bound()) << *quorum;
   EXPECT_EQ(Field(*quorum, "healed_from"), "replica-b") << c.Output();
@@ -639,7 +640,7 @@ TEST_F(ReplicaPartitionTest, AHealedPartitionRejoinsALaterQuorum) {
   const std::optional<absl::Duration> lost =
       WaitUntilLost("replica-c", cut, Bound() + kMargin);
   ASSERT_TRUE(lost.has_value()) << "replica-c still healthy";
-  std::fprintf(stderr, "the lighthouse lost replica-c %s after the cut\n",
+  std::fprintf(stderr, "the lighthouse lost replica-c: detected after %s\n",
                SecondsText(*lost).c_str());
   EXPECT_LT(*lost, Bound());
   const std::optional<std::string> survived = a.WaitForLine(
@@ -654,7 +655,7 @@ TEST_F(ReplicaPartitionTest, AHealedPartitionRejoinsALaterQuorum) {
         return At(line) > healed && IntField(line, "size") == 3;
       });
   ASSERT_TRUE(rejoined.has_value()) << c.Output();
-  std::fprintf(stderr, "replica-c rejoined %s after the heal: %s\n",
+  std::fprintf(stderr, "replica-c rejoined after %s of the heal: %s\n",
                SecondsText(At(*rejoined) - healed).c_str(), rejoined->c_str());
   EXPECT_GT(IntField(*rejoined, "generation"),
             IntField(*survived, "generation"));
