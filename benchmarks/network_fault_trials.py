@@ -26,9 +26,10 @@ import subprocess
 import sys
 import tempfile
 
-DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|us|ns|m|s)")
+DURATION = re.compile(r"(\d+(?:\.\d+)?)\s?(h|ms|us|ns|m|s)\b")
 UNIT_SECONDS = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
-TIMED = re.compile(r"\b(detected|recovered|rejoined|resumed) after ([0-9.hmsun]+)")
+TIMED = re.compile(r"\b(detected|recovered|rejoined|resumed) after "
+                   r"((?:\d+(?:\.\d+)?\s?(?:h|ms|us|ns|m|s)\b)+)")
 RUN = re.compile(r"^\[ RUN      \] (\S+)")
 DONE = re.compile(r"^\[  (?:     OK|FAILED ) \] (\S+)")
 
@@ -41,7 +42,7 @@ def seconds(text):
     return total
 
 
-def run(binary, trials, test_filter):
+def run(binary, trials, test_filter, log):
     command = [binary, f"--gtest_repeat={trials}"]
     if test_filter:
         command.append(f"--gtest_filter={test_filter}")
@@ -53,7 +54,12 @@ def run(binary, trials, test_filter):
     environment.setdefault("TEST_TMPDIR", tempfile.mkdtemp(prefix="trials."))
     completed = subprocess.run(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env=environment)
+        env=environment,
+        cwd=os.path.join(environment["TEST_SRCDIR"],
+                         environment["TEST_WORKSPACE"]))
+    if log:
+        with open(log, "a") as out:
+            out.write(completed.stdout)
     times = {}     # (test, what) -> [seconds]
     failed = []
     current = None
@@ -76,11 +82,13 @@ def main():
     parser.add_argument("binaries", nargs="+", help="test binaries to run")
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--filter", default="", help="a --gtest_filter")
+    parser.add_argument("--log", default="",
+                        help="append the tests' own output to this file")
     args = parser.parse_args()
     ok = True
     print(f"{'test':70} {'what':9} {'trials':>6} {'median':>8} {'max':>8}")
     for binary in args.binaries:
-        times, failed, code = run(binary, args.trials, args.filter)
+        times, failed, code = run(binary, args.trials, args.filter, args.log)
         for (test, what), values in sorted(times.items()):
             print(f"{test:70} {what:9} {len(values):>6} "
                   f"{statistics.median(values):>7.2f}s {max(values):>7.2f}s",

@@ -264,8 +264,11 @@ uint32_t SbfWriter::AddDenseElementsAttribute(AttributeType element_type,
     AppendLe32(&bytes, static_cast<uint32_t>(value));
     AppendLe32(&bytes, static_cast<uint32_t>(value >> 32));
   }
-  const uint8_t* begin = static_cast<const uint8_t*>(data);
-  bytes.insert(bytes.end(), begin, begin + num_elements * element_size);
+  // An empty tensor may come with no data at all.
+  if (num_elements != 0) {
+    const uint8_t* begin = static_cast<const uint8_t*>(data);
+    bytes.insert(bytes.end(), begin, begin + num_elements * element_size);
+  }
   return AddAttributeEntry(AttributeType::kDenseElements,
                            static_cast<uint32_t>(size), bytes.data(),
                            static_cast<uint32_t>(size));

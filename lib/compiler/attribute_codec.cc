@@ -328,7 +328,8 @@ mlir::FailureOr<uint32_t> AttributeEncoder::EncodeDenseElements(
                     element_size);
       }
     } else if (raw.size() == elements.size()) {
-      std::memcpy(elements.data(), raw.data(), raw.size());
+      // An empty tensor has no data, and memcpy no null pointers.
+      if (!raw.empty()) std::memcpy(elements.data(), raw.data(), raw.size());
     } else {
       return unsupported();
     }

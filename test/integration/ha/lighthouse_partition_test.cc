@@ -18,17 +18,13 @@
 // fault user of its own (test_util::RunAsUser), so that its connections
 // alone can be cut whatever their ports.
 #include <httplib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -58,6 +54,8 @@ using ::testing::HasSubstr;
 
 // The settings of the cluster, and what the bounds are made of.
 constexpr absl::Duration kLiveness = absl::Seconds(1);
+// Run as fault users, which RunAsUser lets read the runfiles.
+constexpr char kLighthouse[] = "tools/sluice_lighthouse/sluice_lighthouse";
 constexpr absl::Duration kLeaseTtl = absl::Seconds(3);
 constexpr absl::Duration kHeartbeatTimeout = absl::Milliseconds(1500);
 constexpr absl::Duration kJoinTimeout = absl::Seconds(1);
@@ -148,7 +146,6 @@ class LighthousePartitionTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<EtcdProcess>> etcd = EtcdProcess::Start();
     ASSERT_TRUE(etcd.ok()) << etcd.status();
     etcd_ = *std::move(etcd);
-    ASSERT_NO_FATAL_FAILURE(CopyLighthouseForFaultUsers());
     for (int i = 0; i < 2; ++i) {
       absl::StatusOr<int> port = PickFreePort();
       ASSERT_TRUE(port.ok()) << port.status();
@@ -209,27 +206,6 @@ class LighthousePartitionTest : public ::testing::Test {
     replicas_.clear();
     lighthouses_.clear();
     etcd_.reset();
-    if (!binary_dir_.empty()) {
-      std::error_code ignored;
-      std::filesystem::remove_all(binary_dir_, ignored);
-    }
-  }
-
-  // A fault user cannot enter the runfiles under root's home: the
-  // lighthouse goes to a directory of its own that everyone may read.
-  void CopyLighthouseForFaultUsers() {
-    std::string dir = "/tmp/sluice_lighthouse_partition.XXXXXX";
-    ASSERT_NE(mkdtemp(dir.data()), nullptr) << std::strerror(errno);
-    binary_dir_ = dir;
-    chmod(dir.c_str(), 0755);
-    binary_ = dir + "/sluice_lighthouse";
-    std::ifstream from("tools/sluice_lighthouse/sluice_lighthouse",
-                       std::ios::binary);
-    std::ofstream to(binary_, std::ios::binary);
-    to << from.rdbuf();
-    to.close();
-    ASSERT_TRUE(from && to) << "cannot copy sluice_lighthouse to " << binary_;
-    chmod(binary_.c_str(), 0755);
   }
 
   // The user lighthouse `i` runs as.
@@ -237,7 +213,7 @@ class LighthousePartitionTest : public ::testing::Test {
 
   void StartLighthouseNumber(int i) {
     const std::vector<std::string> argv = test_util::RunAsUser(
-        UserOf(i), {binary_, "--http_port=0", "--address=" + addresses_[i],
+        UserOf(i), {kLighthouse, "--http_port=0", "--address=" + addresses_[i],
                     "--etcd=" + etcd_->endpoint(),
                     absl::StrCat("--etcd_lease_ttl_ms=",
                                  absl::ToInt64Milliseconds(kLeaseTtl)),
@@ -476,8 +452,6 @@ class LighthousePartitionTest : public ::testing::Test {
 
   std::optional<NetworkFaults> faults_;
   std::unique_ptr<EtcdProcess> etcd_;
-  std::string binary_dir_;
-  std::string binary_;
   std::vector<int> ports_;
   std::vector<std::string> addresses_;
   std::vector<LighthouseProcess> lighthouses_;
