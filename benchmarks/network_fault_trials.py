@@ -43,6 +43,7 @@ def seconds(text):
 
 
 def run(binary, trials, test_filter, log):
+    binary = os.path.abspath(binary)
     command = [binary, f"--gtest_repeat={trials}"]
     if test_filter:
         command.append(f"--gtest_filter={test_filter}")
