@@ -264,17 +264,24 @@ def main():
                 job.coordinator.kill()
             threads.append(after(args.kill_coordinator_at, stop,
                                  kill_coordinator))
+        partition_scheduled = False
         if args.partition_target is not None:
             job_name, index = args.partition_target
             address = job.addresses[job_name][index]
             partition = network_partition.Partition(
                 args, "%s %d (%s)" % (job_name, index, address),
                 ports=[int(address.rsplit(":", 1)[1])])
-            threads.append(partition.schedule(stop))
         threads.append(after(args.timeout, stop, job.coordinator.kill))
 
         with open(os.path.join(job.logs, "coordinator.log"), "a") as log:
             for line in job.coordinator.stdout:
+                # The partition's clock starts at the first epoch's end,
+                # when there is a checkpoint to resume from, however slow
+                # the build.
+                if (partition is not None and not partition_scheduled and
+                        line.startswith("epoch ")):
+                    partition_scheduled = True
+                    threads.append(partition.schedule(stop))
                 sys.stdout.write(line)
                 sys.stdout.flush()
                 log.write(line)
