@@ -3,7 +3,6 @@
 // own every interval (or when TrainEnd asks), takes the whole buffer and
 // writes it as one batch. Everything that can block (connecting, writing to
 // a slow or stopped monitor) happens on the sender thread.
-#include "lib/support/grpc_liveness.h"
 #include "sluice/monitor/step_reporter.h"
 
 #include <condition_variable>
@@ -19,10 +18,16 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
 #include "lib/monitor/monitor_service.grpc.pb.h"
+#include "lib/support/grpc_liveness.h"
+#include "sluice/support/liveness.h"
 #include "sluice/support/logging.h"
 
 namespace sluice::monitor {
 namespace {
+
+// How long a rank's liveness ping waits for the monitor's answer (see
+// OpenStream).
+constexpr absl::Duration kReporterPingTimeout = absl::Seconds(10);
 
 uint64_t NewIncarnation() {
   std::random_device device;
@@ -126,7 +131,13 @@ class StepReporter::Impl {
     // seconds after the monitor is back.
     grpc::ChannelArguments arguments;
     arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    AddLivenessArguments(&arguments);
+    // The monitor finds a silent rank by its own pings, within the
+    // liveness bound; the rank needs only to reconnect to a silent
+    // monitor some time. So its pings wait longer for their answer: a
+    // monitor starved of CPU for a second (three busy ranks on two cores
+    // under a sanitizer did it) is not taken for lost, and every rank's
+    // stream with it.
+    AddLivenessArguments(&arguments, LivenessTimeout(), kReporterPingTimeout);
     stub_ = proto::Monitor::NewStub(grpc::CreateCustomChannel(
         address_, grpc::InsecureChannelCredentials(), arguments));
     writer_ = stub_->Report(context_.get(), &ack_);

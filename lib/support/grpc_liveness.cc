@@ -14,10 +14,9 @@ int Milliseconds(absl::Duration duration) {
 }  // namespace
 
 void AddLivenessArguments(grpc::ChannelArguments* arguments,
-                          absl::Duration timeout) {
+                          absl::Duration timeout, absl::Duration ping_timeout) {
   arguments->SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, Milliseconds(timeout));
-  arguments->SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
-                    Milliseconds(kLivenessPingTimeout));
+  arguments->SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, Milliseconds(ping_timeout));
   // A call waiting on a long kernel sends no data for minutes: the pings
   // must go on without it, and without calls, so an idle channel learns
   // of a lost peer before its next call does.

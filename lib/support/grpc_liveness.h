@@ -16,7 +16,8 @@ namespace sluice {
 // calls or without, and closes the connection when a ping goes unanswered
 // for kLivenessPingTimeout: its calls fail with UNAVAILABLE.
 void AddLivenessArguments(grpc::ChannelArguments* arguments,
-                          absl::Duration timeout = LivenessTimeout());
+                          absl::Duration timeout = LivenessTimeout(),
+                          absl::Duration ping_timeout = kLivenessPingTimeout);
 
 // A server accepts the pings of clients that use `timeout` (gRPC otherwise
 // closes a connection that pings more often than every five minutes), and

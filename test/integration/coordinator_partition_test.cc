@@ -171,6 +171,9 @@ TEST_F(CoordinatorPartitionTest, ASilentWorkersClosureRerunsWithinLiveness) {
   // The whole closure again after the detection, far from its deadline.
   EXPECT_LT(finished,
             DetectionBound() + absl::Milliseconds(kClosureMs) + kMargin);
+  // The result may be seen a moment before the coordinator counts it.
+  EXPECT_TRUE(WaitUntil([&] { return coordinator_->stats().finished == 1; },
+                        kHangBound));
   CoordinatorStats stats = coordinator_->stats();
   EXPECT_EQ(stats.retried, 1);
   EXPECT_EQ(stats.attempts, 2);
