@@ -112,6 +112,13 @@ class StoreService final : public proto::KeyValueStore::Service {
   }
 
   grpc::Status RefuseDropped(int64_t generation) const {
+    if (options_.refuse_generation) {
+      const std::string why = options_.refuse_generation(generation);
+      if (!why.empty()) {
+        return grpc::Status(grpc::StatusCode::ABORTED,
+                            absl::StrCat("store: ", why));
+      }
+    }
     if (generation >= oldest_kept_) return grpc::Status::OK;
     return grpc::Status(
         grpc::StatusCode::ABORTED,

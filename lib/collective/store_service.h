@@ -4,7 +4,9 @@
 #define SLUICE_LIB_COLLECTIVE_STORE_SERVICE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
@@ -22,6 +24,11 @@ struct StoreServiceOptions {
   int keep_generations = 3;
   // The longest a waiting Get waits when its call has no deadline.
   absl::Duration max_wait = absl::Minutes(5);
+  // Why the store refuses keys of `generation` (ABORTED, with this reason),
+  // "" to accept them; unset accepts every generation. The lighthouse
+  // refuses the quorums it did not issue since it started: their keys were
+  // set in a store that is gone.
+  std::function<std::string(int64_t generation)> refuse_generation;
 };
 
 std::unique_ptr<grpc::Service> NewStoreService(

@@ -182,13 +182,31 @@ void ManagerImpl::HeartbeatLoop() {
   // A heartbeat that takes longer than a few intervals is as good as lost.
   const absl::Duration timeout =
       std::max(options_.heartbeat_interval * 5, absl::Seconds(1));
+  // Failures are said when they begin, then at most every kRepeatEvery
+  // with how many there were, and when heartbeats go through again.
+  constexpr absl::Duration kRepeatEvery = absl::Seconds(10);
+  int64_t failures = 0;
+  absl::Time said = absl::InfinitePast();
   std::unique_lock<std::mutex> lock(heartbeat_mu_);
   while (!stopping_) {
     lock.unlock();
     absl::Status sent = client_->Heartbeat(request, timeout);
+    const absl::Time now = absl::Now();
     if (!sent.ok()) {
-      SLUICE_LOG(WARNING) << "replica " << options_.replica_id
-                          << ": heartbeat failed: " << sent;
+      ++failures;
+      if (now - said >= kRepeatEvery) {
+        SLUICE_LOG(WARNING)
+            << "replica " << options_.replica_id << ": heartbeat failed"
+            << (failures > 1 ? absl::StrCat(" (", failures, " in a row)") : "")
+            << ": " << sent.message();
+        said = now;
+      }
+    } else if (failures > 0) {
+      SLUICE_LOG(INFO) << "replica " << options_.replica_id
+                       << ": heartbeats go through again after " << failures
+                       << " failed";
+      failures = 0;
+      said = absl::InfinitePast();
     }
     lock.lock();
     heartbeat_cv_.wait_for(
@@ -350,6 +368,7 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
     served_step_ = step;
     step_error_ = absl::OkStatus();
     request.set_commit_failures(commit_failures_);
+    request.set_last_quorum_id(generation_);
   }
   lighthouse::proto::ReplicaInfo* self = request.mutable_replica();
   self->set_replica_id(options_.replica_id);

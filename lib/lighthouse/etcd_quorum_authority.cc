@@ -132,7 +132,7 @@ void EtcdQuorumAuthority::Step() {
   const Clock::time_point sent = Clock::now();
   if (lease_ == 0) {
     absl::StatusOr<int64_t> lease = client_->GrantLease(options_.lease_ttl);
-    if (!lease.ok()) {
+    if (!Reached(lease.status())) {
       SetNotLeader("");
       return;
     }
@@ -144,7 +144,7 @@ void EtcdQuorumAuthority::Step() {
     // etcd goes out of reach: a cut shorter than the TTL less the time to
     // notice the heal (a round and a request timeout) loses nothing.
     absl::StatusOr<int64_t> ttl = client_->KeepAlive(lease_);
-    if (!ttl.ok()) {
+    if (!Reached(ttl.status())) {
       // Unreachable: leadership lapses with the lease (IsLeader checks
       // lease_until_); keep the lease to renew it if etcd comes back in
       // time.
@@ -164,7 +164,7 @@ void EtcdQuorumAuthority::Step() {
 
   absl::StatusOr<std::optional<EtcdKeyValue>> leader =
       client_->Get(leader_key());
-  if (!leader.ok()) return;
+  if (!Reached(leader.status())) return;
   if (!leader->has_value()) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -225,6 +225,47 @@ void EtcdQuorumAuthority::SetNotLeader(std::string leader_address) {
   }
 }
 
+bool EtcdQuorumAuthority::Reached(const absl::Status& answered) {
+  const Clock::time_point now = Clock::now();
+  std::string log;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (answered.ok()) {
+      last_answer_ = now;
+      if (unreachable_since_.has_value()) {
+        log = absl::StrCat(
+            "etcd answers again after ",
+            absl::FormatDuration(absl::Trunc(
+                absl::FromChrono(now - *unreachable_since_),
+                absl::Milliseconds(10))),
+            " out of reach");
+      }
+      unreachable_since_.reset();
+      unreachable_error_.clear();
+    } else {
+      unreachable_error_ = std::string(answered.message());
+      if (!unreachable_since_.has_value()) {
+        unreachable_since_ = now;
+        log = absl::StrCat(
+            "etcd does not answer (", unreachable_error_,
+            "): no lighthouse can lead or issue a quorum until it does; ",
+            leader_ ? "this leader's lease lapses unrenewed"
+                    : "the leader's lease lapses unrenewed",
+            " within ", absl::FormatDuration(options_.lease_ttl));
+      }
+    }
+  }
+  // With mu_ released, as in Step.
+  if (!log.empty()) {
+    if (answered.ok()) {
+      SLUICE_LOG(INFO) << "lighthouse " << options_.address << ": " << log;
+    } else {
+      SLUICE_LOG(ERROR) << "lighthouse " << options_.address << ": " << log;
+    }
+  }
+  return answered.ok();
+}
+
 bool EtcdQuorumAuthority::IsLeader() const {
   std::lock_guard<std::mutex> lock(mu_);
   return leader_ && Clock::now() < lease_until_;
@@ -232,8 +273,25 @@ bool EtcdQuorumAuthority::IsLeader() const {
 
 std::string EtcdQuorumAuthority::LeaderAddress() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (leader_ && Clock::now() >= lease_until_) return "";
+  const Clock::time_point now = Clock::now();
+  if (leader_ && now >= lease_until_) return "";
+  // Read from etcd more than a lease ago: that leader may be gone.
+  if (!leader_ && unreachable_since_.has_value() &&
+      now - last_answer_ >= ToClock(options_.lease_ttl)) {
+    return "";
+  }
   return leader_address_;
+}
+
+std::string EtcdQuorumAuthority::Trouble() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!unreachable_since_.has_value()) return "";
+  return absl::StrCat(
+      "etcd unreachable for ",
+      absl::FormatDuration(
+          absl::Trunc(absl::FromChrono(Clock::now() - *unreachable_since_),
+                      absl::Milliseconds(100))),
+      " (", unreachable_error_, ")");
 }
 
 absl::StatusOr<int64_t> EtcdQuorumAuthority::ReadQuorumIdLocked() {

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -68,6 +69,7 @@ class EtcdQuorumAuthority : public QuorumAuthority {
   // Whether this lighthouse holds the leader key and its lease cannot have
   // expired yet (measured from before the last renewal was sent).
   bool IsLeader() const override;
+  std::string Trouble() const override;
   // The leader key's value as last read; "" when it does not exist or etcd
   // could not be read.
   std::string LeaderAddress() const override;
@@ -94,6 +96,10 @@ class EtcdQuorumAuthority : public QuorumAuthority {
   // is free. Updates the leader state.
   void Step();
   void SetNotLeader(std::string leader_address);
+  // Records whether a round's etcd request answered; the first failure
+  // after an answer and the first answer after failures are logged, once
+  // each. Returns `answered`.
+  bool Reached(const absl::Status& answered);
   // The campaign thread's side of StepDown.
   void RevokeAfterStepDown();
 
@@ -123,6 +129,13 @@ class EtcdQuorumAuthority : public QuorumAuthority {
   std::string step_down_reason_;
   // No campaign before this, after a step-down.
   std::chrono::steady_clock::time_point campaign_after_;
+  // Since when the campaign thread's etcd requests fail, and the last
+  // failure; unset while etcd answers.
+  std::optional<std::chrono::steady_clock::time_point> unreachable_since_;
+  std::string unreachable_error_;
+  // The last time etcd answered the campaign thread: a leader named longer
+  // than a lease ago may have lost its lease since.
+  std::chrono::steady_clock::time_point last_answer_;
 
   // RecordQuorumId's read-compare-write state, one call at a time.
   std::mutex quorum_mu_;

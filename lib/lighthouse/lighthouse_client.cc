@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/failure.h"
+#include "sluice/support/logging.h"
 
 namespace sluice::lighthouse {
 namespace {
@@ -49,6 +51,10 @@ class LighthouseClient::Target {
   const std::string& address() const { return address_; }
   proto::Lighthouse::Stub* stub() const { return stub_.get(); }
 
+  // Guarded by the client's mu_.
+  bool suspect = false;
+  std::set<grpc::ClientContext*> in_flight;
+
  private:
   const std::string address_;
   const std::unique_ptr<proto::Lighthouse::Stub> stub_;
@@ -84,8 +90,14 @@ std::string LighthouseClient::leader() const {
   return targets_[current_]->address();
 }
 
-LighthouseClient::Target& LighthouseClient::Current() {
+LighthouseClient::Target& LighthouseClient::Current(CallKind kind) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (kind == CallKind::kWaiting) {
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      Target& target = *targets_[(current_ + i) % targets_.size()];
+      if (!target.suspect) return target;
+    }
+  }
   return *targets_[current_];
 }
 
@@ -109,23 +121,72 @@ bool LighthouseClient::MoveOn(const Target& failed,
   return false;
 }
 
+void LighthouseClient::Answered(Target& target, bool as_leader) {
+  std::lock_guard<std::mutex> lock(mu_);
+  target.suspect = false;
+  if (!as_leader) return;
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    if (targets_[i].get() == &target) current_ = i;
+  }
+}
+
+bool LighthouseClient::Suspect(Target& target) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (targets_.size() < 2) return false;
+  target.suspect = true;
+  for (grpc::ClientContext* context : target.in_flight) context->TryCancel();
+  return true;
+}
+
+bool LighthouseClient::IsSuspect(const Target& target) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return target.suspect;
+}
+
+void LighthouseClient::Track(Target& target, grpc::ClientContext* context) {
+  std::lock_guard<std::mutex> lock(mu_);
+  target.in_flight.insert(context);
+}
+
+void LighthouseClient::Untrack(Target& target, grpc::ClientContext* context) {
+  std::lock_guard<std::mutex> lock(mu_);
+  target.in_flight.erase(context);
+}
+
 absl::Status LighthouseClient::Call(
-    const char* method, absl::Duration timeout,
+    const char* method, CallKind kind, absl::Duration timeout,
     const std::function<grpc::Status(proto::Lighthouse::Stub*,
                                      grpc::ClientContext*)>& attempt) {
   const absl::Time deadline = absl::Now() + timeout;
   size_t misses = 0;  // refusals that named no other leader
   size_t hops = 0;    // leaders followed since the last pause
   while (true) {
-    Target& target = Current();
+    Target& target = Current(kind);
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(deadline));
+    Track(target, &context);
     const grpc::Status status = attempt(target.stub(), &context);
-    if (status.ok()) return absl::OkStatus();
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
+    Untrack(target, &context);
+    if (status.ok()) {
+      Answered(target, kind != CallKind::kStatus);
+      return absl::OkStatus();
+    }
+    const bool timed_out =
+        status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+    if (kind != CallKind::kWaiting && timed_out && Suspect(target)) {
+      SLUICE_LOG(WARNING) << "lighthouse " << target.address()
+                          << " did not answer a " << method << " within "
+                          << absl::FormatDuration(timeout)
+                          << ": avoiding it until it answers again";
+    }
+    // Cancelled because its lighthouse became suspect: on to another one.
+    const bool moved = status.error_code() == grpc::StatusCode::CANCELLED &&
+                       IsSuspect(target);
+    if ((status.error_code() != grpc::StatusCode::UNAVAILABLE && !moved) ||
         absl::Now() >= deadline) {
       return FromGrpc(status, method, target.address());
     }
+    if (moved) continue;
     size_t targets = 0;
     const bool followed = MoveOn(target, NamedLeader(context));
     {
@@ -150,7 +211,7 @@ absl::Status LighthouseClient::Call(
 absl::Status LighthouseClient::Heartbeat(const proto::HeartbeatRequest& request,
                                          absl::Duration timeout) {
   proto::HeartbeatResponse response;
-  return Call("heartbeat", timeout,
+  return Call("heartbeat", CallKind::kPrompt, timeout,
               [&](proto::Lighthouse::Stub* stub, grpc::ClientContext* context) {
                 return stub->Heartbeat(context, request, &response);
               });
@@ -160,7 +221,7 @@ absl::StatusOr<proto::Quorum> LighthouseClient::Quorum(
     const proto::QuorumRequest& request, absl::Duration timeout) {
   proto::QuorumResponse response;
   absl::Status status =
-      Call("quorum request", timeout,
+      Call("quorum request", CallKind::kWaiting, timeout,
            [&](proto::Lighthouse::Stub* stub, grpc::ClientContext* context) {
              return stub->Quorum(context, request, &response);
            });
@@ -172,7 +233,7 @@ absl::StatusOr<proto::CommitResponse> LighthouseClient::Commit(
     const proto::CommitRequest& request, absl::Duration timeout) {
   proto::CommitResponse response;
   absl::Status status =
-      Call("commit vote", timeout,
+      Call("commit vote", CallKind::kWaiting, timeout,
            [&](proto::Lighthouse::Stub* stub, grpc::ClientContext* context) {
              return stub->Commit(context, request, &response);
            });
@@ -184,7 +245,7 @@ absl::StatusOr<proto::LighthouseStatus> LighthouseClient::GetStatus(
     absl::Duration timeout) {
   proto::LighthouseStatus response;
   absl::Status status =
-      Call("status request", timeout,
+      Call("status request", CallKind::kStatus, timeout,
            [&](proto::Lighthouse::Stub* stub, grpc::ClientContext* context) {
              return stub->GetStatus(context, proto::StatusRequest(), &response);
            });
@@ -245,14 +306,16 @@ std::unique_ptr<LighthouseWatch> LighthouseClient::Watch(
                                         retry_interval](StreamWatch* watch) {
     bool followed = false;  // the last stream's lighthouse named a leader
     while (true) {
-      Target& target = Current();
+      Target& target = Current(CallKind::kWaiting);
       grpc::ClientContext context;
       if (!watch->Open(&context)) return;
+      Track(target, &context);
       std::unique_ptr<grpc::ClientReader<proto::LighthouseEvent>> reader =
           target.stub()->Watch(&context, request);
       proto::LighthouseEvent event;
       while (reader->Read(&event)) on_event(event);
       const grpc::Status status = reader->Finish();
+      Untrack(target, &context);
       watch->Close();
       // Straight to a leader the lighthouse named, unless the last
       // one named one too (lighthouses that name each other).

@@ -3,6 +3,14 @@
 // leader: on UNAVAILABLE it follows the leader a lighthouse names in its
 // trailing metadata, or tries the next address, until the call's timeout.
 // Errors are retryable (Classify says so) and name the lighthouse.
+//
+// A leader that stops answering without closing its connections (a frozen
+// process, a host gone) is found by the prompt calls (Heartbeat,
+// GetStatus): one that times out makes its lighthouse suspect. Among
+// several lighthouses, the waiting calls in flight to a suspect are
+// cancelled and sent elsewhere, and waiting calls avoid it, even when the
+// others still name it as leader (they learn of a frozen leader only when
+// its lease lapses), until it answers a prompt call again.
 // Thread-safe.
 #ifndef SLUICE_LIB_LIGHTHOUSE_LIGHTHOUSE_CLIENT_H_
 #define SLUICE_LIB_LIGHTHOUSE_LIGHTHOUSE_CLIENT_H_
@@ -61,21 +69,38 @@ class LighthouseClient {
   // The lighthouse calls go to now.
   std::string leader() const;
 
-  class Target;  // one lighthouse: its address and stub
+  class Target;  // one lighthouse: its address, stub and calls in flight
 
  private:
+  // A prompt call is answered at once by a live leader (a status call by
+  // any lighthouse), so its timing out means the lighthouse went silent; a
+  // waiting one may wait long.
+  enum class CallKind { kPrompt, kStatus, kWaiting };
+
   explicit LighthouseClient(std::vector<std::string> addresses);
 
-  // The lighthouse to call now.
-  Target& Current();
+  // The lighthouse to call now: the leader as last known, or for a waiting
+  // call that leader unless it is suspect, then the next one that is not.
+  Target& Current(CallKind kind);
   // After `failed` answered UNAVAILABLE: the leader it named, else the
   // next address. Returns whether it named a leader other than itself.
   bool MoveOn(const Target& failed, const std::string& named_leader);
+  // `target` answered: it is not suspect, and calls go to it when it
+  // answered as leader.
+  void Answered(Target& target, bool as_leader);
+  // `target` did not answer a prompt call in time: with another lighthouse
+  // to go to, cancels its waiting calls in flight. Returns whether it did.
+  bool Suspect(Target& target);
+  bool IsSuspect(const Target& target) const;
+  // Registers the call in flight on `context` to `target`, so that Suspect
+  // can cancel it; Untrack before `context` goes.
+  void Track(Target& target, grpc::ClientContext* context);
+  void Untrack(Target& target, grpc::ClientContext* context);
 
   // Runs `attempt` against the leader until it succeeds, fails with a code
   // other than UNAVAILABLE, or the deadline passes.
   absl::Status Call(
-      const char* method, absl::Duration timeout,
+      const char* method, CallKind kind, absl::Duration timeout,
       const std::function<grpc::Status(proto::Lighthouse::Stub*,
                                        grpc::ClientContext*)>& attempt);
 

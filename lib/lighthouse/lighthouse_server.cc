@@ -53,6 +53,10 @@ constexpr absl::Duration kAnswerMargin = absl::Milliseconds(100);
 // issuing the quorum. What a leadership that comes and goes leaves undone
 // waits for the next tick.
 constexpr int kMaxUpdateRounds = 4;
+// A gap this long (or five quorum ticks, if longer) between two runs of the
+// lighthouse's threads means the process did not run: the ticker runs every
+// tick.
+constexpr absl::Duration kNoticedPause = absl::Seconds(1);
 
 absl::Time DeadlineOf(const grpc::ServerContext& context) {
   const auto deadline = context.deadline();
@@ -94,6 +98,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     ready_.Notify();
     if (!last.ok()) return last.status();
     std::lock_guard<std::mutex> lock(mu_);
+    last_awake_ = absl::Now();
     rules_.RaiseQuorumId(*last);
     was_leader_ = authority_->IsLeader();
     if (was_leader_) StartTerm(absl::Now());
@@ -111,7 +116,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
       return refused;
     }
     std::unique_lock<std::mutex> lock(mu_);
-    const absl::Time now = absl::Now();
+    const absl::Time now = Awake();
     HeardFrom(request->replica_id(), now);
     rules_.Heartbeat(request->replica_id(), request->incarnation(), now);
     Update(lock);
@@ -129,6 +134,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     const absl::Time start = absl::Now();
     const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
     std::unique_lock<std::mutex> lock(mu_);
+    Awake();
     HeardFrom(replica, start);
     const uint64_t ticket = rules_.Request(*request, start);
     Update(lock);
@@ -177,6 +183,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     const absl::Time start = absl::Now();
     const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
     std::unique_lock<std::mutex> lock(mu_);
+    Awake();
     HeardFrom(request->replica_id(), start);
     CommitVotes::Result vote = votes_.Vote(*request);
     if (vote.failed_now) {
@@ -225,7 +232,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     watcher.replica_id = request->replica_id();
     watcher.incarnation = request->incarnation();
     std::unique_lock<std::mutex> lock(mu_);
-    const absl::Time opened = absl::Now();
+    const absl::Time opened = Awake();
     HeardFrom(watcher.replica_id, opened);
     watchers_.insert(&watcher);
     rules_.WatchOpened(watcher.replica_id, watcher.incarnation, opened);
@@ -252,7 +259,8 @@ class LighthouseService final : public proto::Lighthouse::Service {
     watchers_.erase(&watcher);
     // The watching process is gone (or will reconnect): with no other
     // stream of it open it is lost now, not at its heartbeat timeout.
-    rules_.WatchEnded(watcher.replica_id, watcher.incarnation);
+    rules_.WatchEnded(watcher.replica_id, watcher.incarnation,
+                      /*outlived_pause=*/opened < last_resumed_);
     Update(lock);
     return ended;
   }
@@ -274,6 +282,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     const bool leader = authority_->IsLeader();
     status.set_is_leader(leader);
     status.set_leader_address(authority_->LeaderAddress());
+    status.set_authority_trouble(authority_->Trouble());
     status.set_now_us(absl::ToUnixMicros(now));
     if (authority_->CanStepDown()) {
       status.set_step_down_after_ms(
@@ -295,7 +304,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
   // Heartbeat timeouts, join timeouts and silences happen between requests.
   void Tick() {
     std::unique_lock<std::mutex> lock(mu_);
-    StepDownIfUnreached(absl::Now());
+    StepDownIfUnreached(Awake());
     Update(lock);
   }
 
@@ -305,7 +314,37 @@ class LighthouseService final : public proto::Lighthouse::Service {
     changed_.notify_all();
   }
 
+  std::string WhyNotIssuedHere(int64_t generation) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (first_issued_ != 0 && generation >= first_issued_) return "";
+    return absl::StrCat(
+        "quorum ", generation, " was not issued by lighthouse ", address_,
+        " since it started",
+        first_issued_ == 0 ? " (it has issued none yet)"
+                           : absl::StrCat(" (its first was ", first_issued_, ")"),
+        ": the lighthouse restarted or another one led");
+  }
+
  private:
+  // The time now, noticing when this process did not run for a while
+  // (stopped, or starved of CPU): the silence of its replicas meanwhile was
+  // its own, and the streams that broke meanwhile end now. Under mu_.
+  absl::Time Awake() {
+    const absl::Time now = absl::Now();
+    const absl::Duration asleep = now - last_awake_;
+    last_awake_ = now;
+    if (asleep < std::max(kNoticedPause, 5 * options_.quorum_tick)) return now;
+    last_resumed_ = now;
+    rules_.Resumed(now);
+    Log(absl::StrCat("did not run for ", SecondsText(asleep),
+                     " (stopped, or starved of CPU): no replica is blamed for "
+                     "the silence, nor for the watch streams that broke "
+                     "meanwhile; each has the heartbeat timeout (",
+                     SecondsText(options_.heartbeat_timeout),
+                     ") to be heard again"));
+    return now;
+  }
+
   // Whether to answer `replica`'s call at once with `status`: a request
   // that names no replica or no incarnation (0 would pass for a restart of
   // every process that names one), or a lighthouse that is not the leader.
@@ -331,13 +370,16 @@ class LighthouseService final : public proto::Lighthouse::Service {
     if (authority_->IsLeader()) return grpc::Status::OK;
     const std::string leader = authority_->LeaderAddress();
     if (!leader.empty()) context->AddTrailingMetadata(kLeaderKey, leader);
-    return Unavailable(absl::StrCat("lighthouse ", address_,
-                                    " is not the leader (leader: ",
-                                    leader.empty() ? "unknown" : leader, ")"));
+    const std::string trouble = authority_->Trouble();
+    return Unavailable(absl::StrCat(
+        "lighthouse ", address_, " is not the leader (leader: ",
+        leader.empty() ? "unknown" : leader,
+        trouble.empty() ? "" : "; " + trouble, ")"));
   }
 
   // Why a waiting call ends now (OK while it waits on). Under mu_.
   grpc::Status Ended(grpc::ServerContext* context, const std::string& what) {
+    Awake();
     if (stopping_) {
       return Unavailable(absl::StrCat("lighthouse ", address_,
                                       " is shutting down: ", what, " ended"));
@@ -533,6 +575,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
       Log(absl::StrCat("quorum ", quorum.quorum_id(), " formed with ",
                        absl::StrJoin(names, ", "), ": ", quorum.reason()));
       votes_.Reset(quorum, options_.min_replicas);
+      if (first_issued_ == 0) first_issued_ = quorum.quorum_id();
     }
     rules_.Issue(formed);
     for (uint64_t ticket : formed.tickets) answers_[ticket] = quorum;
@@ -613,6 +656,12 @@ class LighthouseService final : public proto::Lighthouse::Service {
   absl::Time last_call_;          // guarded by mu_
   std::string last_caller_;       // guarded by mu_
   std::string last_step_down_;    // for the status; guarded by mu_
+  // The last time a thread of this lighthouse ran under mu_ (see Awake).
+  absl::Time last_awake_;  // guarded by mu_
+  // When Awake last noticed that this process had not run.
+  absl::Time last_resumed_ = absl::InfinitePast();  // guarded by mu_
+  // The first quorum id this process issued, 0 before; guarded by mu_.
+  int64_t first_issued_ = 0;
   // Held while writing the log; taken before mu_, never while holding it.
   std::mutex log_mu_;
 };
@@ -720,6 +769,10 @@ Lighthouse::~Lighthouse() { Shutdown(); }
 
 const std::string& Lighthouse::address() const {
   return impl_->service.address();
+}
+
+std::string Lighthouse::WhyNotIssuedHere(int64_t generation) const {
+  return impl_->service.WhyNotIssuedHere(generation);
 }
 
 LighthouseStatus Lighthouse::Status() const {

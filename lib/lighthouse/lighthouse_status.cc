@@ -51,6 +51,7 @@ LighthouseStatus StatusFromProto(const proto::LighthouseStatus& status) {
   plain.leader_since = absl::FromUnixMicros(status.leader_since_us());
   plain.step_down_after = absl::Milliseconds(status.step_down_after_ms());
   plain.last_step_down = status.last_step_down();
+  plain.authority_trouble = status.authority_trouble();
   return plain;
 }
 
@@ -83,6 +84,7 @@ proto::LighthouseStatus StatusToProto(const LighthouseStatus& status) {
   message.set_step_down_after_ms(
       absl::ToInt64Milliseconds(status.step_down_after));
   message.set_last_step_down(status.last_step_down);
+  message.set_authority_trouble(status.authority_trouble);
   return message;
 }
 

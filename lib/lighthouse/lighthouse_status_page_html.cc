@@ -34,6 +34,7 @@ th, td { border: 1px solid #bbb; padding: 0.3em 0.7em; text-align: left; }
 th { background: #eee; }
 td.address, td.replica-id { font-family: monospace; }
 tr.replica.stale td { background: #fdd; color: #900; }
+.trouble { color: #900; font-weight: bold; }
 tr.replica.recovering td.recovering { color: #a60; font-weight: bold; }
 .leader-self { color: #060; font-weight: bold; }
 </style>
@@ -52,6 +53,7 @@ tr.replica.recovering td.recovering { color: #a60; font-weight: bold; }
   <dt>Leading since</dt><dd id="leader-since">-</dd>
   <dt>Steps down after</dt><dd id="step-down-after">-</dd>
   <dt>Last step-down</dt><dd id="last-step-down">-</dd>
+  <dt>Trouble</dt><dd id="authority-trouble">-</dd>
   <dt>Updated</dt><dd id="updated">-</dd>
 </dl>
 <table id="members">
@@ -115,6 +117,9 @@ function render(status) {
           stepDownMs > 0 ? stepDownMs + " ms without a call from a replica"
                          : "never (alone)");
   setText("last-step-down", status.last_step_down || "never");
+  const trouble = document.getElementById("authority-trouble");
+  trouble.textContent = status.authority_trouble || "none";
+  trouble.className = status.authority_trouble ? "trouble" : "";
 
   const rows = [];
   for (const member of status.replicas || []) {

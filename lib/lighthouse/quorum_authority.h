@@ -27,6 +27,9 @@ class QuorumAuthority {
   virtual bool IsLeader() const = 0;
   // The leader's lighthouse address ("host:port"), "" when unknown.
   virtual std::string LeaderAddress() const = 0;
+  // Why this lighthouse can neither lead nor say who leads, "" when
+  // nothing stops it: e.g. "etcd unreachable for 2.1 s (...)". From memory.
+  virtual std::string Trouble() const { return ""; }
 
   // The greatest quorum id issued so far (0 before the first), as the
   // authority knows it now: a new leader starts above it.

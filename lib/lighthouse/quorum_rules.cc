@@ -87,6 +87,12 @@ uint64_t QuorumRules::Request(const proto::QuorumRequest& request,
   replica.ticket = next_ticket_++;
   replica.requested = now;
   replica.commit_failures = request.commit_failures();
+  // A replica that holds a quorum above every one issued here held it from
+  // a lighthouse before this one (a restart without etcd): ids never go
+  // back, so that no replica is given an id it already holds.
+  if (request.last_quorum_id() > current_.quorum_id()) {
+    RaiseQuorumId(request.last_quorum_id());
+  }
   return *replica.ticket;
 }
 
@@ -109,13 +115,21 @@ void QuorumRules::WatchOpened(const std::string& replica_id,
 }
 
 void QuorumRules::WatchEnded(const std::string& replica_id,
-                             uint64_t incarnation) {
+                             uint64_t incarnation, bool outlived_pause) {
   auto it = replicas_.find(replica_id);
   if (it == replicas_.end() || it->second.incarnation != incarnation ||
       it->second.open_watches == 0) {
     return;
   }
-  if (--it->second.open_watches == 0) it->second.watch_ended = true;
+  if (--it->second.open_watches == 0 && !outlived_pause) {
+    it->second.watch_ended = true;
+  }
+}
+
+void QuorumRules::Resumed(absl::Time now) {
+  for (auto& [id, replica] : replicas_) {
+    replica.last_heard = std::max(replica.last_heard, now);
+  }
 }
 
 std::string QuorumRules::WhyLost(const proto::ReplicaInfo& participant,

@@ -93,7 +93,16 @@ class QuorumRules {
   // replica is lost when the last stream of its incarnation ends.
   void WatchOpened(const std::string& replica_id, uint64_t incarnation,
                    absl::Time now);
-  void WatchEnded(const std::string& replica_id, uint64_t incarnation);
+  // `outlived_pause`: the stream was open while the lighthouse did not run
+  // (see Resumed). Its peer may have given up on it meanwhile, so its end,
+  // whenever the lighthouse notices it, says nothing of the replica: it
+  // loses no one, and the heartbeat timeout decides.
+  void WatchEnded(const std::string& replica_id, uint64_t incarnation,
+                  bool outlived_pause = false);
+
+  // The lighthouse did not run for a while (stopped, or starved of CPU):
+  // every replica counts as heard from `now`.
+  void Resumed(absl::Time now);
 
   // A commit vote of the current quorum failed: the next quorum is a new
   // generation even with the same participants.

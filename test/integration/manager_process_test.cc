@@ -3,6 +3,8 @@
 // healing (and healing past a peer that sends damaged bytes), commit votes,
 // and a replica killed in the middle of an allreduce. Every wait is
 // bounded; children are killed and reaped whatever happens.
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -382,6 +384,145 @@ ReplicaProcess StartProgram(const std::string& lighthouse,
   return ReplicaProcess(
       replica_id, {Runfile("tools/sluice_run/sluice_run"), path},
       {"SLUICE_LIGHTHOUSE=" + lighthouse, "SLUICE_REPLICA_ID=" + replica_id});
+}
+
+// A sluice_lighthouse process alone (no etcd), listening on `address`
+// ("127.0.0.1:0" picks a port).
+class LighthouseProcess {
+ public:
+  explicit LighthouseProcess(const std::string& address,
+                             const std::vector<std::string>& flags = {}) {
+    ChildProcessOptions options;
+    options.argv = {Runfile("tools/sluice_lighthouse/sluice_lighthouse"),
+                    "--address=" + address, "--min_replicas=2",
+                    "--join_timeout_ms=2000"};
+    options.argv.insert(options.argv.end(), flags.begin(), flags.end());
+    options.name = "lighthouse";
+    child_.emplace(std::move(options));
+    EXPECT_TRUE(child_->started()) << child_->start_error();
+    const std::string listening =
+        child_->WaitForLine("lighthouse listening on ", absl::Seconds(30));
+    address_ = listening.substr(listening.rfind(' ') + 1);
+  }
+  // "" when it did not start.
+  const std::string& address() const { return address_; }
+  void Kill() { child_->Kill(); }
+  void Stop() { child_->Stop(); }
+  void Continue() { child_->Continue(); }
+  std::vector<std::string> Lines() const { return child_->Lines(); }
+  std::string Output() const { return absl::StrJoin(child_->Lines(), "\n"); }
+
+ private:
+  std::optional<ChildProcess> child_;
+  std::string address_;
+};
+
+// The largest value of `key` among `replica`'s lines that start with
+// `prefix` and were printed before `before_ms` (Unix milliseconds).
+int64_t LargestBefore(const ReplicaProcess& replica, const std::string& prefix,
+                      const std::string& key, int64_t before_ms) {
+  int64_t largest = -1;
+  for (const std::string& line : replica.LinesStarting(prefix)) {
+    if (IntField(line, "at_ms") < before_ms) {
+      largest = std::max(largest, IntField(line, key));
+    }
+  }
+  return largest;
+}
+
+// The lone lighthouse is killed mid-training and restarted on its port. It
+// remembers nothing, yet it must never issue the replicas an id they still
+// hold (they would keep a group whose peers moved on, or wait in its new
+// store for keys set in the old one): training resumes within the downtime
+// and a few seconds, far below the 60 s quorum timeout.
+TEST_F(ManagerProcessTest, ARestartedLighthouseNeverReissuesAHeldQuorumId) {
+  constexpr absl::Duration kDowntime = absl::Seconds(2);
+  // Rejoining: the replicas' next call after the downtime, a quorum (the
+  // join rules), a new group and a step of 100 ms, with room for a loaded
+  // machine.
+  constexpr absl::Duration kResumeBound = absl::Seconds(6);
+  std::optional<LighthouseProcess> lighthouse;
+  lighthouse.emplace("127.0.0.1:0");
+  const std::string address = lighthouse->address();
+  ASSERT_FALSE(address.empty()) << lighthouse->Output();
+  const std::vector<std::string> flags = {"--floats=1024", "--until_step=40",
+                                          "--min_step_ms=100"};
+  ReplicaProcess a(address, "replica-a", flags);
+  ReplicaProcess b(address, "replica-b", flags);
+  ASSERT_TRUE(a.WaitForLine("commit step=8 ", absl::Seconds(60))) << a.Output();
+  lighthouse->Kill();
+  const int64_t killed_ms = absl::ToUnixMillis(absl::Now());
+  absl::SleepFor(kDowntime);
+  lighthouse.reset();
+  lighthouse.emplace(address);
+  ASSERT_EQ(lighthouse->address(), address) << lighthouse->Output();
+  const int64_t restarted_ms = absl::ToUnixMillis(absl::Now());
+  ASSERT_EQ(a.Wait(absl::Seconds(60)), 0) << a.Output();
+  ASSERT_EQ(b.Wait(absl::Seconds(60)), 0) << b.Output();
+
+  for (const ReplicaProcess* r : {&a, &b}) {
+    const int64_t held = LargestBefore(*r, "quorum ", "generation", killed_ms);
+    ASSERT_GT(held, 0) << r->Output();
+    int64_t first_commit_after = -1;
+    for (const std::string& line : r->LinesStarting("commit ")) {
+      if (IntField(line, "at_ms") < restarted_ms) continue;
+      // Every quorum of the new lighthouse is above what the replica held.
+      EXPECT_GT(IntField(line, "generation"), held) << r->Output();
+      if (first_commit_after < 0 && IntField(line, "commit") == 1) {
+        first_commit_after = IntField(line, "at_ms");
+      }
+    }
+    ASSERT_GE(first_commit_after, 0) << r->Output();
+    const absl::Duration stall =
+        absl::Milliseconds(first_commit_after - killed_ms);
+    std::printf("lighthouse down %s: the first commit came %s after the kill\n",
+                absl::FormatDuration(kDowntime).c_str(),
+                absl::FormatDuration(stall).c_str());
+    EXPECT_LT(stall, kDowntime + kResumeBound) << r->Output();
+  }
+  for (int64_t step = 1; step <= 40; ++step) {
+    const std::string crc = CrcAt(a, step);
+    EXPECT_FALSE(crc.empty()) << "step " << step;
+    EXPECT_EQ(CrcAt(b, step), crc) << "step " << step;
+  }
+}
+
+// The lone lighthouse is stopped (SIGSTOP) for four heartbeat timeouts.
+// Woken, it must not take its own silence for its replicas': it loses no
+// one, and training goes on in the same generation.
+TEST_F(ManagerProcessTest, AStoppedLighthouseBlamesNoReplicaWhenItWakes) {
+  constexpr absl::Duration kStopped = absl::Seconds(4);
+  LighthouseProcess lighthouse("127.0.0.1:0", {"--heartbeat_timeout_ms=1000"});
+  ASSERT_FALSE(lighthouse.address().empty()) << lighthouse.Output();
+  const std::vector<std::string> flags = {"--floats=1024", "--until_step=30",
+                                          "--min_step_ms=100"};
+  ReplicaProcess a(lighthouse.address(), "replica-a", flags);
+  ReplicaProcess b(lighthouse.address(), "replica-b", flags);
+  ASSERT_TRUE(a.WaitForLine("commit step=5 ", absl::Seconds(60)))
+      << a.Output();
+  lighthouse.Stop();
+  const int64_t stopped_ms = absl::ToUnixMillis(absl::Now());
+  absl::SleepFor(kStopped);
+  lighthouse.Continue();
+  ASSERT_EQ(a.Wait(absl::Seconds(60)), 0) << a.Output();
+  ASSERT_EQ(b.Wait(absl::Seconds(60)), 0) << b.Output();
+
+  int said_asleep = 0;
+  for (const std::string& line : lighthouse.Lines()) {
+    EXPECT_FALSE(absl::StrContains(line, " lost")) << lighthouse.Output();
+    said_asleep += absl::StrContains(line, "did not run for ");
+  }
+  EXPECT_EQ(said_asleep, 1) << lighthouse.Output();
+  for (const ReplicaProcess* r : {&a, &b}) {
+    const int64_t held =
+        LargestBefore(*r, "quorum ", "generation", stopped_ms);
+    for (const std::string& line : r->LinesStarting("commit ")) {
+      EXPECT_EQ(IntField(line, "commit"), 1) << r->Output();
+      EXPECT_EQ(IntField(line, "generation"), held) << r->Output();
+    }
+  }
+  EXPECT_FALSE(CrcAt(a, 30).empty());
+  EXPECT_EQ(CrcAt(b, 30), CrcAt(a, 30));
 }
 
 TEST_F(ManagerProcessTest, MlirProgramsHealAndVoteThroughTheQuorumOps) {

@@ -3,6 +3,7 @@
 // vote on their commits; it serves until SIGTERM or SIGINT. With --etcd,
 // several lighthouses share one etcd and one of them leads; with
 // --http_port, it serves its status page.
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -162,8 +163,19 @@ int main(int argc, char** argv) {
   // timeout the flags set.
   options.step_down_after = absl::Milliseconds(*step_down_after_ms);
   // The replicas' collective groups rendezvous through the store served on
-  // the lighthouse's port (the manager dials the leader for it).
-  std::unique_ptr<grpc::Service> store = sluice::ccl::NewStoreService();
+  // the lighthouse's port (the manager dials the leader for it). It holds
+  // only the keys of quorums this lighthouse issued: a replica still
+  // building the group of a quorum from before a restart fails at once.
+  auto issuer = std::make_shared<
+      std::atomic<const sluice::lighthouse::Lighthouse*>>(nullptr);
+  sluice::ccl::StoreServiceOptions store_options;
+  store_options.refuse_generation = [issuer](int64_t generation) {
+    const sluice::lighthouse::Lighthouse* lighthouse = issuer->load();
+    return lighthouse == nullptr ? std::string("the lighthouse is starting")
+                                 : lighthouse->WhyNotIssuedHere(generation);
+  };
+  std::unique_ptr<grpc::Service> store =
+      sluice::ccl::NewStoreService(store_options);
   options.extra_services = {store.get()};
   auto authority = NewAuthority(options.advertise.empty() ? options.bind
                                                           : options.advertise);
@@ -171,6 +183,7 @@ int main(int argc, char** argv) {
   auto lighthouse = sluice::lighthouse::Lighthouse::Start(
       std::move(options), *std::move(authority));
   if (!lighthouse.ok()) return Fail(std::string(lighthouse.status().message()));
+  issuer->store(lighthouse->get());
   std::printf("lighthouse listening on %s\n", (*lighthouse)->address().c_str());
   std::unique_ptr<sluice::lighthouse::LighthouseStatusPage> page;
   if (*http_port != kNoStatusPage) {

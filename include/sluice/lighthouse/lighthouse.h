@@ -96,6 +96,9 @@ struct LighthouseStatus {
   absl::Duration step_down_after;
   // When and why it last stepped down; "" when it never did.
   std::string last_step_down;
+  // Why it can neither lead nor say who leads (etcd out of reach), "" when
+  // nothing stops it.
+  std::string authority_trouble;
 };
 
 class Lighthouse {
@@ -121,6 +124,13 @@ class Lighthouse {
 
   // What GetStatus answers now. Never waits on the quorum authority.
   LighthouseStatus Status() const;
+
+  // Why `generation` cannot be a quorum this lighthouse issued since it
+  // started, "" when it can be. The rendezvous store it serves refuses the
+  // keys of other generations (StoreServiceOptions::refuse_generation), so
+  // that replicas building the group of a quorum issued before a restart
+  // fail at once instead of waiting for peers that wrote to the old store.
+  std::string WhyNotIssuedHere(int64_t generation) const;
 
   // Stops serving: waiting Quorum and Commit calls and Watch streams end
   // with UNAVAILABLE at once. Idempotent.

@@ -8,7 +8,14 @@
 //      lease, so it steps down once no replica has called for its
 //      step-down bound, and the follower leads;
 //  (c) etcd cut off from everyone for less than the lease: nothing changes
-//      and training goes on.
+//      and training goes on;
+//  (d) the leader frozen (SIGSTOP), which sends nothing and closes nothing:
+//      the replicas find it silent and go to the follower once it leads,
+//      and woken up it does not lead again;
+//  (e) etcd killed for longer than the lease, then restarted: no
+//      lighthouse leads meanwhile, each says so once in its log, on its
+//      page and to the replicas, and training resumes at once on etcd's
+//      return.
 //
 // Each scenario polls both lighthouses' status pages throughout and asserts
 // that no two lighthouses ever led at the same time, that the quorum ids the
@@ -39,6 +46,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/lighthouse/lighthouse_client.h"
 #include "sluice/support/liveness.h"
 #include "test/integration/ha/etcd_process.h"
 #include "test/integration/ha/ha_cluster.h"
@@ -86,6 +94,11 @@ const absl::Duration kBoundCutFromEtcd =
 // replica's call in flight to it fails within the liveness bound.
 const absl::Duration kBoundCutFromReplicas =
     kStepDownAfter + kQuorumTick + kTakeOver + kLiveness + kLivenessPingTimeout;
+// (d): the frozen leader's lease lapses unrenewed, as in (a); the replicas
+// found it silent long before (a heartbeat unanswered for 1 s) and call the
+// follower, which answers within a quorum poll's pause once it leads.
+const absl::Duration kBoundFrozenLeader =
+    kLeaseTtl + kEtcdExpiryCheck + kTakeOver;
 // (c): training needs no etcd while its members stay: no pause beyond a
 // step's own pace (replica_child's 200 ms) and scheduling.
 constexpr absl::Duration kMaxStepGap = absl::Seconds(1);
@@ -125,6 +138,7 @@ int64_t IntOf(const nlohmann::json& json, const char* key) {
 struct Observation {
   absl::Time now;  // the lighthouse's, when it answered
   bool leader = false;
+  std::string authority_trouble;
   absl::Time leader_since;  // UnixEpoch when not leading
   std::string leader_address;
   std::string last_step_down;
@@ -243,6 +257,7 @@ class LighthousePartitionTest : public ::testing::Test {
   // Reads both status pages and every replica's new quorums once.
   void Poll() {
     for (size_t i = 0; i < lighthouses_.size(); ++i) {
+      if (frozen_[i]) continue;  // it would not answer
       absl::StatusOr<nlohmann::json> status =
           FetchStatus(lighthouses_[i].status_url);
       // The pages are never cut off: a failed read is the lighthouse's.
@@ -257,6 +272,7 @@ class LighthousePartitionTest : public ::testing::Test {
           absl::FromUnixMicros(IntOf(*status, "leader_since_us"));
       observation.leader_address = status->value("leader_address", "");
       observation.last_step_down = status->value("last_step_down", "");
+      observation.authority_trouble = status->value("authority_trouble", "");
       step_down_after_ms_[i] = IntOf(*status, "step_down_after_ms");
       observations_[i].push_back(std::move(observation));
     }
@@ -459,6 +475,7 @@ class LighthousePartitionTest : public ::testing::Test {
   std::vector<std::vector<Observation>> observations_;
   std::vector<std::vector<SeenQuorum>> seen_;
   int64_t step_down_after_ms_[2] = {0, 0};
+  bool frozen_[2] = {false, false};  // stopped with SIGSTOP
   absl::Time last_poll_;
 };
 
@@ -618,6 +635,114 @@ TEST_F(LighthousePartitionTest, EtcdCutOffForLessThanTheLeaseChangesNothing) {
   }
   EXPECT_EQ(LinesOf(0, "no longer the leader"), 0) << Tails();
 
+  ExpectNeverTwoLeaders();
+  ExpectQuorumIdsNeverReused();
+}
+
+// (d) The leader freezes: SIGSTOP, so that it answers nothing and closes
+// nothing, as a hung host does. Its lease lapses unrenewed and the
+// follower leads; the replicas, which found it silent by an unanswered
+// heartbeat, avoid it meanwhile (though the follower still names it until
+// its lease lapses) and go to the new leader at once. Woken up, it finds its
+// lease gone and does not lead, nor issue an id, again.
+TEST_F(LighthousePartitionTest, FrozenLeaderIsLeftForTheFollower) {
+  const int64_t before = LargestId();
+  const absl::Time frozen = absl::Now();
+  lighthouses_[0].process->Stop();
+  frozen_[0] = true;
+  const std::optional<absl::Duration> resumed = AwaitQuorumsFrom(
+      1, before, frozen, kBoundFrozenLeader + kSlack + absl::Seconds(20));
+  ASSERT_TRUE(resumed.has_value());
+  std::printf(
+      "(d) leader frozen: every replica resumed after %s under the other "
+      "lighthouse (bound %s)\n",
+      absl::FormatDuration(*resumed).c_str(),
+      absl::FormatDuration(kBoundFrozenLeader).c_str());
+  EXPECT_LT(*resumed, kBoundFrozenLeader + kSlack);
+
+  ObserveFor(absl::Seconds(1));
+  lighthouses_[0].process->Continue();
+  const absl::Time woken = absl::Now();
+  frozen_[0] = false;
+  std::vector<size_t> at_wake;
+  for (const std::vector<SeenQuorum>& seen : seen_) {
+    at_wake.push_back(seen.size());
+  }
+  ObserveFor(kLeaseTtl + absl::Seconds(1));
+  EXPECT_FALSE(Last(0).leader);
+  EXPECT_EQ(Last(0).leader_address, addresses_[1]);
+  EXPECT_TRUE(Last(1).leader);
+  for (const Observation& observation : observations_[0]) {
+    if (observation.now > frozen) {
+      EXPECT_FALSE(observation.leader) << "led again at " << observation.now;
+    }
+  }
+  // Training went on under the new leader alone after the wake.
+  for (int r = 0; r < kReplicas; ++r) {
+    EXPECT_GT(seen_[r].size(), at_wake[r]) << "replica " << r << "\n"
+                                           << Tails();
+    for (size_t q = at_wake[r]; q < seen_[r].size(); ++q) {
+      EXPECT_EQ(seen_[r][q].quorum.lighthouse, addresses_[1])
+          << "replica " << r << " after the wake at " << woken;
+    }
+  }
+
+  ExpectNeverTwoLeaders();
+  ExpectQuorumIdsNeverReused();
+  ExpectIdsAbove(1, 0);
+}
+
+// (e) etcd dies for longer than the lease. No lighthouse may lead without
+// it; both say so once in their logs, on their pages (neither names a
+// leader, rather than contradicting each other) and in the error a
+// replica's call gets. On etcd's return the leader's lease, which etcd
+// kept, is renewed and training resumes within a second.
+TEST_F(LighthousePartitionTest, EtcdLostIsSaidOnceAndTrainingResumesOnReturn) {
+  const int64_t before = LargestId();
+  etcd_->Kill();
+  const absl::Time killed = absl::Now();
+  EXPECT_TRUE(ObserveUntil(
+      [&] {
+        return !Last(0).leader && !Last(1).leader &&
+               Last(0).leader_address.empty() &&
+               Last(1).leader_address.empty() &&
+               absl::StrContains(Last(0).authority_trouble,
+                                 "etcd unreachable for") &&
+               absl::StrContains(Last(1).authority_trouble,
+                                 "etcd unreachable for");
+      },
+      kLeaseTtl + kSlack + absl::Seconds(5)))
+      << Tails();
+  std::printf("(e) etcd killed: no lighthouse led or named a leader after %s\n",
+              absl::FormatDuration(absl::Now() - killed).c_str());
+  // What a replica's call is told.
+  absl::StatusOr<std::unique_ptr<LighthouseClient>> client =
+      LighthouseClient::Create(addresses_);
+  ASSERT_TRUE(client.ok()) << client.status();
+  proto::HeartbeatRequest beat;
+  beat.set_replica_id("observer");
+  beat.set_incarnation(1);
+  const absl::Status refused = (*client)->Heartbeat(beat, absl::Seconds(1));
+  EXPECT_THAT(refused.message(), HasSubstr("is not the leader (leader: "
+                                           "unknown; etcd unreachable for"));
+  ObserveFor(absl::Seconds(2));
+
+  ASSERT_TRUE(etcd_->Restart().ok());
+  const absl::Time back = absl::Now();
+  const std::optional<absl::Duration> resumed =
+      AwaitQuorumsFrom(0, before, back, absl::Seconds(20));
+  ASSERT_TRUE(resumed.has_value());
+  std::printf(
+      "(e) etcd back after %s: every replica had a quorum %s later\n",
+      absl::FormatDuration(back - killed).c_str(),
+      absl::FormatDuration(*resumed).c_str());
+  EXPECT_LT(*resumed, absl::Seconds(1) + kSlack);
+  ObserveFor(absl::Milliseconds(500));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(LinesOf(i, "etcd does not answer"), 1) << Tails();
+    EXPECT_EQ(LinesOf(i, "etcd answers again after"), 1) << Tails();
+    EXPECT_EQ(Last(i).authority_trouble, "");
+  }
   ExpectNeverTwoLeaders();
   ExpectQuorumIdsNeverReused();
 }

@@ -357,6 +357,52 @@ TEST_F(QuorumRulesTest, ReplicasReportEveryStatusField) {
   EXPECT_FALSE(statuses[2].recovering());
 }
 
+// The lighthouse was stopped past the heartbeat timeout (5 s): it blames no
+// one for the silence, nor for the watch streams that broke meanwhile.
+TEST_F(QuorumRulesTest, ResumedLighthouseBlamesNoOneForItsOwnSilence) {
+  for (const char* id : {"a", "b", "c"}) rules_->WatchOpened(id, 1, At(0));
+  FormFirstQuorum();
+  rules_->Resumed(At(40));
+  rules_->WatchEnded("a", 1, /*outlived_pause=*/true);
+  EXPECT_TRUE(rules_->TakeLostMembers(At(40)).empty());
+  rules_->WatchOpened("a", 1, At(40.1));
+  // b truly died while the lighthouse was stopped: it is lost once the
+  // heartbeat timeout passes after the resumption.
+  rules_->Heartbeat("a", 1, At(44));
+  rules_->Heartbeat("c", 1, At(44));
+  EXPECT_TRUE(rules_->TakeLostMembers(At(44.9)).empty());
+  std::vector<LostMember> lost = rules_->TakeLostMembers(At(45.1));
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].replica_id, "b");
+  // A stream opened after the pause loses its replica at once again.
+  rules_->WatchEnded("a", 1);
+  lost = rules_->TakeLostMembers(At(45.2));
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].replica_id, "a");
+}
+
+// A restarted lighthouse (no etcd) starts from id 0; its replicas still hold
+// quorum 7 from before: it never issues them an id they already hold.
+TEST_F(QuorumRulesTest, QuorumIdStartsAboveWhatRequestersHold) {
+  for (const char* id : {"a", "b"}) {
+    proto::QuorumRequest request;
+    request.mutable_replica()->set_replica_id(id);
+    request.mutable_replica()->set_incarnation(1);
+    request.set_last_quorum_id(std::string(id) == "a" ? 7 : 5);
+    rules_->Request(request, At(0));
+  }
+  auto formed = Form(0);
+  ASSERT_TRUE(formed.has_value()) << last_waiting_;
+  EXPECT_EQ(formed->quorum.quorum_id(), 8);
+  EXPECT_TRUE(formed->new_generation);
+  // Once issued, the ids the replicas report are this lighthouse's own.
+  Ask("a", 1);
+  Ask("b", 1);
+  formed = Form(1);
+  ASSERT_TRUE(formed.has_value()) << last_waiting_;
+  EXPECT_EQ(formed->quorum.quorum_id(), 8);
+}
+
 TEST(QuorumRulesOptionsTest, RejectsOutOfRangeOptions) {
   QuorumRulesOptions options;
   options.min_replicas = 0;
