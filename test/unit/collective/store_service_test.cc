@@ -155,5 +155,33 @@ TEST_F(BoundedStoreTest, AWaitingGetOfADroppedGenerationEnds) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::ABORTED);
 }
 
+// The lighthouse's store: generations it did not issue are refused, set
+// and got, with the reason its owner gives.
+class OwnedStoreTest : public StoreServiceTest {
+ protected:
+  static StoreServiceOptions Options() {
+    StoreServiceOptions options;
+    options.refuse_generation = [](int64_t generation) -> std::string {
+      if (generation >= 5) return "";
+      return "quorum " + std::to_string(generation) + " is not mine";
+    };
+    return options;
+  }
+  OwnedStoreTest() : StoreServiceTest(Options()) {}
+};
+
+TEST_F(OwnedStoreTest, RefusesGenerationsItsOwnerDidNotIssue) {
+  grpc::Status status = Set("gen/4/a", "4");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_EQ(status.error_message(), "store: quorum 4 is not mine");
+  proto::GetResponse response;
+  const absl::Time start = absl::Now();
+  status = Get({"gen/4/a"}, true, absl::Seconds(10), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  ASSERT_TRUE(Set("gen/5/a", "5").ok());
+  EXPECT_TRUE(Get({"gen/5/a"}, false, absl::Seconds(5), &response).ok());
+}
+
 }  // namespace
 }  // namespace sluice::ccl
