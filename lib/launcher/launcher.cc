@@ -118,16 +118,18 @@ class Launcher {
 
   absl::Status StartMonitor();
   void ResetMonitor(int64_t resume_epoch);
-  // Starts every rank; what that decides when one cannot start.
-  LaunchDecisions StartRanks(int restart, int64_t resume_epoch);
+  // Starts the ranks `start` names (those that have not finished); what
+  // that decides when one cannot start.
+  LaunchDecisions StartRanks(const LaunchDecision& start);
   // --restart=rank: starts one rank again.
   LaunchDecisions RestartRank(const LaunchDecision& start);
   // Starts `rank` (again) as its `restart`th start.
   absl::Status SpawnRank(Rank& rank, int restart, int64_t resume_epoch);
   // Waits up to `timeout` for SIGINT or SIGTERM (returned) or SIGCHLD.
   int WaitForSignal(absl::Duration timeout);
-  // Feeds the exit of each rank that ended, up to the first one that
-  // decides something, and returns that.
+  // Feeds the exit of each rank that ended and returns what they decide, in
+  // order. Every exit is fed, also after one that decided to stop the
+  // ranks: a rank that finished at the same time must not be restarted.
   LaunchDecisions ReapRanks();
   // Feeds the monitor's state: its epoch and the first verdict that
   // decides something.
@@ -247,7 +249,7 @@ std::optional<int> Launcher::CarryOne(const LaunchDecision& decision) {
       Log(decision.message);
       break;
     case LaunchDecision::kStartRanks:
-      return Carry(StartRanks(decision.restart, decision.resume_epoch));
+      return Carry(StartRanks(decision));
     case LaunchDecision::kStartRank:
       return Carry(RestartRank(decision));
     case LaunchDecision::kSignalRank:
@@ -311,15 +313,33 @@ void Launcher::ResetMonitor(int64_t resume_epoch) {
   }
 }
 
-LaunchDecisions Launcher::StartRanks(int restart, int64_t resume_epoch) {
+LaunchDecisions Launcher::StartRanks(const LaunchDecision& start) {
   ranks_.clear();
   for (int local = 0; local < LocalCount(); ++local) {
     Rank rank;
     rank.rank = rank_offset_ + local;
     rank.local = local;
     rank.task = tasks_[local];
-    absl::Status started = SpawnRank(rank, restart, resume_epoch);
     ranks_.push_back(std::move(rank));
+  }
+  for (int local = 0; local < LocalCount(); ++local) {
+    if (std::find(start.locals.begin(), start.locals.end(), local) !=
+        start.locals.end()) {
+      continue;
+    }
+    // A rank that finished in an earlier start stays ended. The monitor,
+    // reset for this start, forgot its exit: told again, it counts the rank
+    // finished rather than never heard from.
+    if (monitor_ != nullptr) {
+      monitor_
+          ->ReportExit(ranks_[local].rank, /*wait_status=*/0,
+                       kMonitorCallTimeout)
+          .IgnoreError();
+    }
+  }
+  for (int local : start.locals) {
+    absl::Status started =
+        SpawnRank(ranks_[local], start.restart, start.resume_epoch);
     if (!started.ok()) {
       return decisions_->StartFailed(std::string(started.message()),
                                      absl::Now());
@@ -384,6 +404,7 @@ int Launcher::WaitForSignal(absl::Duration timeout) {
 }
 
 LaunchDecisions Launcher::ReapRanks() {
+  LaunchDecisions decided;
   for (Rank& rank : ranks_) {
     if (rank.process == nullptr || rank.process->exited()) continue;
     std::optional<int> status = rank.process->Poll();
@@ -397,11 +418,11 @@ LaunchDecisions Launcher::ReapRanks() {
       monitor_->ReportExit(rank.rank, *status, kMonitorCallTimeout)
           .IgnoreError();
     }
-    LaunchDecisions decided =
+    LaunchDecisions more =
         decisions_->RankExited(rank.local, ExitOf(*status), absl::Now());
-    if (!decided.empty()) return decided;
+    decided.insert(decided.end(), more.begin(), more.end());
   }
-  return {};
+  return decided;
 }
 
 void Launcher::RestartMonitorIfExited() {

@@ -1,7 +1,8 @@
 // The launcher behind tools/sluice_launch: starts the ranks of a job, copies
 // their output line by line with a rank prefix, runs the step monitor, and
-// restarts every rank from the minimum finished epoch when one fails or
-// the monitor finds one stuck, silent or dead. On several hosts, one
+// restarts every rank that has not finished (exited with 0) from the
+// minimum finished epoch when one fails or the monitor finds one stuck,
+// silent or dead. On several hosts, one
 // launcher each, node 0 decides every restart and the others follow it
 // (launcher_rendezvous.h). What to do when is decided by the state machines
 // of launcher_decisions.h; launcher.cc runs the processes and carries the

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "sluice/support/exit_codes.h"
 
 namespace sluice::launcher {
@@ -45,7 +46,7 @@ RankDecisions::RankDecisions(const LauncherOptions& options)
 void RankDecisions::RankStarted(int local, absl::Time now) {
   RankState& rank = ranks_[local];
   rank.running = true;
-  rank.exited_cleanly = false;
+  rank.finished = false;
   rank.started = now;
   rank.stop_reason.clear();
   rank.kill_at.reset();
@@ -63,8 +64,10 @@ RankDecisions::ExitMeaning RankDecisions::Classify(int local, RankExit exit,
   RankState& rank = ranks_[local];
   rank.running = false;
   ExitMeaning meaning;
-  if (exit.code == 0) {
-    rank.exited_cleanly = true;
+  // A rank the launcher stopped for a verdict failed, even when it handled
+  // the SIGTERM by exiting with 0: it did not finish its work.
+  if (exit.code == 0 && rank.stop_reason.empty()) {
+    rank.finished = true;
     const RankTask& task = tasks_[local];
     if (!options_.chief.empty() && task.job == options_.chief &&
         task.index == 0) {
@@ -97,12 +100,49 @@ RankDecisions::ExitMeaning RankDecisions::Classify(int local, RankExit exit,
   return meaning;
 }
 
-bool RankDecisions::AllExitedCleanly() const {
-  return std::all_of(ranks_.begin(), ranks_.end(),
-                     [](const RankState& rank) { return rank.exited_cleanly; });
+void RankDecisions::RecordLateExit(int local, RankExit exit) {
+  RankState& rank = ranks_[local];
+  rank.running = false;
+  if (exit.code == 0 && rank.stop_reason.empty()) rank.finished = true;
 }
 
-void RankDecisions::ResetRanks() { ranks_.assign(tasks_.size(), RankState{}); }
+bool RankDecisions::AllFinished() const {
+  return std::all_of(ranks_.begin(), ranks_.end(),
+                     [](const RankState& rank) { return rank.finished; });
+}
+
+void RankDecisions::ResetRanks() {
+  std::vector<RankState> fresh(tasks_.size());
+  for (size_t local = 0; local < ranks_.size() && local < fresh.size();
+       ++local) {
+    fresh[local].finished = ranks_[local].finished;
+  }
+  ranks_ = std::move(fresh);
+}
+
+std::vector<int> RankDecisions::UnfinishedRanks() const {
+  std::vector<int> unfinished;
+  for (int local = 0; local < local_count(); ++local) {
+    if (!ranks_[local].finished) unfinished.push_back(local);
+  }
+  return unfinished;
+}
+
+void RankDecisions::StartUnfinished(int restart, int64_t resume_epoch,
+                                    LaunchDecisions& decisions) const {
+  LaunchDecision start = StartRanks(restart, resume_epoch);
+  start.locals = UnfinishedRanks();
+  if (static_cast<int>(start.locals.size()) < local_count()) {
+    std::vector<std::string> finished;
+    for (int local = 0; local < local_count(); ++local) {
+      if (ranks_[local].finished) finished.push_back(Describe(local));
+    }
+    decisions.push_back(
+        Log(absl::StrCat("not restarting ", absl::StrJoin(finished, ", "),
+                         ": finished (exited with 0)")));
+  }
+  decisions.push_back(std::move(start));
+}
 
 LaunchDecision RankDecisions::Log(std::string message) {
   LaunchDecision log = Decision(LaunchDecision::kLog);
@@ -167,6 +207,10 @@ LaunchDecisions JobDecisions::NodesJoined(int joined, absl::Time now) {
 LaunchDecisions JobDecisions::BeginGeneration() {
   phase_ = Phase::kRunning;
   ResetRanks();
+  // On one host a restart follows the failure of a rank that had not
+  // finished, so this is a guard: with none left to start, nothing would
+  // ever end the job.
+  if (!several_nodes() && UnfinishedRanks().empty()) return Finish();
   LaunchDecisions decisions;
   if (several_nodes()) {
     // A generation per start: restart 0 is generation 0.
@@ -175,12 +219,15 @@ LaunchDecisions JobDecisions::BeginGeneration() {
     begin.resume_epoch = resume_epoch_;
     decisions.push_back(begin);
   }
-  decisions.push_back(StartRanks(restart_, resume_epoch_));
+  // Node 0 of several may have no rank left to start: it then waits for the
+  // other nodes' ranks to finish.
+  StartUnfinished(restart_, resume_epoch_, decisions);
   return decisions;
 }
 
 LaunchDecisions JobDecisions::RankExited(int local, RankExit exit,
                                          absl::Time now) {
+  if (phase_ == Phase::kStopping) RecordLateExit(local, exit);
   if (phase_ != Phase::kRunning) return {};
   LaunchDecisions decisions;
   ExitMeaning meaning = Classify(local, exit, decisions);
@@ -197,15 +244,14 @@ LaunchDecisions JobDecisions::RankExited(int local, RankExit exit,
       break;
   }
   // Node 0 of several finishes only with every other node.
-  if (AllExitedCleanly() && options_.chief.empty() && !several_nodes()) {
+  if (AllFinished() && options_.chief.empty() && !several_nodes()) {
     return Finish();
   }
   return decisions;
 }
 
 LaunchDecisions JobDecisions::OtherNodesFinished(absl::Time now) {
-  if (phase_ != Phase::kRunning || !AllExitedCleanly() ||
-      !options_.chief.empty()) {
+  if (phase_ != Phase::kRunning || !AllFinished() || !options_.chief.empty()) {
     return {};
   }
   return Finish();
@@ -475,7 +521,15 @@ LaunchDecisions FollowerDecisions::FollowLeader(absl::Time now) {
     report_.node_rank = options_.node_rank;
     report_.generation = view_.generation;
     ResetRanks();
-    decisions.push_back(StartRanks(view_.restart, view_.resume_epoch));
+    StartUnfinished(view_.restart, view_.resume_epoch, decisions);
+    if (AllFinished()) {
+      // Every rank of this node finished in an earlier generation: this
+      // one is done here as soon as it begins.
+      decisions.push_back(
+          Log("this node's ranks finished; waiting for the other nodes"));
+      report_.state = NodeReportInfo::kFinished;
+      report_.ranks_stopped = true;
+    }
   } else if (!view_.running && view_.generation == report_.generation &&
              !report_.ranks_stopped) {
     decisions.push_back(Log("node 0 stops every rank to restart them"));
@@ -496,6 +550,11 @@ LaunchDecisions FollowerDecisions::StartFailed(const std::string& message,
 LaunchDecisions FollowerDecisions::RankExited(int local, RankExit exit,
                                               absl::Time now) {
   if (!watching_ranks()) return {};
+  if (report_.state != NodeReportInfo::kRunning) {
+    // Failed, its ranks not stopped yet: one may still finish meanwhile.
+    RecordLateExit(local, exit);
+    return {};
+  }
   LaunchDecisions decisions;
   ExitMeaning meaning = Classify(local, exit, decisions);
   if (meaning.kind == ExitMeaning::kFailed) {
@@ -507,7 +566,7 @@ LaunchDecisions FollowerDecisions::RankExited(int local, RankExit exit,
     return decisions;
   }
   if (meaning.kind == ExitMeaning::kFinished ||
-      (AllExitedCleanly() && options_.chief.empty())) {
+      (AllFinished() && options_.chief.empty())) {
     decisions.push_back(
         Log("this node's ranks finished; waiting for the other nodes"));
     report_.state = NodeReportInfo::kFinished;

@@ -49,9 +49,11 @@ struct RankExit {
 struct LaunchDecision {
   enum Kind {
     kLog,  // message, as a "sluice_launch: " line
-    // Every rank of this node as start number `restart` from
-    // `resume_epoch`; each start reported with RankStarted, a failure with
-    // StartFailed (the ranks after it are not started).
+    // The ranks `locals` of this node, every one that has not finished, as
+    // start number `restart` from `resume_epoch`; each start reported with
+    // RankStarted, a failure with StartFailed (the ranks after it are not
+    // started). A rank not in `locals` finished in an earlier start and
+    // stays ended.
     kStartRanks,
     // --restart=rank: rank `local` alone again as its `restart`th start
     // from `resume_epoch`; RankStarted or RankRestartFailed.
@@ -83,6 +85,7 @@ struct LaunchDecision {
   Kind kind = kLog;
   std::string message;
   int local = 0;
+  std::vector<int> locals;  // kStartRanks
   int signal = 0;
   int restart = 0;
   int64_t resume_epoch = 0;
@@ -116,6 +119,9 @@ class RankDecisions {
   virtual LaunchDecisions StopSignal(int signal, absl::Time now) = 0;
 
   int local_count() const { return static_cast<int>(tasks_.size()); }
+  // Whether rank `local` exited with 0 in some start of the job: no restart
+  // of the job or of the rank starts it again.
+  bool finished(int local) const { return ranks_[local].finished; }
   int rank_offset() const { return rank_offset_; }
   // "rank 3", "rank 2 (worker 0)".
   std::string Describe(int local) const;
@@ -125,7 +131,10 @@ class RankDecisions {
 
   struct RankState {
     bool running = false;
-    bool exited_cleanly = false;
+    // Exited with 0 while the launcher was not stopping it; kept across
+    // restarts of the job, so that a finished rank is never started again
+    // (it would train every epoch again from the resume epoch).
+    bool finished = false;
     absl::Time started;
     // --restart=rank: its own restarts, when it starts again after a
     // failure, and why it is being stopped (a verdict), with when it gets
@@ -143,9 +152,20 @@ class RankDecisions {
   };
   // Records the exit; `decisions` gets the line a finishing exit says.
   ExitMeaning Classify(int local, RankExit exit, LaunchDecisions& decisions);
-  bool AllExitedCleanly() const;
-  // Fresh rank states for a new start of every rank.
+  // Records an exit that came once the ranks' stop was already decided
+  // (reaped with the exit that decided it): an exit with 0 the launcher did
+  // not ask for still finishes the rank.
+  void RecordLateExit(int local, RankExit exit);
+  bool AllFinished() const;
+  // Fresh rank states for a new start of the job; a finished rank stays
+  // finished.
   void ResetRanks();
+  // The ranks a new start of the job starts: those not finished.
+  std::vector<int> UnfinishedRanks() const;
+  // kStartRanks of the unfinished ranks, after a line naming the finished
+  // ones when there are any.
+  void StartUnfinished(int restart, int64_t resume_epoch,
+                       LaunchDecisions& decisions) const;
   static LaunchDecision Log(std::string message);
   LaunchDecision StopRanks(int signal) const;
   static LaunchDecision Exit(int exit_code);
@@ -251,10 +271,10 @@ class FollowerDecisions : public RankDecisions {
                          const RendezvousView& view, absl::Time now);
   // Acts on node 0's last decision: ends, (re)starts or stops the ranks.
   LaunchDecisions FollowLeader(absl::Time now);
-  // Whether this node's ranks run and their exits matter.
-  bool watching_ranks() const {
-    return report_.state == NodeReportInfo::kRunning && !report_.ranks_stopped;
-  }
+  // Whether this node's ranks of the current generation may run and their
+  // exits matter: also after one failed, until they are stopped, as another
+  // may finish meanwhile.
+  bool watching_ranks() const { return !report_.ranks_stopped; }
   LaunchDecisions RankExited(int local, RankExit exit, absl::Time now) override;
   LaunchDecisions StartFailed(const std::string& message,
                               absl::Time now) override;

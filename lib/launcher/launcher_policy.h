@@ -17,9 +17,10 @@ struct Failure {
   std::string reason;  // "rank 2 exited with code 1", a verdict's message
 };
 
-// What a failure restarts: every rank of the job (each resumes from the
-// minimum finished epoch), or only the failed rank while the others keep
-// running, as data-parallel replicas that heal from their peers need.
+// What a failure restarts: every rank of the job that has not finished
+// (each resumes from the minimum finished epoch), or only the failed rank
+// while the others keep running, as data-parallel replicas that heal from
+// their peers need. Neither starts a rank that exited with 0 again.
 enum class RestartScope { kJob, kRank };
 
 struct RestartPolicy {

@@ -53,11 +53,12 @@ run_launch --nproc=3 --grace_period_s=1 -- "$rank" --epochs=2 \
 [[ $(ls "$scratch"/grandchild*.pid | wc -l) -eq 3 ]] || fail "expected 3 grandchildren: $(ls "$scratch")"
 all_gone
 
-# --restart=job: rank 1 fails in epoch 1; every rank's grandchild (a
+# --restart=job: rank 1 fails in epoch 1, while rank 0 still runs (a rank
+# that finished would not start again); every rank's grandchild (a
 # double-forked daemon) is gone before the ranks start again.
 fresh
 run_launch --nproc=2 --grace_period_s=1 --restart_backoff_ms=50 -- "$rank" \
-  --epochs=3 --steps_per_epoch=3 --step_ms=30 --pid_dir="$scratch" \
+  --epochs=8 --steps_per_epoch=3 --step_ms=60 --pid_dir="$scratch" \
   --grandchild=daemon --check_grandchild --fail_rank=1 --fail_at_epoch=1
 [[ $status -eq 0 ]] || { show "$scratch/out" "$scratch/err"; fail "exit $status"; }
 for r in 0 1; do
@@ -107,15 +108,16 @@ wait_bounded "$launcher_pid"
 expect "$scratch/err" '^sluice_launch: 2 process\(es\) the ranks started still running after 1s: sending SIGKILL$'
 all_gone
 
-# Two nodes of one rank each: rank 1, on node 1, fails in epoch 1; both
-# nodes end their ranks' daemons before the restart and at the end.
+# Two nodes of one rank each: rank 1, on node 1, fails in epoch 1 while
+# rank 0 still runs; both nodes end their ranks' daemons before the restart
+# and at the end.
 fresh
 for try in 1 2 3 4 5; do
   port=$((20000 + RANDOM % 40000))
   common=(--monitor_binary="$monitor" --nnodes=2 --nproc=1
     --rendezvous="127.0.0.1:$port" --restart_backoff_ms=50 --grace_period_s=1
-    --rendezvous_timeout_s=10 -- "$rank" --epochs=3 --steps_per_epoch=3
-    --step_ms=30 --pid_dir="$scratch" --grandchild=daemon --check_grandchild
+    --rendezvous_timeout_s=10 -- "$rank" --epochs=8 --steps_per_epoch=3
+    --step_ms=60 --pid_dir="$scratch" --grandchild=daemon --check_grandchild
     --fail_rank=1 --fail_at_epoch=1)
   "$launch" --node_rank=0 "${common[@]}" \
     >"$scratch/out0" 2>"$scratch/err0" &

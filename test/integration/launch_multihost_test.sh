@@ -5,57 +5,6 @@
 # loses node 0 stopping its ranks.
 source "$(dirname "$0")/launch_test_lib.sh"
 
-# start_nodes ARGS...: node 0 and node 1 in the background with the same
-# ARGS (the command after --), outputs in $scratch/{out,err}{0,1}, the
-# launchers' pids in $node0 and $node1 (no timeout wrapper: the tests kill
-# the launchers themselves; finish bounds the wait). Retries another port
-# when node 0's is taken.
-start_nodes() {
-  local try
-  for try in 1 2 3 4 5; do
-    port=$((20000 + RANDOM % 40000))
-    rm -f "$scratch"/{out,err}{0,1}
-    local common=(--monitor_binary="$monitor" --nnodes=2 --nproc=2
-      --rendezvous="127.0.0.1:$port" --restart_backoff_ms=100
-      --grace_period_s=2 --rendezvous_timeout_s=3)
-    "$launch" "${common[@]}" --node_rank=0 "$@" \
-      >"$scratch/out0" 2>"$scratch/err0" &
-    node0=$!
-    local deadline=$((SECONDS + 20))
-    until grep -qE 'rendezvous at|cannot serve' "$scratch/err0" 2>/dev/null; do
-      ((SECONDS < deadline)) || { show "$scratch/err0"; fail "node 0 did not serve the rendezvous within 20 s"; }
-      sleep 0.05
-    done
-    if grep -q 'cannot serve' "$scratch/err0"; then
-      wait "$node0" || true
-      continue
-    fi
-    "$launch" "${common[@]}" --node_rank=1 "$@" \
-      >"$scratch/out1" 2>"$scratch/err1" &
-    node1=$!
-    return
-  done
-  fail "no free rendezvous port in 5 tries"
-}
-
-# finish: waits up to 60 s for both launchers; their exit codes in
-# $status0, $status1.
-finish() {
-  local deadline=$((SECONDS + 60))
-  while alive "$node0" || alive "$node1"; do
-    if ((SECONDS >= deadline)); then
-      kill -9 "$node0" "$node1" 2>/dev/null || true
-      show "$scratch"/err{0,1}
-      fail "the launchers did not end within 60 s"
-    fi
-    sleep 0.05
-  done
-  status0=0
-  wait "$node0" || status0=$?
-  status1=0
-  wait "$node1" || status1=$?
-}
-
 # Flag errors exit with 2 and name the flag.
 run_launch --nnodes=2 --nproc=2 -- true
 [[ $status -eq 2 ]] || fail "--nnodes without --rendezvous: exit $status, not 2"

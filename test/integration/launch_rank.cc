@@ -8,6 +8,9 @@
 //       [--fail_rank=R --fail_at_epoch=E --fail_code=C
 //        --fail_restarts=K]     rank R exits with C 300 ms into epoch E, on
 //                               the first K starts of the job (default 1)
+//       [--fail_hangs]          rank R hangs there instead: it begins a
+//                               step and never ends it (until killed, or
+//                               120 s at most)
 //       [--grandchild=KIND]     first starts a process that calls setsid
 //                               and sleeps (120 s at most), its pid in
 //                               DIR/grandchild<R>.<restart>.pid: KIND
@@ -162,6 +165,7 @@ int main(int argc, char** argv) {
   const int64_t fail_at_epoch = Flag(argc, argv, "fail_at_epoch", -1);
   const int64_t fail_code = Flag(argc, argv, "fail_code", 1);
   const int64_t fail_restarts = Flag(argc, argv, "fail_restarts", 1);
+  const bool fail_hangs = HasFlag(argc, argv, "fail_hangs");
   const std::string pid_dir = StringFlag(argc, argv, "pid_dir");
   const std::string grandchild = StringFlag(argc, argv, "grandchild");
   const bool check_grandchild = HasFlag(argc, argv, "check_grandchild");
@@ -193,6 +197,15 @@ int main(int argc, char** argv) {
       // Mid-epoch, as a real failure comes: the finished epochs have
       // reached the monitor (the reporter sends every 50 ms).
       absl::SleepFor(absl::Milliseconds(300));
+      if (fail_hangs) {
+        std::printf("hanging at epoch %ld\n", long(epoch));
+        std::fflush(stdout);
+        if (reporter != nullptr) reporter->StepBegin(step_number);
+        // Bounded, so that a launcher that misses the hang does not leak
+        // the rank for long.
+        absl::SleepFor(absl::Seconds(120));
+        std::_Exit(1);
+      }
       std::printf("failing at epoch %ld with code %ld\n", long(epoch),
                   long(fail_code));
       std::fflush(stdout);

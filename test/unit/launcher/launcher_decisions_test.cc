@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "sluice/support/exit_codes.h"
@@ -33,8 +34,8 @@ std::string Show(const LaunchDecision& d) {
     case LaunchDecision::kLog:
       return absl::StrCat("log: ", d.message);
     case LaunchDecision::kStartRanks:
-      return absl::StrCat("start ranks: restart ", d.restart, ", epoch ",
-                          d.resume_epoch);
+      return absl::StrCat("start ranks {", absl::StrJoin(d.locals, ", "),
+                          "}: restart ", d.restart, ", epoch ", d.resume_epoch);
     case LaunchDecision::kStartRank:
       return absl::StrCat("start rank ", d.local, ": restart ", d.restart,
                           ", epoch ", d.resume_epoch);
@@ -108,7 +109,8 @@ void StartAll(RankDecisions& decisions, absl::Time at) {
 
 TEST(JobDecisionsTest, FinishesOnceEveryRankExitedCleanly) {
   JobDecisions job(Options(2));
-  EXPECT_EQ(Show(job.Start(At(0))), Lines{"start ranks: restart 0, epoch 0"});
+  EXPECT_EQ(Show(job.Start(At(0))),
+            Lines{"start ranks {0, 1}: restart 0, epoch 0"});
   StartAll(job, At(0));
   EXPECT_EQ(Show(job.RankExited(0, RankExit::Code(0), At(5))), Lines{});
   EXPECT_EQ(job.phase(), Phase::kRunning);
@@ -136,9 +138,9 @@ TEST(JobDecisionsTest, FailureStopsTheJobAndRestartsAfterTheBackoff) {
   ASSERT_TRUE(job.NextDeadline().has_value());
   EXPECT_EQ(*job.NextDeadline(), At(16.5));
   EXPECT_EQ(Show(job.Tick(At(16.4), false)), Lines{});
-  EXPECT_EQ(
-      Show(job.Tick(At(16.5), false)),
-      (Lines{"reset monitor: epoch 3", "start ranks: restart 1, epoch 3"}));
+  EXPECT_EQ(Show(job.Tick(At(16.5), false)),
+            (Lines{"reset monitor: epoch 3",
+                   "start ranks {0, 1}: restart 1, epoch 3"}));
   EXPECT_EQ(job.phase(), Phase::kRunning);
   EXPECT_EQ(job.restarts(), 1);
   StartAll(job, At(16.5));
@@ -282,6 +284,83 @@ TEST(JobDecisionsTest, FinishOnFirstGivesTheOthersTheGracePeriod) {
                    "drain", "log: the job finished", "exit 0"}));
 }
 
+// The report this reproduces: ranks 0 and 1 finished, rank 2 hung; the
+// restart must not train ranks 0 and 1 again.
+TEST(JobDecisionsTest, RestartStartsOnlyTheRanksThatHaveNotFinished) {
+  JobDecisions job(Options(3));
+  EXPECT_EQ(Show(job.Start(At(0))),
+            Lines{"start ranks {0, 1, 2}: restart 0, epoch 0"});
+  StartAll(job, At(0));
+  EXPECT_EQ(Show(job.RankExited(0, RankExit::Code(0), At(5))), Lines{});
+  EXPECT_EQ(Show(job.RankExited(1, RankExit::Code(0), At(6))), Lines{});
+  // A finished rank's verdict (its stream closed) is no failure.
+  EXPECT_EQ(Show(job.Verdict(MakeVerdict(0, "dead", "gone", At(7)), At(7))),
+            Lines{});
+  EXPECT_EQ(
+      Show(job.Verdict(MakeVerdict(2, "stuck", "rank 2 stuck", At(8)), At(8))),
+      (Lines{"log: stopping all ranks: monitor: stuck: rank 2 stuck",
+             "stop job: 15, SIGKILL after 5s"}));
+  job.MonitorEpoch(2);
+  EXPECT_EQ(Show(job.JobStopped(At(9))),
+            Lines{"log: restart 1 of 2 in 500ms from epoch 2"});
+  EXPECT_EQ(Show(job.Tick(At(9.5), false)),
+            (Lines{"reset monitor: epoch 2",
+                   "log: not restarting rank 0, rank 1: finished (exited with "
+                   "0)",
+                   "start ranks {2}: restart 1, epoch 2"}));
+  EXPECT_TRUE(job.finished(0));
+  EXPECT_FALSE(job.finished(2));
+  job.RankStarted(2, At(9.5));
+
+  // A restartable exit and a signal restart it again, and only it.
+  EXPECT_EQ(
+      Show(job.RankExited(2, RankExit::Code(kRestartableExitCode), At(10)))
+          .front(),
+      "log: stopping all ranks: rank 2 exited with code 75 "
+      "(restartable: it asks for a restart)");
+  job.JobStopped(At(11));
+  EXPECT_EQ(Show(job.Tick(At(12), false)).back(),
+            "start ranks {2}: restart 2, epoch 2");
+  job.RankStarted(2, At(12));
+  // The job is done once the last unfinished rank finishes.
+  EXPECT_EQ(Show(job.RankExited(2, RankExit::Code(0), At(20))),
+            (Lines{"stop ranks: 15, SIGKILL after 5s", "drain",
+                   "log: the job finished", "exit 0"}));
+}
+
+TEST(JobDecisionsTest, RestartSkipsARankThatFinishedAsTheJobWasStopped) {
+  JobDecisions job(Options(3));
+  job.Start(At(0));
+  StartAll(job, At(0));
+  // Reaped together: rank 2's failure decides the stop, rank 0's exit with
+  // 0 comes after it and still finishes rank 0.
+  job.RankExited(2, RankExit::Signal(SIGKILL), At(5));
+  EXPECT_EQ(Show(job.RankExited(0, RankExit::Code(0), At(5))), Lines{});
+  // Rank 1 ran on: stopped with the job, it did not finish.
+  job.JobStopped(At(6));
+  EXPECT_EQ(Show(job.Tick(At(7), false)),
+            (Lines{"reset monitor: epoch 0",
+                   "log: not restarting rank 0: finished (exited with 0)",
+                   "start ranks {1, 2}: restart 1, epoch 0"}));
+}
+
+TEST(JobDecisionsTest, FinishedServerOfAChiefJobIsNotStartedAgain) {
+  LauncherOptions options = Options(0);
+  options.jobs = {{"ps", 1}, {"worker", 1}, {"chief", 1}};
+  options.chief = "chief";
+  JobDecisions job(options);
+  job.Start(At(0));
+  StartAll(job, At(0));
+  job.RankExited(1, RankExit::Code(0), At(1));
+  job.RankExited(2, RankExit::Code(1), At(2));
+  job.JobStopped(At(3));
+  EXPECT_EQ(Show(job.Tick(At(4), false)),
+            (Lines{"reset monitor: epoch 0",
+                   "log: not restarting rank 1 (worker 0): finished (exited "
+                   "with 0)",
+                   "start ranks {0, 2}: restart 1, epoch 0"}));
+}
+
 // --- One host, --restart=rank ---
 
 class EachRankTest : public ::testing::Test {
@@ -372,6 +451,29 @@ TEST_F(EachRankTest, RestartThatCannotStartEndsTheJobWithOne) {
                    "log: giving up; exiting with 1", "exit 1"}));
 }
 
+TEST_F(EachRankTest, FinishedRankIsNotRestartedWhenTheOtherIs) {
+  EXPECT_EQ(Show(job_.RankExited(0, RankExit::Code(0), At(1))), Lines{});
+  job_.RankExited(1, RankExit::Signal(SIGKILL), At(2));
+  EXPECT_EQ(Show(job_.Tick(At(3), false)),
+            Lines{"start rank 1: restart 1, epoch 4"});
+  job_.RankStarted(1, At(3));
+  EXPECT_EQ(Show(job_.Verdict(MakeVerdict(0, "dead", "gone", At(4)), At(4))),
+            Lines{});
+  EXPECT_EQ(Show(job_.RankExited(1, RankExit::Code(0), At(9))),
+            (Lines{"stop ranks: 15, SIGKILL after 5s", "drain",
+                   "log: the job finished", "exit 0"}));
+  EXPECT_TRUE(job_.finished(0));
+}
+
+TEST_F(EachRankTest, RankStoppedForAVerdictThatExitsWithZeroIsRestarted) {
+  job_.Verdict(MakeVerdict(1, "stuck", "rank 1 stuck", At(1)), At(1));
+  // It handled the SIGTERM by exiting with 0: it did not finish its work.
+  EXPECT_EQ(Show(job_.RankExited(1, RankExit::Code(0), At(2))),
+            Lines{"log: restarting rank 1 alone (restart 1 of 2 in 500ms), "
+                  "the others keep running: monitor: stuck: rank 1 stuck"});
+  EXPECT_FALSE(job_.finished(1));
+}
+
 // --- Node 0 of several ---
 
 LauncherOptions TwoNodes(int node_rank) {
@@ -391,7 +493,7 @@ TEST(LeaderDecisionsTest, StartsOnceEveryOtherNodeJoined) {
   EXPECT_EQ(Show(job.NodesJoined(0, At(29))), Lines{});
   EXPECT_EQ(Show(job.NodesJoined(1, At(29.5))),
             (Lines{"begin generation 0: epoch 0",
-                   "start ranks: restart 0, epoch 0"}));
+                   "start ranks {0, 1}: restart 0, epoch 0"}));
   EXPECT_EQ(job.phase(), Phase::kRunning);
 }
 
@@ -429,7 +531,7 @@ TEST(LeaderDecisionsTest, RemoteFailureRestartsEveryNodeInANewGeneration) {
             Lines{"log: restart 1 of 2 in 500ms from epoch 2"});
   EXPECT_EQ(Show(job.Tick(At(12.5), false)),
             (Lines{"reset monitor: epoch 2", "begin generation 1: epoch 2",
-                   "start ranks: restart 1, epoch 2"}));
+                   "start ranks {0, 1}: restart 1, epoch 2"}));
 }
 
 TEST(LeaderDecisionsTest, FinishesOnlyWithEveryOtherNode) {
@@ -461,6 +563,31 @@ TEST(LeaderDecisionsTest, TellsTheOtherNodesWhenNoRestartIsLeft) {
                    "exit 6"}));
 }
 
+TEST(LeaderDecisionsTest,
+     NodeWhoseRanksFinishedStartsNoneAndWaitsForTheOthers) {
+  JobDecisions job(TwoNodes(0));
+  job.Start(At(0));
+  job.NodesJoined(1, At(0));
+  StartAll(job, At(0));
+  job.RankExited(0, RankExit::Code(0), At(1));
+  job.RankExited(1, RankExit::Code(0), At(2));
+  Failure failure;
+  failure.rank = 3;
+  failure.reason = "rank 3 was killed by signal 9 (Killed)";
+  job.RemoteFailure(failure, At(3));
+  job.JobStopped(At(4));
+  EXPECT_EQ(Show(job.Tick(At(5), false)),
+            (Lines{"reset monitor: epoch 0", "begin generation 1: epoch 0",
+                   "log: not restarting rank 0, rank 1: finished (exited with "
+                   "0)",
+                   "start ranks {}: restart 1, epoch 0"}));
+  EXPECT_EQ(job.phase(), Phase::kRunning);
+  EXPECT_EQ(Show(job.OtherNodesFinished(At(9))),
+            (Lines{"stop ranks: 15, SIGKILL after 5s",
+                   "end job: finished with 0, waiting 7s", "drain",
+                   "log: the job finished", "exit 0"}));
+}
+
 // --- A node other than 0 ---
 
 RendezvousView View(int64_t generation, bool running, int restart = 0,
@@ -483,7 +610,7 @@ class FollowerTest : public ::testing::Test {
               Lines{"log: node 1 joined the rendezvous at node0:29400: ranks "
                     "2..3 of 4"});
     ASSERT_EQ(Show(node_.FollowLeader(At(0))),
-              Lines{"start ranks: restart 0, epoch 0"});
+              Lines{"start ranks {0, 1}: restart 0, epoch 0"});
     StartAll(node_, At(0));
   }
 
@@ -503,7 +630,7 @@ TEST_F(FollowerTest, WaitsForTheFirstGenerationToRun) {
   EXPECT_EQ(Show(node_.FollowLeader(At(0))), Lines{});
   EXPECT_EQ(Show(node_.LeaderAnswered(View(0, true), At(1))), Lines{});
   EXPECT_EQ(Show(node_.FollowLeader(At(1))),
-            Lines{"start ranks: restart 0, epoch 0"});
+            Lines{"start ranks {0, 1}: restart 0, epoch 0"});
   EXPECT_TRUE(node_.watching_ranks());
   EXPECT_EQ(node_.report().generation, 0);
 }
@@ -524,7 +651,7 @@ TEST_F(FollowerTest, ReportsAFailureThenStopsItsRanksAfterThePoll) {
   node_.LeaderAnswered(View(1, true, 1, 2), At(9));
   EXPECT_EQ(Show(node_.FollowLeader(At(9))),
             (Lines{"log: restart 1 from epoch 2, as node 0 decided",
-                   "start ranks: restart 1, epoch 2"}));
+                   "start ranks {0, 1}: restart 1, epoch 2"}));
   EXPECT_EQ(node_.report().generation, 1);
   EXPECT_EQ(node_.report().state, NodeReportInfo::kRunning);
 }
@@ -601,6 +728,57 @@ TEST_F(FollowerTest, StopSignalIsPassedToTheRanks) {
   EXPECT_EQ(Show(node_.StopSignal(SIGTERM, At(1))),
             (Lines{"log: got Terminated: passing it to the ranks",
                    "stop ranks: 15, SIGKILL after 5s", "drain", "exit 143"}));
+}
+
+TEST_F(FollowerTest, RestartsOnlyItsRanksThatHaveNotFinished) {
+  JoinAndStart();
+  node_.RankExited(0, RankExit::Code(0), At(1));
+  node_.RankExited(1, RankExit::Code(1), At(2));
+  node_.LeaderAnswered(View(0, true), At(2.1));
+  node_.LeaderAnswered(View(1, true, 1, 3), At(8));
+  EXPECT_EQ(Show(node_.FollowLeader(At(8))),
+            (Lines{"log: restart 1 from epoch 3, as node 0 decided",
+                   "log: not restarting rank 2: finished (exited with 0)",
+                   "start ranks {1}: restart 1, epoch 3"}));
+  node_.RankStarted(1, At(8));
+  EXPECT_EQ(Show(node_.RankExited(1, RankExit::Code(0), At(12))),
+            Lines{"log: this node's ranks finished; waiting for the other "
+                  "nodes"});
+  EXPECT_EQ(node_.report().state, NodeReportInfo::kFinished);
+}
+
+TEST_F(FollowerTest, RankFinishingBeforeTheFailedNodeStopsIsNotRestarted) {
+  JoinAndStart();
+  node_.RankExited(1, RankExit::Code(1), At(2));
+  EXPECT_TRUE(node_.watching_ranks());
+  EXPECT_EQ(Show(node_.RankExited(0, RankExit::Code(0), At(2.05))), Lines{});
+  EXPECT_EQ(node_.report().state, NodeReportInfo::kFailed);
+  EXPECT_EQ(node_.report().failure.rank, 3);
+  node_.LeaderAnswered(View(0, true), At(2.1));
+  EXPECT_FALSE(node_.watching_ranks());
+  node_.LeaderAnswered(View(1, true, 1, 0), At(8));
+  EXPECT_EQ(Show(node_.FollowLeader(At(8))).back(),
+            "start ranks {1}: restart 1, epoch 0");
+}
+
+TEST_F(FollowerTest, NodeWhoseRanksFinishedStartsNoneInTheNextGeneration) {
+  JoinAndStart();
+  node_.RankExited(0, RankExit::Code(0), At(1));
+  node_.RankExited(1, RankExit::Code(0), At(2));
+  // Node 0 restarts the job for a failure of its own.
+  node_.LeaderAnswered(View(0, false), At(3));
+  EXPECT_EQ(Show(node_.FollowLeader(At(3))), Lines{});
+  node_.LeaderAnswered(View(1, true, 1, 2), At(9));
+  EXPECT_EQ(Show(node_.FollowLeader(At(9))),
+            (Lines{"log: restart 1 from epoch 2, as node 0 decided",
+                   "log: not restarting rank 2, rank 3: finished (exited with "
+                   "0)",
+                   "start ranks {}: restart 1, epoch 2",
+                   "log: this node's ranks finished; waiting for the other "
+                   "nodes"}));
+  EXPECT_EQ(node_.report().generation, 1);
+  EXPECT_EQ(node_.report().state, NodeReportInfo::kFinished);
+  EXPECT_TRUE(node_.report().ranks_stopped);
 }
 
 }  // namespace
