@@ -8,17 +8,24 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "sluice/bef/sbf_reader.h"
 #include "sluice/checkpoint/checkpoint.h"
 #include "sluice/coordinator/coordinator.h"
 #include "sluice/coordinator/fit.h"
+#include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/concurrent_work_queue.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/monitor/step_reporter.h"
@@ -81,17 +88,23 @@ constexpr int64_t kClasses = 8;
 // Evaluation closures, each on a quarter of the held-out examples.
 constexpr int64_t kEvaluationShards = 4;
 
+// The phase a checkpoint save is to the step monitor.
+constexpr char kCheckpointPhase[] = "checkpoint save";
+
 // The step monitor's view of the run: one monitored step per Fit sync
 // window (the monitor cannot see the asynchronous steps inside one). The
 // first monitored step, declared "first", also covers the start-up:
 // compiling, connecting, creating the variables and restoring a
-// checkpoint. Each epoch's end closes the window it ends; the window after
-// the last epoch covers the evaluation. Without a monitor it does nothing.
+// checkpoint. Each checkpoint save is a phase between two monitored steps,
+// so that the monitor bounds it by the phase's limit rather than a step's
+// (a save that ends an epoch leaves an empty step behind it). Each epoch's
+// end closes the window it ends; the window after the last epoch covers
+// the evaluation. Without a monitor it does nothing.
 class StepSignals {
  public:
   explicit StepSignals(sluice::monitor::StepReporter* reporter)
       : reporter_(reporter) {
-    if (reporter_) reporter_->StepBegin(step_, "first");
+    if (reporter_) Begin("first");
   }
 
   bool active() const { return reporter_ != nullptr; }
@@ -100,26 +113,178 @@ class StepSignals {
   // epoch is closed by EpochEnded).
   void WindowEnded(const sluice::dist::FitMetrics& metrics) {
     if (!reporter_ || metrics.step % *steps_per_epoch == 0) return;
-    reporter_->StepEnd(step_);
-    reporter_->StepBegin(++step_);
+    End();
+    Begin();
+  }
+
+  void CheckpointBegan() {
+    if (!reporter_) return;
+    End();
+    reporter_->PhaseBegin(kCheckpointPhase);
+  }
+
+  void CheckpointEnded() {
+    if (!reporter_) return;
+    reporter_->PhaseEnd();
+    Begin();
   }
 
   void EpochEnded(int64_t epoch) {
     if (!reporter_) return;
-    reporter_->StepEnd(step_);
+    End();
     reporter_->EpochEnd(epoch);
-    reporter_->StepBegin(++step_);
+    Begin();
   }
 
   void TrainEnded() {
     if (!reporter_) return;
-    reporter_->StepEnd(step_);
+    End();
     reporter_->TrainEnd();
   }
 
  private:
+  void Begin(std::string_view kind = "") {
+    reporter_->StepBegin(step_, kind);
+    step_open_ = true;
+  }
+
+  void End() {
+    if (!step_open_) return;
+    reporter_->StepEnd(step_++);
+    step_open_ = false;
+  }
+
   sluice::monitor::StepReporter* const reporter_;
   int64_t step_ = 0;
+  bool step_open_ = false;
+};
+
+// A parameter server that stops answering (a stopped or hung process)
+// stalls every step that reads or updates its variables. Unless its
+// connections are given up first (the liveness timeout), the coordinator
+// sees the workers miss the closure deadline and counts worker failures,
+// naming no parameter server. This watch asks each parameter server for
+// its status every half second, so that the summary and the error can name
+// the one that stopped answering, and count the worker failures that came
+// while it did as its own.
+class ParameterServerWatch {
+ public:
+  ParameterServerWatch(const sluice::dist::ClusterSpec& spec,
+                       sluice::HostContext* host, Coordinator& coordinator)
+      : client_(spec, sluice::dist::RpcOptions(), host),
+        host_(host),
+        coordinator_(coordinator),
+        tasks_(coordinator.variables().ps_tasks()) {
+    thread_ = std::thread([this] { Run(); });
+  }
+
+  ~ParameterServerWatch() {
+    stopping_.Notify();
+    thread_.join();
+  }
+
+  // The worker failures that were not a parameter server's stall.
+  int64_t WorkerFailures() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t failures = coordinator_.stats().worker_failures;
+    for (const auto& [task, stall] : stalls_) failures -= stall.worker_failures;
+    return std::max<int64_t>(failures, 0);
+  }
+
+  // "; parameter server /job:ps/task:0 did not answer for 14.0 s (1 worker
+  // failure was a step waiting on it)" per parameter server that went
+  // unanswered for kReportedStall or longer; empty when none did.
+  std::string Stalls() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string text;
+    for (const auto& [task, stall] : stalls_) {
+      if (stall.longest < kReportedStall) continue;
+      absl::StrAppend(
+          &text, "; parameter server ", task, " did not answer for ",
+          absl::StrFormat("%.1f s", absl::ToDoubleSeconds(stall.longest)),
+          stall.ongoing ? " and still does not" : "");
+      if (stall.worker_failures > 0) {
+        absl::StrAppend(&text, " (", stall.worker_failures,
+                        stall.worker_failures == 1
+                            ? " worker failure was a step"
+                            : " worker failures were steps",
+                        " waiting on it)");
+      }
+    }
+    return text;
+  }
+
+ private:
+  // A probe answered within kProbeDeadline; a stall is reported once it
+  // lasted two of them, so that one slow answer on a busy host is not.
+  static constexpr absl::Duration kProbeInterval = absl::Milliseconds(500);
+  static constexpr absl::Duration kProbeDeadline = absl::Seconds(1);
+  static constexpr absl::Duration kReportedStall = absl::Seconds(2);
+
+  struct Stall {
+    bool ongoing = false;
+    absl::Time since;
+    absl::Duration longest;
+    int64_t worker_failures = 0;
+  };
+
+  void Run() {
+    int64_t failures_seen = 0;
+    do {
+      const absl::Time start = absl::Now();
+      std::vector<std::pair<std::string,
+                            sluice::AsyncValueRef<sluice::dist::TaskStatus>>>
+          probes;
+      for (const std::string& task : tasks_) {
+        absl::StatusOr<sluice::dist::TaskClient*> client =
+            client_.GetTask(task);
+        if (!client.ok()) continue;
+        probes.emplace_back(task, (*client)->GetStatus(kProbeDeadline));
+      }
+      for (auto& [task, probe] : probes) host_->Await(probe.CopyRCRef());
+      const absl::Time now = absl::Now();
+      const int64_t failures = coordinator_.stats().worker_failures;
+      std::lock_guard<std::mutex> lock(mu_);
+      Stall* stalled = nullptr;
+      for (auto& [task, probe] : probes) {
+        Stall& stall = stalls_[task];
+        if (!probe.IsError()) {
+          stall.ongoing = false;
+          continue;
+        }
+        if (!stall.ongoing) {
+          stall.ongoing = true;
+          stall.since = start;
+        }
+        stall.longest = std::max(stall.longest, now - stall.since);
+        if (stalled == nullptr) stalled = &stall;
+      }
+      // Workers that missed the closure deadline while a parameter server
+      // did not answer, or just after it answered again (before this watch
+      // saw the deadline pass), were waiting on it.
+      if (stalled != nullptr) {
+        last_stalled_ = stalled;
+        last_stalled_at_ = now;
+      }
+      if (last_stalled_ != nullptr &&
+          now - last_stalled_at_ <= kProbeDeadline + kProbeInterval) {
+        last_stalled_->worker_failures += failures - failures_seen;
+      }
+      failures_seen = failures;
+    } while (!stopping_.WaitForNotificationWithTimeout(kProbeInterval));
+  }
+
+  sluice::dist::ClusterClient client_;
+  sluice::HostContext* const host_;
+  const Coordinator& coordinator_;
+  const std::vector<std::string> tasks_;
+  mutable std::mutex mu_;
+  std::map<std::string, Stall> stalls_;  // by task; guarded by mu_
+  // The Run thread's own: the last stall seen, and when.
+  Stall* last_stalled_ = nullptr;
+  absl::Time last_stalled_at_;
+  absl::Notification stopping_;
+  std::thread thread_;
 };
 
 // He-initialized weights (normal, stddev sqrt(2 / fan_in)), zero biases.
@@ -196,7 +361,7 @@ absl::StatusOr<std::vector<uint8_t>> ReadCompiledModel(
   return program;
 }
 
-absl::Status Train() {
+absl::Status Train(std::string& stalls) {
   StepSignals signals(sluice::monitor::StepReporter::FromEnvironment());
   if (model_path->empty()) {
     return absl::InvalidArgumentError("--model is required");
@@ -219,6 +384,14 @@ absl::Status Train() {
   absl::StatusOr<std::unique_ptr<Coordinator>> coordinator =
       Coordinator::Create(*spec, &host, options);
   if (!coordinator.ok()) return coordinator.status();
+  ParameterServerWatch watch(*spec, &host, **coordinator);
+  // Whatever ends the training, the error names the stalled parameter
+  // servers.
+  struct NoteStalls {
+    ~NoteStalls() { stalls = watch.Stalls(); }
+    std::string& stalls;
+    const ParameterServerWatch& watch;
+  } note_stalls{stalls, watch};
 
   sluice::dist::FitModel model;
   for (auto [function, name] :
@@ -258,6 +431,8 @@ absl::Status Train() {
     fit.on_steps = [&signals](const sluice::dist::FitMetrics& metrics) {
       signals.WindowEnded(metrics);
     };
+    fit.on_checkpoint_begin = [&signals] { signals.CheckpointBegan(); };
+    fit.on_checkpoint_end = [&signals] { signals.CheckpointEnded(); };
   }
   fit.on_epoch_end = [&signals](const sluice::dist::FitMetrics& metrics) {
     signals.EpochEnded(metrics.epoch);
@@ -275,10 +450,11 @@ absl::Status Train() {
   if (!accuracy.ok()) return accuracy.status();
   std::printf("held-out accuracy %.4f\n", *accuracy);
   const sluice::dist::CoordinatorStats stats = (*coordinator)->stats();
-  std::printf("closures %lld, retried %lld, worker failures %lld\n",
+  std::printf("closures %lld, retried %lld, worker failures %lld%s\n",
               static_cast<long long>(stats.finished),
               static_cast<long long>(stats.retried),
-              static_cast<long long>(stats.worker_failures));
+              static_cast<long long>(watch.WorkerFailures()),
+              watch.Stalls().c_str());
   signals.TrainEnded();
   return absl::OkStatus();
 }
@@ -286,16 +462,20 @@ absl::Status Train() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Progress lines go out as they happen, also into a pipe (run.py, the
+  // launcher), where stdout would otherwise be fully buffered.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   sluice::tools::ParseToolCommandLine(
       argc, argv, "ps_train",
       "ps_train: trains examples/ps_training/model.mlir, compiled to "
       "model.sbf, on a cluster's "
       "worker and ps jobs; exits 75 when restarting it would resume\n",
       flags);
-  absl::Status status = Train();
+  std::string stalls;
+  absl::Status status = Train(stalls);
   if (!status.ok()) {
-    std::fprintf(stderr, "ps_train: %s\n",
-                 std::string(status.message()).c_str());
+    std::fprintf(stderr, "ps_train: %s%s\n",
+                 std::string(status.message()).c_str(), stalls.c_str());
   }
   std::fflush(stdout);
   return sluice::dist::ExitCodeFor(status);

@@ -5,13 +5,15 @@ checkpoints in --workdir/checkpoints, which later runs resume from.
 
     python3 examples/ps_training/run.py [--fresh] [--chaos]
         [--kill_ps_at=SECONDS] [--kill_coordinator_at=SECONDS]
+        [--stop_ps_at=SECONDS [--stop_ps_for=SECONDS]]
         [--partition_after_s=SECONDS --partition_target=ps:I|worker:I
          [--partition_for_s=SECONDS] [--partition_traffic=both|to|from]]
         [--liveness_timeout_ms=MS]
 
 Prints the coordinator's output and exits with its exit status: 0 when
-training finished, 75 when running the same command again resumes it
-(a parameter server or the coordinator was lost). Every process it started
+training finished, 75 when running the command again, without the flags
+that inject the failure or delete the checkpoints, resumes it (a parameter
+server or the coordinator was lost); it prints that command. Every process it started
 is killed when it exits, however it exits. With --partition_after_s it runs
 in a network namespace of its own and cuts the target task's port off
 there with nftables (network_partition.py; needs root). See README.md.
@@ -22,6 +24,7 @@ import ctypes
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -36,6 +39,12 @@ sys.path.insert(0, HERE)
 import network_partition  # noqa: E402  (found next to this file)
 
 RESTARTABLE = 75
+# What the command that resumes a run leaves out: the failures it injected
+# would strike again, and --fresh would delete the checkpoints.
+ONE_OFF_FLAGS = ("--fresh", "--kill_ps_at", "--kill_coordinator_at",
+                 "--stop_ps_at", "--stop_ps_for",
+                 "--partition_after_s", "--partition_target",
+                 "--partition_for_s", "--partition_traffic")
 NUM_PS = 2
 NUM_WORKERS = 4
 PR_SET_PDEATHSIG = 1
@@ -57,6 +66,14 @@ def parse_args():
                         help="of --chaos's choices")
     parser.add_argument("--kill_ps_at", type=float,
                         help="kill -9 ps task 0 after SECONDS")
+    parser.add_argument("--stop_ps_at", type=float,
+                        help="SIGSTOP ps task 0 after SECONDS (a hung "
+                        "parameter server)")
+    parser.add_argument("--stop_ps_for", type=float, default=5,
+                        help="SIGCONT it SECONDS later")
+    parser.add_argument("--closure_deadline_s", type=float,
+                        help="ps_train's --closure_deadline_s (default: "
+                        "its own, 10)")
     parser.add_argument("--kill_coordinator_at", type=float,
                         help="kill -9 the coordinator after SECONDS")
     parser.add_argument("--timeout", type=float, default=1200,
@@ -87,6 +104,23 @@ def parse_args():
                           args.partition_target))
         args.partition_target = (job, int(index))
     return args
+
+
+def resume_command(argv):
+    """This run's command line without ONE_OFF_FLAGS, for the shell."""
+    kept = []
+    skip_value = False
+    for arg in argv[1:]:
+        if skip_value:
+            skip_value = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in ONE_OFF_FLAGS:
+            skip_value = "=" not in arg and name != "--fresh"
+            continue
+        kept.append(arg)
+    return " ".join(shlex.quote(arg)
+                    for arg in ["python3", argv[0]] + kept)
 
 
 def free_ports(count):
@@ -165,6 +199,11 @@ class Job:
         self.start_task(job, index)
         self.wait_listening(log_path, self.tasks[(job, index)], since)
 
+    def signal_task(self, job, index, signal_number):
+        with self.lock:
+            process = self.tasks[(job, index)]
+        process.send_signal(signal_number)
+
     def kill_task(self, job, index):
         with self.lock:
             process = self.tasks[(job, index)]
@@ -178,7 +217,9 @@ class Job:
              "--cluster=" + self.cluster,
              "--checkpoint_dir=" + checkpoints,
              "--epochs=%d" % self.args.epochs,
-             "--steps_per_epoch=%d" % self.args.steps_per_epoch],
+             "--steps_per_epoch=%d" % self.args.steps_per_epoch] +
+            (["--closure_deadline_s=%g" % self.args.closure_deadline_s]
+             if self.args.closure_deadline_s is not None else []),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             preexec_fn=die_with_parent)
 
@@ -257,6 +298,14 @@ def main():
                 print("kill -9 ps 0", flush=True)
                 job.kill_task("ps", 0)
             threads.append(after(args.kill_ps_at, stop, kill_ps))
+        if args.stop_ps_at is not None:
+            def stop_ps():
+                print("SIGSTOP ps 0 for %g s" % args.stop_ps_for, flush=True)
+                job.signal_task("ps", 0, signal.SIGSTOP)
+                stop.wait(args.stop_ps_for)
+                job.signal_task("ps", 0, signal.SIGCONT)
+                print("SIGCONT ps 0", flush=True)
+            threads.append(after(args.stop_ps_at, stop, stop_ps))
         if args.kill_coordinator_at is not None:
             def kill_coordinator():
                 print("kill -9 the coordinator", flush=True)
@@ -296,8 +345,8 @@ def main():
         if coordinator_killed.is_set():
             status = RESTARTABLE
         if status == RESTARTABLE:
-            print("exit %d: run the same command again to resume from the "
-                  "last checkpoint" % status, flush=True)
+            print("exit %d: resume from the last checkpoint with: %s" %
+                  (status, resume_command(sys.argv)), flush=True)
         elif status != 0:
             print("the coordinator exited with %d; logs in %s" %
                   (status, job.logs), flush=True)

@@ -253,9 +253,12 @@ class FitRun {
 
   absl::Status Save(int64_t epoch, int64_t position) {
     if (options_.checkpoint_directory.empty()) return absl::OkStatus();
-    return SaveVariables(coordinator_.variables(), coordinator_.host(),
-                         options_.checkpoint_directory, position, epoch,
-                         options_.checkpoint);
+    if (options_.on_checkpoint_begin) options_.on_checkpoint_begin();
+    absl::Status saved = SaveVariables(
+        coordinator_.variables(), coordinator_.host(),
+        options_.checkpoint_directory, position, epoch, options_.checkpoint);
+    if (options_.on_checkpoint_end) options_.on_checkpoint_end();
+    return saved;
   }
 
   Coordinator& coordinator_;

@@ -28,6 +28,11 @@ std::string ExitDescription(const proto::ExitReport& exit) {
   return absl::StrCat("exited with code ", exit.exit_code());
 }
 
+// "step 40 ended 3.1 s ago", for what a rank between steps last did.
+std::string StepEndedAgo(int64_t step, absl::Duration ago) {
+  return absl::StrCat("step ", step, " ended ", Elapsed(ago), " ago");
+}
+
 proto::Verdict MakeVerdict(int rank, proto::Verdict::Kind kind,
                            std::string message, absl::Time at) {
   proto::Verdict verdict;
@@ -54,6 +59,23 @@ absl::Status ValidateMonitorOptions(const MonitorOptions& options) {
     return absl::InvalidArgumentError(
         absl::StrCat("monitor: the silent timeout must be positive, not ",
                      absl::FormatDuration(options.silent_timeout)));
+  }
+  if (options.progress_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "monitor: the progress timeout must not be negative (zero: none), "
+        "not ",
+        absl::FormatDuration(options.progress_timeout)));
+  }
+  for (const auto& [phase, timeout] : options.phase_timeouts) {
+    if (phase.empty()) {
+      return absl::InvalidArgumentError(
+          "monitor: a phase limit needs the phase's name");
+    }
+    if (timeout <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "monitor: the limit of phase '", phase, "' must be positive, not ",
+          absl::FormatDuration(timeout)));
+    }
   }
   for (const auto& [kind, timeout] : options.step_kind_timeouts) {
     if (kind.empty()) {
@@ -113,6 +135,11 @@ absl::Status MonitorState::Apply(uint64_t stream,
     // is older than what the new one said.
     return absl::OkStatus();
   }
+  if (!rank.contacted) {
+    // A rank between steps is idle from the moment the monitor meets it.
+    rank.progress = Progress::kContact;
+    rank.progress_at = now;
+  }
   rank.contacted = true;
   rank.last_contact = now;
   // Signal times count back from the batch's newest signal, on the rank's
@@ -128,6 +155,14 @@ absl::Status MonitorState::Apply(uint64_t stream,
   return absl::OkStatus();
 }
 
+void MonitorState::MarkProgress(Rank& rank, Progress what, absl::Time at) {
+  // Never back past the first contact: a rank meeting a restarted monitor
+  // repeats its last step end, which may be older than what followed it.
+  if (at < rank.progress_at) return;
+  rank.progress = what;
+  rank.progress_at = at;
+}
+
 void MonitorState::ApplySignal(Rank& rank, const proto::Signal& signal,
                                absl::Time at) {
   switch (signal.kind()) {
@@ -140,6 +175,8 @@ void MonitorState::ApplySignal(Rank& rank, const proto::Signal& signal,
       return;
     case proto::Signal::STEP_END:
       rank.last_end_step = signal.step();
+      rank.step_ended = at;
+      MarkProgress(rank, Progress::kStepEnded, at);
       if (signal.step() >= rank.last_begin_step) rank.in_step = false;
       rank.last_signal = {true, signal.kind(), signal.step()};
       return;
@@ -151,7 +188,19 @@ void MonitorState::ApplySignal(Rank& rank, const proto::Signal& signal,
       rank.finished = true;
       rank.finished_at = at;
       rank.in_step = false;
+      rank.phase.clear();
       rank.last_signal = {true, signal.kind(), 0};
+      return;
+    case proto::Signal::PHASE_BEGIN:
+      // A phase needs a name to be told apart in a verdict.
+      rank.phase = signal.phase().empty() ? "unnamed" : signal.phase();
+      rank.phase_begun = at;
+      return;
+    case proto::Signal::PHASE_END:
+      if (rank.phase.empty()) return;
+      rank.ended_phase = std::move(rank.phase);
+      rank.phase.clear();
+      MarkProgress(rank, Progress::kPhaseEnded, at);
       return;
     default:
       // A kind from a newer reporter: contact, nothing more.
@@ -181,6 +230,10 @@ void MonitorState::StreamEnded(uint64_t stream, absl::Time now, bool broken) {
     rank.dropped_where = absl::StrCat("after step ", rank.last_end_step);
   } else {
     rank.dropped_where = "before its first step";
+  }
+  if (!rank.in_step && !rank.phase.empty()) {
+    rank.dropped_where =
+        absl::StrCat("in phase '", rank.phase, "' ", rank.dropped_where);
   }
 }
 
@@ -214,6 +267,64 @@ absl::Duration MonitorState::StepLimit(const std::string& kind,
   if (it != options_.step_kind_timeouts.end()) return it->second;
   *note = absl::StrCat("; no limit given for step kind '", kind, "'");
   return options_.stuck_timeout;
+}
+
+absl::Duration MonitorState::BetweenStepsLimit(const Rank& rank) const {
+  if (!rank.phase.empty()) {
+    auto it = options_.phase_timeouts.find(rank.phase);
+    if (it != options_.phase_timeouts.end()) return it->second;
+  }
+  return options_.progress_timeout;
+}
+
+std::optional<proto::Verdict> MonitorState::BetweenStepsVerdict(
+    int index, const Rank& rank, absl::Time now) const {
+  const absl::Duration limit = BetweenStepsLimit(rank);
+  if (limit <= absl::ZeroDuration()) return std::nullopt;
+  const bool own_limit =
+      !rank.phase.empty() && options_.phase_timeouts.count(rank.phase) != 0;
+  const std::string limit_text = absl::StrCat(
+      own_limit ? "(limit " : "(progress limit ", Limit(limit), ")");
+  const std::string last_step =
+      rank.last_end_step >= 0
+          ? StepEndedAgo(rank.last_end_step, now - rank.step_ended)
+          : "";
+  const std::string who = absl::StrCat("rank ", index);
+  if (!rank.phase.empty()) {
+    const absl::Duration open = now - rank.phase_begun;
+    if (open <= limit) return std::nullopt;
+    return MakeVerdict(
+        index, proto::Verdict::STUCK,
+        absl::StrCat(who, " stuck in phase '", rank.phase, "' for ",
+                     Elapsed(open), " ", limit_text,
+                     last_step.empty() ? " before its first step"
+                                       : " between steps: " + last_step),
+        rank.phase_begun + limit);
+  }
+  const absl::Duration idle = now - rank.progress_at;
+  if (idle <= limit) return std::nullopt;
+  std::string since;
+  switch (rank.progress) {
+    case Progress::kStepEnded:
+      since = absl::StrCat("since step ", rank.last_end_step, " ended");
+      break;
+    case Progress::kPhaseEnded:
+      since = absl::StrCat("since phase '", rank.ended_phase, "' ended");
+      if (!last_step.empty()) absl::StrAppend(&since, "; ", last_step);
+      break;
+    case Progress::kContact:
+      since = "since it connected";
+      if (!last_step.empty()) absl::StrAppend(&since, "; ", last_step);
+      break;
+  }
+  return MakeVerdict(
+      index, proto::Verdict::STUCK,
+      absl::StrCat(who,
+                   rank.last_end_step >= 0 ? " stuck between steps"
+                                           : " stuck before its first step",
+                   ": no step begun for ", Elapsed(idle), " ", limit_text, " ",
+                   since),
+      rank.progress_at + limit);
 }
 
 std::optional<proto::Verdict> MonitorState::VerdictOf(int index,
@@ -265,11 +376,16 @@ std::optional<proto::Verdict> MonitorState::VerdictOf(int index,
     if (open > limit) {
       const std::string kind =
           rank.step_kind.empty() ? "" : absl::StrCat(" (", rank.step_kind, ")");
+      const std::string phase =
+          rank.phase.empty()
+              ? ""
+              : absl::StrCat(", in phase '", rank.phase, "' for ",
+                             Elapsed(now - rank.phase_begun));
       return MakeVerdict(
           index, proto::Verdict::STUCK,
           absl::StrCat(who, " stuck in step ", rank.last_begin_step, kind,
                        " for ", Elapsed(open), " (limit ", Limit(limit), note,
-                       ")"),
+                       ")", phase),
           rank.step_begun + limit);
     }
   }
@@ -296,10 +412,17 @@ std::optional<proto::Verdict> MonitorState::VerdictOf(int index,
       return MakeVerdict(
           index, proto::Verdict::SILENT,
           absl::StrCat(who, " silent for ", Elapsed(quiet), " (limit ",
-                       Limit(options_.silent_timeout),
-                       "): last signal: ", last),
+                       Limit(options_.silent_timeout), "): last signal: ", last,
+                       rank.phase.empty()
+                           ? ""
+                           : absl::StrCat(", in phase '", rank.phase, "'")),
           rank.last_contact + options_.silent_timeout);
     }
+  }
+  // After the silent check: a rank that says nothing at all is silent, one
+  // whose heartbeats go on while it begins no step is stuck between steps.
+  if (!rank.in_step && rank.contacted) {
+    return BetweenStepsVerdict(index, rank, now);
   }
   return std::nullopt;
 }
@@ -318,6 +441,7 @@ proto::JobState MonitorState::Evaluate(absl::Time now) const {
     out->set_last_contact_us(
         rank.contacted ? absl::ToUnixMicros(rank.last_contact) : 0);
     out->set_finished(rank.finished);
+    out->set_phase(rank.phase);
     if (rank.exit.has_value()) out->set_exit_code(rank.exit->exit_code());
     min_finished_epoch =
         min_finished_epoch < 0
@@ -350,6 +474,7 @@ JobState JobStateFromProto(const proto::JobState& state) {
     }
     to.finished = rank.finished();
     if (rank.has_exit_code()) to.exit_code = rank.exit_code();
+    to.phase = rank.phase();
   }
   for (const proto::Verdict& verdict : state.verdicts()) {
     Verdict& to = plain.verdicts.emplace_back();
@@ -383,6 +508,9 @@ std::string JobState::ToString() const {
                     ", last step begun ", rank.last_begin_step,
                     ", last step ended ", rank.last_end_step, ", ",
                     rank.finished_epochs, " epochs finished");
+    if (!rank.phase.empty()) {
+      absl::StrAppend(&text, ", in phase '", rank.phase, "'");
+    }
     if (rank.finished) absl::StrAppend(&text, ", finished");
     if (rank.exit_code.has_value()) {
       absl::StrAppend(&text, ", exit code ", *rank.exit_code);

@@ -82,6 +82,9 @@ class MonitorState {
     proto::Signal::Kind kind = proto::Signal::STEP_BEGIN;
     int64_t value = 0;  // the step or the epoch
   };
+  // What a rank last did that counts as progress between steps, which the
+  // idle time counts from.
+  enum class Progress { kContact, kStepEnded, kPhaseEnded };
   struct Rank {
     uint64_t stream = 0;  // the current report stream; 0: none
     uint64_t incarnation = 0;
@@ -93,6 +96,12 @@ class MonitorState {
     bool in_step = false;
     absl::Time step_begun;
     std::string step_kind;
+    absl::Time step_ended;  // when last_end_step ended
+    std::string phase;      // the open phase; "": none
+    absl::Time phase_begun;
+    Progress progress = Progress::kContact;
+    absl::Time progress_at;
+    std::string ended_phase;  // the phase that ended, for kPhaseEnded
     int64_t finished_epochs = 0;
     bool finished = false;
     absl::Time finished_at;
@@ -112,11 +121,19 @@ class MonitorState {
   // Forgets what the rank's previous process did; keeps finished_epochs.
   static void ForgetProcess(Rank& rank);
   void ApplySignal(Rank& rank, const proto::Signal& signal, absl::Time at);
+  static void MarkProgress(Rank& rank, Progress what, absl::Time at);
   std::optional<proto::Verdict> VerdictOf(int index, const Rank& rank,
                                           absl::Time now) const;
   // The stuck limit of a step of `kind`, and why it applies when the kind
   // has no limit of its own.
   absl::Duration StepLimit(const std::string& kind, std::string* note) const;
+  // The limit of the rank's time between steps: its phase's, or the
+  // progress limit; zero when none applies.
+  absl::Duration BetweenStepsLimit(const Rank& rank) const;
+  // The stuck verdict of a rank that is between steps, if it has been for
+  // longer than BetweenStepsLimit.
+  std::optional<proto::Verdict> BetweenStepsVerdict(int index, const Rank& rank,
+                                                    absl::Time now) const;
 
   const MonitorOptions options_;
   std::vector<Rank> ranks_;

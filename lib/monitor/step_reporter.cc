@@ -61,15 +61,16 @@ class StepReporter::Impl {
     sender_.join();
   }
 
+  // `name`: a STEP_BEGIN's step kind, or a PHASE_BEGIN's phase.
   void Record(proto::Signal::Kind kind, int64_t value,
-              std::string_view step_kind = "") {
+              std::string_view name = "") {
     const int64_t time_us = absl::GetCurrentTimeNanos() / 1000;
     std::lock_guard<std::mutex> lock(buffer_mu_);
     if (static_cast<int>(buffer_.size()) >= options_.max_buffered) {
       buffer_.pop_front();
       ++dropped_;
     }
-    buffer_.push_back({kind, value, std::string(step_kind), time_us});
+    buffer_.push_back({kind, value, std::string(name), time_us});
     ++recorded_;
   }
 
@@ -101,8 +102,8 @@ class StepReporter::Impl {
  private:
   struct Pending {
     proto::Signal::Kind kind;
-    int64_t value;  // the step or the epoch
-    std::string step_kind;
+    int64_t value;     // the step or the epoch
+    std::string name;  // the step kind, or the phase
     int64_t time_us;
   };
 
@@ -175,20 +176,35 @@ class StepReporter::Impl {
     } else {
       signal->set_step(pending.value);
     }
-    signal->set_step_kind(pending.step_kind);
+    if (pending.kind == proto::Signal::PHASE_BEGIN) {
+      signal->set_phase(pending.name);
+    } else {
+      signal->set_step_kind(pending.name);
+    }
     signal->set_time_us(pending.time_us);
   }
 
-  // What a monitor meeting this rank anew must know: the open step and the
-  // finished epochs, as of the signals written so far.
+  // What a monitor meeting this rank anew must know: the finished epochs,
+  // the last step ended, the open step and the open phase, as of the
+  // signals written so far.
   void Remember(const Pending& pending) {
     switch (pending.kind) {
       case proto::Signal::STEP_BEGIN:
         open_step_ = pending;
         break;
       case proto::Signal::STEP_END:
+        open_step_.reset();
+        last_step_end_ = pending;
+        break;
       case proto::Signal::TRAIN_END:
         open_step_.reset();
+        open_phase_.reset();
+        break;
+      case proto::Signal::PHASE_BEGIN:
+        open_phase_ = pending;
+        break;
+      case proto::Signal::PHASE_END:
+        open_phase_.reset();
         break;
       case proto::Signal::EPOCH_END:
         last_epoch_ = pending;
@@ -224,7 +240,9 @@ class StepReporter::Impl {
       batch.set_incarnation(incarnation_);
       if (resend_state_) {
         if (last_epoch_) AddSignal(batch, *last_epoch_);
+        if (last_step_end_) AddSignal(batch, *last_step_end_);
         if (open_step_) AddSignal(batch, *open_step_);
+        if (open_phase_) AddSignal(batch, *open_phase_);
       }
       bool ends = false;
       for (const Pending& pending : unsent) {
@@ -299,6 +317,8 @@ class StepReporter::Impl {
   bool resend_state_ = false;
   bool warned_ = false;
   std::optional<Pending> open_step_;
+  std::optional<Pending> last_step_end_;
+  std::optional<Pending> open_phase_;
   std::optional<Pending> last_epoch_;
 
   std::thread sender_;
@@ -342,6 +362,10 @@ void StepReporter::StepEnd(int64_t step) {
 void StepReporter::EpochEnd(int64_t epoch) {
   impl_->Record(proto::Signal::EPOCH_END, epoch);
 }
+void StepReporter::PhaseBegin(std::string_view name) {
+  impl_->Record(proto::Signal::PHASE_BEGIN, 0, name);
+}
+void StepReporter::PhaseEnd() { impl_->Record(proto::Signal::PHASE_END, 0); }
 void StepReporter::TrainEnd() { impl_->TrainEnd(); }
 int StepReporter::rank() const { return impl_->rank(); }
 uint64_t StepReporter::incarnation() const { return impl_->incarnation(); }

@@ -82,6 +82,15 @@ tools::Flag<std::vector<std::string>> step_kinds(
     flags, "step_kind",
     "passed to the monitor, repeatable: NAME:SECONDS, the limit of a "
     "declared kind of step (first, checkpoint)");
+tools::Flag<std::string> progress_timeout(
+    flags, "progress_timeout_s",
+    tools::WithRange("passed to the monitor: seconds a training rank may "
+                     "begin no step between steps; 0: no limit",
+                     0.0, tools::kMaxSeconds));
+tools::Flag<std::vector<std::string>> phases(
+    flags, "phase",
+    "passed to the monitor, repeatable: NAME:SECONDS, the limit of a phase "
+    "between steps ('checkpoint save')");
 tools::Flag<int> nnodes(flags, "nnodes",
                         "hosts of the job, one sluice_launch each with the "
                         "same --nproc and --rendezvous",
@@ -107,9 +116,10 @@ tools::Flag<double> grace_period(
     tools::InRange(0.0, tools::kMaxSeconds));
 tools::Flag<std::string> restart_scope(
     flags, "restart",
-    "what a failure restarts: 'job' (every rank, from the minimum finished "
-    "epoch) or 'rank' (the failed rank alone, the others keep running; "
-    "--max_restarts and the backoff count per rank)",
+    "what a failure restarts: 'job' (every rank that has not finished, "
+    "from the minimum finished epoch) or 'rank' (the failed rank alone, the "
+    "others keep running; --max_restarts and the backoff count per rank); "
+    "a rank that exited with 0 is never started again",
     "job");
 tools::Flag<int> max_restarts(flags, "max_restarts",
                               "restarts before giving up", 3,
@@ -164,7 +174,8 @@ int main(int argc, char** argv) {
       "SLUICE_RESTART (with --jobs also TF_CONFIG\nand SLUICE_CLUSTER), its "
       "output lines are prefixed with [rank]. When a rank\nexits non-zero or "
       "the monitor finds one stuck, silent or dead, every rank is\nstopped and "
-      "started again from the minimum finished epoch. With --nnodes, one\n"
+      "those that have not finished (exited with 0) are started again\nfrom "
+      "the minimum finished epoch. With --nnodes, one\n"
       "launcher per host: node K runs the global ranks K*N..K*N+N-1 of M*N, "
       "node 0\nruns the monitor, serves the rendezvous and decides every "
       "restart, the others\nfollow it. Exit code: 0 when the job finished, "
@@ -270,6 +281,17 @@ int main(int argc, char** argv) {
                                tools::kMinSeconds, tools::kMaxSeconds);
     if (!seconds.ok()) return Fail(std::string(seconds.status().message()));
   }
+  if (progress_timeout.given()) {
+    absl::StatusOr<double> seconds =
+        tools::ParseFlagNumber(progress_timeout.name(), *progress_timeout,
+                               *progress_timeout, 0.0, tools::kMaxSeconds);
+    if (!seconds.ok()) return Fail(std::string(seconds.status().message()));
+  }
+  for (const std::string& phase : *phases) {
+    auto parsed = tools::ParseNamedFlagNumber(
+        "phase", phase, "NAME:SECONDS", tools::kMinSeconds, tools::kMaxSeconds);
+    if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
+  }
   for (const std::string& kind : *step_kinds) {
     auto parsed =
         tools::ParseNamedFlagNumber("step_kind", kind, "KIND:SECONDS",
@@ -296,6 +318,13 @@ int main(int argc, char** argv) {
   }
   for (const std::string& kind : *step_kinds) {
     options.monitor_flags.push_back("--step_kind=" + kind);
+  }
+  if (progress_timeout.given()) {
+    options.monitor_flags.push_back("--progress_timeout_s=" +
+                                    *progress_timeout);
+  }
+  for (const std::string& phase : *phases) {
+    options.monitor_flags.push_back("--phase=" + phase);
   }
   options.grace_period = absl::Seconds(*grace_period);
   options.poll_interval = absl::Milliseconds(*poll_interval);

@@ -46,6 +46,18 @@ tools::Flag<std::vector<std::string>> step_kinds(
     tools::WithRange("KIND:SECONDS, the stuck limit of steps begun with that "
                      "kind, e.g. first:120 (repeatable); SECONDS",
                      tools::kMinSeconds, tools::kMaxSeconds));
+tools::Flag<double> progress_timeout_s(
+    flags, "progress_timeout_s",
+    "seconds a rank may go without beginning a step after its last one "
+    "ended, heartbeats or not; 0: no limit (default 60)",
+    absl::ToDoubleSeconds(kDefaults.progress_timeout),
+    tools::InRange(0.0, tools::kMaxSeconds));
+tools::Flag<std::vector<std::string>> phases(
+    flags, "phase",
+    tools::WithRange("NAME:SECONDS, the limit of a phase between steps, e.g. "
+                     "'checkpoint save:300' (repeatable; other phases take "
+                     "the progress limit); SECONDS",
+                     tools::kMinSeconds, tools::kMaxSeconds));
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "sluice_monitor: %s\n", message.c_str());
@@ -79,6 +91,14 @@ int main(int argc, char** argv) {
                                     tools::kMinSeconds, tools::kMaxSeconds);
     if (!kind.ok()) return Fail(std::string(kind.status().message()));
     options.step_kind_timeouts[kind->first] = absl::Seconds(kind->second);
+  }
+  options.progress_timeout = absl::Seconds(*progress_timeout_s);
+  for (const std::string& spec : *phases) {
+    absl::StatusOr<std::pair<std::string, double>> phase =
+        tools::ParseNamedFlagNumber("phase", spec, "NAME:SECONDS",
+                                    tools::kMinSeconds, tools::kMaxSeconds);
+    if (!phase.ok()) return Fail(std::string(phase.status().message()));
+    options.phase_timeouts[phase->first] = absl::Seconds(phase->second);
   }
 
   auto server =

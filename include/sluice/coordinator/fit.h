@@ -90,6 +90,11 @@ struct FitOptions {
   // besides one at the end of every epoch.
   int64_t checkpoint_every_steps = 0;
   checkpoint::CheckpointOptions checkpoint;
+  // Called on the thread that called Fit just before each checkpoint save
+  // and just after it, whether or not it succeeded (e.g. to tell a step
+  // monitor that the job is saving).
+  std::function<void()> on_checkpoint_begin;
+  std::function<void()> on_checkpoint_end;
 };
 
 // Trains `model` on the coordinator's workers as described above. OK once

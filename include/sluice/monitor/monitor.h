@@ -27,6 +27,15 @@ struct MonitorOptions {
   // Stuck limits of declared step kinds, e.g. {"first", 120 s},
   // {"checkpoint", 300 s}; a step of another kind takes stuck_timeout.
   std::map<std::string, absl::Duration> step_kind_timeouts;
+  // A rank that has begun no step for this long since its last step ended
+  // (or a phase ended, or it first reported) is stuck between steps, though
+  // its heartbeats go on. Zero: no such limit (phases with limits of their
+  // own keep theirs).
+  absl::Duration progress_timeout = absl::Seconds(60);
+  // Limits of named phases between steps, e.g. {"checkpoint save", 300 s}:
+  // a rank in one of them longer than this is stuck; a phase of another
+  // name takes progress_timeout.
+  std::map<std::string, absl::Duration> phase_timeouts;
 };
 
 enum class VerdictKind { kStuck, kSilent, kDead, kFinished };
@@ -50,6 +59,7 @@ struct RankState {
   std::optional<absl::Time> last_contact;  // none: never heard from
   bool finished = false;                   // it sent its train end
   std::optional<int> exit_code;            // once a launcher reported its exit
+  std::string phase;                       // the phase it is in; "": none
 };
 
 // The monitor's view of the job (what GetState answers).

@@ -62,6 +62,13 @@ class StepReporter {
   void StepEnd(int64_t step);
   // `epoch` (counted from 0) has just finished.
   void EpochEnd(int64_t epoch);
+  // The rank entered a named phase of work outside its steps ("checkpoint
+  // save"), or left the one it is in. Between steps the monitor bounds a
+  // phase by the limit given for its name, else by its progress limit, and
+  // a stuck verdict names the phase; inside a step the step's limit
+  // applies. A phase begun while another is open replaces it.
+  void PhaseBegin(std::string_view name);
+  void PhaseEnd();
   // Training is over: sends what is buffered and waits, at most
   // options.train_end_wait, for the monitor to receive it.
   void TrainEnd();
