@@ -29,7 +29,7 @@ BENCHMARK(BM_Crc32)->Arg(1 << 20)->Arg(64 << 20);
 void BM_FetchState(benchmark::State& state) {
   const std::string bytes = MakeState(state.range(0));
   auto server = HealServer::Start("127.0.0.1", "replica-a",
-                                  [&bytes]() -> absl::StatusOr<ServedState> {
+                                  [&bytes](bool) -> absl::StatusOr<ServedState> {
                                     return ServedState{7, bytes};
                                   });
   if (!server.ok()) return state.SkipWithError("cannot start the server");

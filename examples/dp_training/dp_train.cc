@@ -3,9 +3,13 @@
 // lighthouse's quorum through an ft::Manager each step, runs train_step with
 // the quorum's collective group (gradients averaged by allreduce), and keeps
 // the new parameters only when every participant voted to commit the step. A
-// replica that is behind (restarted after a kill) heals from a peer inside
-// StartQuorum. Under `sluice_launch --restart=rank` (run.py) each replica's
-// index is $SLUICE_RANK. See README.md.
+// replica that is behind (restarted after a kill) heals from a peer in the
+// background while the others train on (--heal_in_background, the
+// default): it takes part in each step with zero gradients, keeps the
+// step's update, and re-applies the kept updates once the peer's
+// parameters arrive; with --heal_in_background=false it heals inside
+// StartQuorum while its peers wait. Under `sluice_launch --restart=rank`
+// (run.py) each replica's index is $SLUICE_RANK. See README.md.
 //
 // Each committed step prints one line that the tests and run.py read:
 //   step 12 generation 3 quorum 3 checksum 8f3a0c2e5d6b7a19 loss 0.5210
@@ -18,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <utility>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -79,6 +84,13 @@ sluice::tools::Flag<int64_t> steps(flags, "steps", "committed steps to train",
                                                           kMaxSteps));
 sluice::tools::Flag<uint64_t> seed(flags, "seed", "seed of the initial weights",
                                    1);
+sluice::tools::Flag<bool> heal_in_background(
+    flags, "heal_in_background",
+    "a replica behind its peers heals while they train on, instead of "
+    "stalling them for the transfer (ManagerOptions::heal_in_background)",
+    true);
+// model.mlir's learning rate.
+constexpr float kLearningRate = 0.1f;
 
 // The layer sizes; model.mlir's shapes.
 constexpr int64_t kFeatures = 16;
@@ -282,11 +294,57 @@ std::vector<RCReference<AsyncValue>> TensorValues(
   return values;
 }
 
+// train_step's two scalars: this replica's contribution (1, or 0 while it
+// heals) and the learning rate over the contributors.
+absl::StatusOr<std::vector<DenseHostTensor>> StepWeights(
+    float contribution, float rate, sluice::HostAllocator* allocator) {
+  std::vector<DenseHostTensor> weights;
+  for (float value : {contribution, rate}) {
+    absl::StatusOr<DenseHostTensor> scalar =
+        DenseHostTensor::FromValues<float>({}, {value}, allocator);
+    if (!scalar.ok()) return scalar.status();
+    weights.push_back(*std::move(scalar));
+  }
+  return weights;
+}
+
 // The first error among `results`, OK when there is none.
 absl::Status FirstError(const std::vector<RCReference<AsyncValue>>& results) {
   for (const auto& result : results) {
     if (result->IsError()) return result->GetError();
   }
+  return absl::OkStatus();
+}
+
+// After a heal in the background: applies to the loaded parameters (of
+// `loaded_step`) the kept updates of that step and later, and commits them
+// as of `step`.
+absl::Status ReapplyKeptUpdates(
+    Model& model, int64_t loaded_step,
+    const std::vector<std::pair<int64_t, std::vector<RCReference<AsyncValue>>>>&
+        kept,
+    CommittedState* state, int64_t step) {
+  int64_t at = 0;
+  std::vector<DenseHostTensor> parameters;
+  state->Get(&at, &parameters);
+  std::vector<RCReference<AsyncValue>> values = TensorValues(parameters);
+  for (const auto& [kept_step, update] : kept) {
+    if (kept_step < loaded_step) continue;
+    std::vector<RCReference<AsyncValue>> arguments = std::move(values);
+    for (const RCReference<AsyncValue>& value : update) {
+      arguments.push_back(value.CopyRef());
+    }
+    absl::StatusOr<std::vector<RCReference<AsyncValue>>> applied =
+        model.Call("apply_update", arguments, absl::Seconds(60));
+    if (!applied.ok()) return applied.status();
+    if (absl::Status error = FirstError(*applied); !error.ok()) return error;
+    values = *std::move(applied);
+  }
+  std::vector<DenseHostTensor> updated;
+  for (const RCReference<AsyncValue>& value : values) {
+    updated.push_back(value->get<DenseHostTensor>());
+  }
+  state->Commit(step, std::move(updated));
   return absl::OkStatus();
 }
 
@@ -312,6 +370,7 @@ absl::Status Train() {
   options.lighthouses = absl::StrSplit(addresses, ',', absl::SkipEmpty());
   options.replica_id =
       replica_id->empty() ? absl::StrCat("replica_", *rank) : *replica_id;
+  options.heal_in_background = *heal_in_background;
 
   absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(*model_path);
   if (!model.ok()) return model.status();
@@ -344,8 +403,12 @@ absl::Status Train() {
 
   int64_t step = 0;
   std::vector<DenseHostTensor> parameters;
+  // Healing in the background: `step` is the group's, and the updates of
+  // the steps healed through wait here, by the step each applies to.
+  bool healing = false;
+  std::vector<std::pair<int64_t, std::vector<RCReference<AsyncValue>>>> kept;
   for (;;) {
-    state.Get(&step, &parameters);
+    if (!healing) state.Get(&step, &parameters);
     if (step >= *steps) break;
     absl::StatusOr<sluice::ft::QuorumView> view = (*manager)->StartQuorum(step);
     if (!view.ok()) {
@@ -354,7 +417,20 @@ absl::Status Train() {
       std::fflush(stdout);
       continue;
     }
-    if (!view->healed_from.empty()) {
+    if (view->loaded_step >= 0) {
+      absl::Status replayed =
+          ReapplyKeptUpdates(**model, view->loaded_step, kept, &state, step);
+      if (!replayed.ok()) return replayed;
+      std::printf(
+          "healed from %s to step %lld in the background: its parameters of "
+          "step %lld and %zu kept updates (generation %lld)\n",
+          view->healed_from.c_str(), static_cast<long long>(step),
+          static_cast<long long>(view->loaded_step), kept.size(),
+          static_cast<long long>(view->generation));
+      kept.clear();
+      healing = false;
+      state.Get(&step, &parameters);
+    } else if (!view->healed_from.empty()) {
       state.Get(&step, &parameters);
       std::printf("healed from %s to step %lld (generation %lld)\n",
                   view->healed_from.c_str(), static_cast<long long>(step),
@@ -362,12 +438,27 @@ absl::Status Train() {
       std::fflush(stdout);
       if (step >= *steps) break;
     }
+    if (view->healing && !healing) {
+      healing = true;
+      step = view->max_step;
+      std::printf("healing in the background from step %lld (generation "
+                  "%lld): contributing nothing until the parameters arrive\n",
+                  static_cast<long long>(step),
+                  static_cast<long long>(view->generation));
+    }
     std::vector<RCReference<AsyncValue>> arguments;
     arguments.push_back(iterator.CopyRef());
     arguments.push_back(sluice::MakeAvailableAsyncValueRef<sluice::GroupValue>(
                             view->group.CopyRef())
                             .ReleaseRCRef());
     for (RCReference<AsyncValue>& value : TensorValues(parameters)) {
+      arguments.push_back(std::move(value));
+    }
+    absl::StatusOr<std::vector<DenseHostTensor>> weights = StepWeights(
+        healing ? 0.0f : 1.0f, kLearningRate / std::max(view->contributors, 1),
+        (*model)->allocator());
+    if (!weights.ok()) return weights.status();
+    for (RCReference<AsyncValue>& value : TensorValues(*weights)) {
       arguments.push_back(std::move(value));
     }
     absl::StatusOr<std::vector<RCReference<AsyncValue>>> results =
@@ -385,6 +476,15 @@ absl::Status Train() {
                   static_cast<long long>(view->generation),
                   sluice::DescribeError(why).c_str());
       std::fflush(stdout);
+      continue;
+    }
+    if (healing) {
+      std::vector<RCReference<AsyncValue>> update;
+      for (size_t i = 6; i < results->size(); ++i) {
+        update.push_back((*results)[i].CopyRef());
+      }
+      kept.emplace_back(step, std::move(update));
+      ++step;
       continue;
     }
     std::vector<DenseHostTensor> updated;
@@ -416,6 +516,9 @@ absl::Status Train() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Progress lines go out as they happen, also into a pipe (run.py, the
+  // launcher), where stdout would otherwise be fully buffered.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   sluice::tools::ParseToolCommandLine(
       argc, argv, "dp_train",
       "dp_train: one replica of data-parallel training of "

@@ -16,6 +16,12 @@
 #     over, every replica commits every step up to the last (in quorums of
 #     a higher generation than any before the kill), the checksums agree at
 #     every step and the accuracy is above 0.85 as without the kill.
+# slow_heal: replica 1 killed after step 100 as in replica_kill, and every
+#     chunk of state a replica serves to a healing peer sent 3 s late
+#     (SLUICE_FAULTS=manager.heal.send=delay:3000). Replica 1 heals in the
+#     background: the survivors never go more than 1.5 s between two
+#     committed steps, it re-applies the updates it kept, and the checksums
+#     agree at every step.
 # partition: network partitions injected mid-run (run.py --partition_*:
 #     a network namespace of run.py's own, nftables; liveness 1 s), each
 #     for 3 s. Replica 1 cut off as a host that vanished (every connection
@@ -182,6 +188,43 @@ if [[ $case == partition ]]; then
       echo "lighthouse cut off: all three committed ${back} s after the heal; accuracy $accuracy"
     fi
   done
+  echo PASS
+  exit 0
+fi
+
+if [[ $case == slow_heal ]]; then
+  SLUICE_FAULTS=manager.heal.send=delay:3000 run slow --kill_replica_at=100 \
+    --kill_replica=1
+  accuracy=$(check_steps slow) || fail "run with a slow heal: $accuracy"
+  check_accuracy "$accuracy"
+  healed=$(grep -E '^\[1\] healed from replica_[02] to step [0-9]+ in the background: its parameters of step [0-9]+ and [0-9]+ kept updates' "$scratch/slow") ||
+    fail "replica 1 did not heal in the background"
+  [[ $healed =~ and\ ([0-9]+)\ kept\ updates ]] && ((BASH_REMATCH[1] >= 5)) ||
+    fail "replica 1 kept too few updates for a 3 s transfer: $healed"
+  gap=$(python3 - "$scratch/slow" <<'PY'
+import re, sys
+step_line = re.compile(r"^\[([02])\] step \d+ generation \d+ quorum \d "
+                       r"checksum \S+ loss \S+ accuracy \S+ at ([0-9.]+)$")
+kill_line = re.compile(r"^run.py: kill -9 replica 1 ")
+lines = open(sys.argv[1]).read().splitlines()
+killed = [i for i, l in enumerate(lines) if kill_line.match(l)]
+if len(killed) != 1:
+    sys.exit("%d kills of replica 1, not 1" % len(killed))
+last, gap = {}, 0.0
+for line in lines[killed[0]:]:
+    m = step_line.match(line)
+    if not m:
+        continue
+    replica, at = m.group(1), float(m.group(2))
+    if replica in last:
+        gap = max(gap, at - last[replica])
+    last[replica] = at
+print("%.3f" % gap)
+PY
+) || fail "$gap"
+  python3 -c "import sys; sys.exit(0 if $gap < 1.5 else 1)" ||
+    fail "a survivor went $gap s between two steps while replica 1 healed"
+  echo "heal delayed 3 s: the survivors went at most $gap s between steps; $healed; accuracy $accuracy"
   echo PASS
   exit 0
 fi

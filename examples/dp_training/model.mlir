@@ -25,13 +25,19 @@ func.func @train_dataset(%replica: i64, %num_replicas: i64)
 }
 
 // One step of SGD on the replica's next batch: the gradients averaged over
-// the group (the same bits on every rank), the new parameters, and the
-// batch's loss and accuracy before the update. A collective that fails
+// the replicas that contribute (the same bits on every rank), the new
+// parameters, the batch's loss and accuracy before the update, and the
+// update itself (what a replica healing in the background keeps, to apply
+// once its state arrives). `%contribution` is a scalar, 1 for a replica
+// whose parameters are current and 0 for one healing; `%rate` is the
+// learning rate over the number of contributors. A collective that fails
 // makes the new parameters error values: the caller drops them.
 func.func @train_step(%iterator: !tfrt_data.iterator, %group: !tfrt_ccl.group,
                       %w1: !t.tensor, %b1: !t.tensor,
-                      %w2: !t.tensor, %b2: !t.tensor)
-    -> (!t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor) {
+                      %w2: !t.tensor, %b2: !t.tensor,
+                      %contribution: !t.tensor, %rate: !t.tensor)
+    -> (!t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor,
+        !t.tensor, !t.tensor, !t.tensor, !t.tensor) {
   %ch0 = tfrt.new.chain
   %ch1, %x, %labels = tfrt_data.iterator_get_next %iterator, %ch0
       : !t.tensor, !t.tensor
@@ -52,23 +58,27 @@ func.func @train_step(%iterator: !tfrt_data.iterator, %group: !tfrt_ccl.group,
   %dw1 = tfrt_math.matmul.f32 %x, %dz1 {transpose_a = true}
   %db1 = tfrt_math.sum.f32 %dz1 {axis = 0 : i64}
 
-  // The average over the replicas, in the same order on every rank: the
-  // chain orders the collectives. A peer that stalls fails them after
-  // 30 s, if the manager has not aborted the group before.
-  %ch2, %gw1 = tfrt_ccl.allreduce %group, %dw1, %ch1
-      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
-  %ch3, %gb1 = tfrt_ccl.allreduce %group, %db1, %ch2
-      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
-  %ch4, %gw2 = tfrt_ccl.allreduce %group, %dw2, %ch3
-      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
-  %ch5, %gb2 = tfrt_ccl.allreduce %group, %db2, %ch4
-      {reduction = "avg", timeout_ms = 30000 : i64} : !t.tensor
+  // The sum over the replicas, in the same order on every rank: the chain
+  // orders the collectives. A peer that stalls fails them after 30 s, if
+  // the manager has not aborted the group before.
+  %cw1 = tfrt_math.mul.f32 %dw1, %contribution
+  %cb1 = tfrt_math.mul.f32 %db1, %contribution
+  %cw2 = tfrt_math.mul.f32 %dw2, %contribution
+  %cb2 = tfrt_math.mul.f32 %db2, %contribution
+  %ch2, %gw1 = tfrt_ccl.allreduce %group, %cw1, %ch1
+      {reduction = "sum", timeout_ms = 30000 : i64} : !t.tensor
+  %ch3, %gb1 = tfrt_ccl.allreduce %group, %cb1, %ch2
+      {reduction = "sum", timeout_ms = 30000 : i64} : !t.tensor
+  %ch4, %gw2 = tfrt_ccl.allreduce %group, %cw2, %ch3
+      {reduction = "sum", timeout_ms = 30000 : i64} : !t.tensor
+  %ch5, %gb2 = tfrt_ccl.allreduce %group, %cb2, %ch4
+      {reduction = "sum", timeout_ms = 30000 : i64} : !t.tensor
 
-  // SGD, learning rate 0.1.
-  %sw1 = tfrt_math.scale.f32 %gw1 {factor = 0.1 : f32}
-  %sb1 = tfrt_math.scale.f32 %gb1 {factor = 0.1 : f32}
-  %sw2 = tfrt_math.scale.f32 %gw2 {factor = 0.1 : f32}
-  %sb2 = tfrt_math.scale.f32 %gb2 {factor = 0.1 : f32}
+  // SGD: the sum times the learning rate over the contributors.
+  %sw1 = tfrt_math.mul.f32 %gw1, %rate
+  %sb1 = tfrt_math.mul.f32 %gb1, %rate
+  %sw2 = tfrt_math.mul.f32 %gw2, %rate
+  %sb2 = tfrt_math.mul.f32 %gb2, %rate
   %new_w1 = tfrt_math.sub.f32 %w1, %sw1
   %new_b1 = tfrt_math.sub.f32 %b1, %sb1
   %new_w2 = tfrt_math.sub.f32 %w2, %sw2
@@ -76,8 +86,25 @@ func.func @train_step(%iterator: !tfrt_data.iterator, %group: !tfrt_ccl.group,
 
   %mean_loss = tfrt_math.mean.f32 %loss
   %accuracy = tfrt_math.accuracy.f32 %logits, %labels
-  tfrt.return %new_w1, %new_b1, %new_w2, %new_b2, %mean_loss, %accuracy
-      : !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor
+  tfrt.return %new_w1, %new_b1, %new_w2, %new_b2, %mean_loss, %accuracy,
+      %sw1, %sb1, %sw2, %sb2
+      : !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor,
+        !t.tensor, !t.tensor, !t.tensor, !t.tensor
+}
+
+// Applies an update train_step returned: what a replica that healed in the
+// background does with the updates of the steps it healed through.
+func.func @apply_update(%w1: !t.tensor, %b1: !t.tensor,
+                        %w2: !t.tensor, %b2: !t.tensor,
+                        %sw1: !t.tensor, %sb1: !t.tensor,
+                        %sw2: !t.tensor, %sb2: !t.tensor)
+    -> (!t.tensor, !t.tensor, !t.tensor, !t.tensor) {
+  %new_w1 = tfrt_math.sub.f32 %w1, %sw1
+  %new_b1 = tfrt_math.sub.f32 %b1, %sb1
+  %new_w2 = tfrt_math.sub.f32 %w2, %sw2
+  %new_b2 = tfrt_math.sub.f32 %b2, %sb2
+  tfrt.return %new_w1, %new_b1, %new_w2, %new_b2
+      : !t.tensor, !t.tensor, !t.tensor, !t.tensor
 }
 
 // The accuracy on every evaluation example, in one batch.

@@ -38,7 +38,7 @@ std::string Why(const grpc::Status& status) {
 
 absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
                                        std::string_view requester, int64_t step,
-                                       absl::Time deadline) {
+                                       absl::Time deadline, bool at_least) {
   grpc::ChannelArguments arguments;
   // A chunk and its framing; anything larger is not a peer of ours.
   arguments.SetMaxReceiveMessageSize(kHealChunkBytes + 64 * 1024);
@@ -51,6 +51,7 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
   proto::FetchStateRequest request;
   request.set_replica_id(std::string(requester));
   request.set_step(step);
+  request.set_at_least(at_least);
   std::unique_ptr<grpc::ClientReader<proto::StateChunk>> reader =
       stub->FetchState(&context, request);
 
@@ -68,12 +69,13 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
   }
   const uint64_t total = chunk.header().total_bytes();
   state.step = chunk.header().step();
-  if (state.step != step) {
+  if (at_least ? state.step < step : state.step != step) {
     context.TryCancel();
     reader->Finish().IgnoreError();
-    return PeerFailure(
-        peer, absl::StatusCode::kFailedPrecondition,
-        absl::StrCat("it serves step ", state.step, ", not step ", step));
+    return PeerFailure(peer, absl::StatusCode::kFailedPrecondition,
+                       absl::StrCat("it serves step ", state.step,
+                                    at_least ? ", before step " : ", not step ",
+                                    step));
   }
   state.bytes.reserve(std::min(total, kMaxReserveBytes));
   uint32_t crc = 0;

@@ -20,13 +20,16 @@ struct HealPeer {
   std::string address;  // the healing service's advertised "host:port"
 };
 
-// The state of `peer` at `step`, fetched for replica `requester` before
-// `deadline`. Every failure (the peer is down, slow, at another step, or
-// sent a short stream or bytes that fail the checksum) is a retryable error
-// naming the peer replica and its address: another peer may serve it.
+// The state of `peer` at `step` (with `at_least`, at `step` or a later
+// one, saved at a step boundary of the peer's training loop), fetched for
+// replica `requester` before `deadline`. Every failure (the peer is down,
+// slow, at another step, or sent a short stream or bytes that fail the
+// checksum) is a retryable error naming the peer replica and its address:
+// another peer may serve it.
 absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
                                        std::string_view requester, int64_t step,
-                                       absl::Time deadline);
+                                       absl::Time deadline,
+                                       bool at_least = false);
 
 }  // namespace sluice::ft
 

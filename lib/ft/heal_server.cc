@@ -23,18 +23,20 @@ class HealServiceImpl final : public proto::Heal::Service {
   grpc::Status FetchState(
       grpc::ServerContext* context, const proto::FetchStateRequest* request,
       grpc::ServerWriter<proto::StateChunk>* writer) override {
-    absl::StatusOr<ServedState> state = source_();
+    absl::StatusOr<ServedState> state = source_(request->at_least());
     if (!state.ok()) {
       return grpc::Status(
           static_cast<grpc::StatusCode>(state.status().code()),
           absl::StrCat("replica ", replica_id_,
                        " cannot save its state: ", state.status().message()));
     }
-    if (state->step != request->step()) {
+    if (request->at_least() ? state->step < request->step()
+                            : state->step != request->step()) {
       return grpc::Status(
           grpc::StatusCode::FAILED_PRECONDITION,
           absl::StrCat("replica ", replica_id_, " is at step ", state->step,
-                       ", not at step ", request->step(), " that replica ",
+                       request->at_least() ? ", before step " : ", not at step ",
+                       request->step(), " that replica ",
                        request->replica_id(), " heals to"));
     }
     const std::string_view bytes = state->bytes;

@@ -24,7 +24,11 @@ struct ServedState {
 };
 
 // Called on a gRPC thread for each peer that heals from this replica.
-using StateSource = std::function<absl::StatusOr<ServedState>()>;
+// `at_a_step_boundary`: the peer heals in the background while this
+// replica trains on, so the state must be saved where the step and the
+// bytes agree, and may be of any step from the one asked for.
+using StateSource =
+    std::function<absl::StatusOr<ServedState>(bool at_a_step_boundary)>;
 
 class HealServer {
  public:

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "lib/ft/heal_client.h"
 #include "lib/ft/heal_server.h"
@@ -91,7 +92,8 @@ class ManagerImpl final : public Manager {
     if (!client.ok()) return client.status();
     client_ = *std::move(client);
     absl::StatusOr<std::unique_ptr<HealServer>> server = HealServer::Start(
-        options_.host, options_.replica_id, [this] { return Serve(); });
+        options_.host, options_.replica_id,
+        [this](bool at_a_step_boundary) { return Serve(at_a_step_boundary); });
     if (!server.ok()) return server.status();
     heal_server_ = *std::move(server);
     lighthouse::proto::WatchRequest watch;
@@ -122,7 +124,13 @@ class ManagerImpl final : public Manager {
       group->Abort(absl::CancelledError(absl::StrCat(
           "the manager of replica ", options_.replica_id, " shut down")));
     }
+    {
+      std::lock_guard<std::mutex> lock(snapshot_mu_);
+      snapshot_stopping_ = true;
+    }
+    snapshot_cv_.notify_all();
     heal_server_.reset();
+    if (heal_ != nullptr) heal_->thread.join();
   }
 
   absl::StatusOr<QuorumView> StartQuorum(int64_t step) override;
@@ -133,7 +141,23 @@ class ManagerImpl final : public Manager {
  private:
   void HeartbeatLoop();
   void OnEvent(const lighthouse::proto::LighthouseEvent& event);
-  absl::StatusOr<ServedState> Serve();
+  // This replica's state for a peer that heals from it: as of the step it
+  // last joined a quorum with, or with `at_a_step_boundary` as saved at its
+  // next StartQuorum (the peer heals in the background while this replica
+  // trains on, and the bytes must be those of the step they are said to
+  // be).
+  absl::StatusOr<ServedState> Serve(bool at_a_step_boundary);
+  // At a step boundary (StartQuorum, on the training thread): saves the
+  // state for the peers that wait for one.
+  void SaveForWaitingPeers(int64_t step);
+  // Background healing: starts fetching the state of one of `up_to_date`
+  // at `step` or later on a thread of its own.
+  void StartBackgroundHeal(std::vector<HealPeer> up_to_date, int rank,
+                           int64_t step, int64_t generation);
+  // Loads the fetched state once the fetch is done. Returns the step it is
+  // as of (and sets `healed_from`), -1 while the fetch runs or when it
+  // failed (a new one starts with the next quorum).
+  absl::StatusOr<int64_t> LoadFetchedState(std::string* healed_from);
   // The group of `quorum` for this replica at `rank`: the current one when
   // it is of the same generation and works, else a new one.
   absl::StatusOr<RCReference<CollectiveGroup>> GroupFor(
@@ -173,6 +197,31 @@ class ManagerImpl final : public Manager {
   int64_t commit_failures_ = 0;
   // The step last passed to StartQuorum (the state's step), -1 before.
   int64_t served_step_ = -1;
+
+  // Background healing (options_.heal_in_background), on the training
+  // thread but for the fetch itself.
+  struct BackgroundHeal {
+    std::thread thread;
+    absl::Notification done;
+    // Set by the thread before `done`: the peer and what it served.
+    absl::StatusOr<std::pair<std::string, ServedState>> fetched =
+        absl::UnknownError("not fetched");
+  };
+  std::unique_ptr<BackgroundHeal> heal_;
+  // The state is behind the step the program passes: it is being healed.
+  bool stale_ = false;
+  // The step the program took when the heal began: the fetched state must
+  // be as of it or later.
+  int64_t heal_from_step_ = 0;
+
+  // Peers healing in the background wait here for a state saved at a step
+  // boundary.
+  std::mutex snapshot_mu_;
+  std::condition_variable snapshot_cv_;
+  int snapshot_waiters_ = 0;              // guarded by snapshot_mu_
+  uint64_t snapshots_taken_ = 0;          // guarded by snapshot_mu_
+  absl::StatusOr<ServedState> snapshot_;  // guarded by snapshot_mu_
+  bool snapshot_stopping_ = false;        // guarded by snapshot_mu_
 };
 
 void ManagerImpl::HeartbeatLoop() {
@@ -251,7 +300,24 @@ void ManagerImpl::OnEvent(const lighthouse::proto::LighthouseEvent& event) {
   group->Abort(reason);
 }
 
-absl::StatusOr<ServedState> ManagerImpl::Serve() {
+absl::StatusOr<ServedState> ManagerImpl::Serve(bool at_a_step_boundary) {
+  if (at_a_step_boundary) {
+    std::unique_lock<std::mutex> lock(snapshot_mu_);
+    const uint64_t taken_before = snapshots_taken_;
+    ++snapshot_waiters_;
+    const bool taken = snapshot_cv_.wait_for(
+        lock, absl::ToChronoNanoseconds(options_.heal_timeout), [&] {
+          return snapshots_taken_ > taken_before || snapshot_stopping_;
+        });
+    --snapshot_waiters_;
+    if (!taken || snapshots_taken_ == taken_before) {
+      return absl::UnavailableError(absl::StrCat(
+          "replica ", options_.replica_id,
+          " reached no step boundary to save its state at within ",
+          absl::FormatDuration(options_.heal_timeout)));
+    }
+    return snapshot_;
+  }
   int64_t step;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -351,6 +417,87 @@ absl::StatusOr<std::string> ManagerImpl::Heal(
       generation, options_.replica_id);
 }
 
+void ManagerImpl::SaveForWaitingPeers(int64_t step) {
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mu_);
+    if (snapshot_waiters_ == 0) return;
+  }
+  absl::StatusOr<ServedState> snapshot =
+      absl::FailedPreconditionError(absl::StrCat(
+          "replica ", options_.replica_id, " is healing itself"));
+  if (!stale_) {
+    absl::StatusOr<std::string> bytes = state_->Save();
+    snapshot = bytes.ok() ? absl::StatusOr<ServedState>(
+                                ServedState{step, *std::move(bytes)})
+                          : absl::StatusOr<ServedState>(bytes.status());
+  }
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mu_);
+    snapshot_ = std::move(snapshot);
+    ++snapshots_taken_;
+  }
+  snapshot_cv_.notify_all();
+}
+
+void ManagerImpl::StartBackgroundHeal(std::vector<HealPeer> up_to_date,
+                                      int rank, int64_t step,
+                                      int64_t generation) {
+  heal_ = std::make_unique<BackgroundHeal>();
+  BackgroundHeal* heal = heal_.get();
+  heal->thread = std::thread([this, heal, up_to_date = std::move(up_to_date),
+                              rank, step, generation] {
+    const absl::Time deadline = absl::Now() + options_.heal_timeout;
+    std::vector<std::string> failures;
+    const size_t n = up_to_date.size();
+    for (size_t i = 0; i < n; ++i) {
+      const HealPeer& peer = up_to_date[(rank + i) % n];
+      absl::StatusOr<ServedState> fetched = FetchState(
+          peer, options_.replica_id, step, deadline, /*at_least=*/true);
+      if (fetched.ok()) {
+        heal->fetched = std::pair{peer.replica_id, *std::move(fetched)};
+        heal->done.Notify();
+        return;
+      }
+      failures.push_back(std::string(fetched.status().message()));
+    }
+    heal->fetched = OfGeneration(
+        absl::UnavailableError(absl::StrCat(
+            "replica ", options_.replica_id, " could not heal to step ", step,
+            " or later from any of ", n, " up-to-date replicas: ",
+            absl::StrJoin(failures, "; "))),
+        generation, options_.replica_id);
+    heal->done.Notify();
+  });
+}
+
+absl::StatusOr<int64_t> ManagerImpl::LoadFetchedState(
+    std::string* healed_from) {
+  if (heal_ == nullptr || !heal_->done.HasBeenNotified()) return -1;
+  heal_->thread.join();
+  absl::StatusOr<std::pair<std::string, ServedState>> fetched =
+      std::move(heal_->fetched);
+  heal_.reset();
+  if (!fetched.ok()) {
+    SLUICE_LOG(WARNING) << fetched.status().message()
+                        << "; healing again from the next quorum";
+    return -1;
+  }
+  absl::Status loaded = state_->Load(fetched->second.bytes);
+  if (!loaded.ok()) {
+    return absl::Status(
+        loaded.code(), absl::StrCat("replica ", options_.replica_id,
+                                    ": loading the state of replica ",
+                                    fetched->first,
+                                    " failed: ", loaded.message()));
+  }
+  stale_ = false;
+  *healed_from = fetched->first;
+  SLUICE_LOG(INFO) << "replica " << options_.replica_id
+                   << ": healed in the background from replica "
+                   << fetched->first << " to step " << fetched->second.step;
+  return fetched->second.step;
+}
+
 void ManagerImpl::AbandonGroup(const absl::Status& why) {
   RCReference<CollectiveGroup> group;
   {
@@ -362,10 +509,21 @@ void ManagerImpl::AbandonGroup(const absl::Status& why) {
 }
 
 absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
+  // The state is as of `step` here, and nowhere else in the loop.
+  SaveForWaitingPeers(step);
+  std::string healed_in_background;
+  int64_t loaded_step = -1;
+  if (options_.heal_in_background) {
+    absl::StatusOr<int64_t> loaded = LoadFetchedState(&healed_in_background);
+    if (!loaded.ok()) return loaded.status();
+    loaded_step = *loaded;
+  }
   lighthouse::proto::QuorumRequest request;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    served_step_ = step;
+    // Loaded just now, the state is as of the loaded step until the
+    // program re-applies its kept updates; healing, it is as of none.
+    served_step_ = stale_ ? -1 : loaded_step >= 0 ? loaded_step : step;
     step_error_ = absl::OkStatus();
     request.set_commit_failures(commit_failures_);
     request.set_last_quorum_id(generation_);
@@ -376,6 +534,8 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
   self->set_step(step);
   self->set_world_size(1);
   self->set_incarnation(incarnation_);
+  self->set_heals_in_background(options_.heal_in_background);
+  self->set_healing(stale_);
   absl::StatusOr<lighthouse::proto::Quorum> quorum =
       client_->Quorum(request, options_.quorum_timeout);
   if (!quorum.ok()) {
@@ -394,10 +554,23 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
               return a.replica_id() < b.replica_id();
             });
   int rank = -1;
-  int64_t max_step = 0;
+  int64_t max_step = 0;  // of the participants whose state is current
   for (size_t i = 0; i < participants.size(); ++i) {
     if (participants[i].replica_id() == options_.replica_id) rank = i;
-    max_step = std::max(max_step, participants[i].step());
+    if (!participants[i].healing()) {
+      max_step = std::max(max_step, participants[i].step());
+    }
+  }
+  std::vector<HealPeer> up_to_date;
+  int contributors = 0;
+  for (const lighthouse::proto::ReplicaInfo& p : participants) {
+    if (p.healing()) continue;
+    if (p.step() == max_step) {
+      up_to_date.push_back({p.replica_id(), p.address()});
+    }
+    // One behind that heals in the background contributes nothing yet;
+    // one that heals in its StartQuorum is current before the collectives.
+    if (p.step() == max_step || !p.heals_in_background()) ++contributors;
   }
   if (rank < 0) {
     return MarkRetryable(absl::InternalError(absl::StrCat(
@@ -422,6 +595,7 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
   view.max_step = max_step;
   view.reason = quorum->reason();
   view.group = group->CopyRef();
+  view.contributors = contributors;
   {
     std::lock_guard<std::mutex> lock(mu_);
     group_ = std::move(*group);
@@ -432,12 +606,30 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
     }
   }
 
-  if (step < max_step) {
-    std::vector<HealPeer> up_to_date;
-    for (const lighthouse::proto::ReplicaInfo& p : participants) {
-      if (p.step() == max_step)
-        up_to_date.push_back({p.replica_id(), p.address()});
+  if (options_.heal_in_background) {
+    view.loaded_step = loaded_step;
+    view.healed_from = std::move(healed_in_background);
+    if (!stale_ && step < max_step) {
+      stale_ = true;
+      heal_from_step_ = max_step;
     }
+    if (stale_ && heal_ == nullptr) {
+      if (up_to_date.empty()) {
+        absl::Status none = OfGeneration(
+            absl::UnavailableError(absl::StrCat(
+                "replica ", options_.replica_id, ": no participant of quorum ",
+                view.generation, " has a current state to heal from")),
+            view.generation, options_.replica_id);
+        AbandonGroup(none);
+        return none;
+      }
+      StartBackgroundHeal(std::move(up_to_date), rank, heal_from_step_,
+                          view.generation);
+    }
+    view.healing = stale_;
+    return view;
+  }
+  if (step < max_step) {
     absl::StatusOr<std::string> healed_from =
         Heal(up_to_date, rank, max_step, view.generation);
     if (!healed_from.ok()) {

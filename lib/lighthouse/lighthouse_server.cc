@@ -33,6 +33,7 @@
 #include "lib/lighthouse/commit_votes.h"
 #include "lib/lighthouse/lighthouse_service.grpc.pb.h"
 #include "lib/lighthouse/lighthouse_status.h"
+#include "lib/lighthouse/lighthouse_status_history.h"
 #include "lib/lighthouse/quorum_authority.h"
 #include "lib/lighthouse/quorum_rules.h"
 #include "lib/support/grpc_liveness.h"
@@ -118,6 +119,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     std::unique_lock<std::mutex> lock(mu_);
     const absl::Time now = Awake();
     HeardFrom(request->replica_id(), now);
+    history_.Heard(request->replica_id(), request->incarnation(), now);
     rules_.Heartbeat(request->replica_id(), request->incarnation(), now);
     Update(lock);
     return grpc::Status::OK;
@@ -136,6 +138,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     std::unique_lock<std::mutex> lock(mu_);
     Awake();
     HeardFrom(replica, start);
+    history_.Heard(replica, request->replica().incarnation(), start);
     const uint64_t ticket = rules_.Request(*request, start);
     Update(lock);
     while (true) {
@@ -185,7 +188,13 @@ class LighthouseService final : public proto::Lighthouse::Service {
     std::unique_lock<std::mutex> lock(mu_);
     Awake();
     HeardFrom(request->replica_id(), start);
+    const bool undecided =
+        !votes_.Outcome(request->quorum_id(), request->step()).has_value();
     CommitVotes::Result vote = votes_.Vote(*request);
+    // A step counts once, by the vote that decided it.
+    if (undecided && vote.outcome.has_value() && vote.outcome->commit()) {
+      step_rate_.Committed(start);
+    }
     if (vote.failed_now) {
       rules_.CommitFailed();
       Log(absl::StrCat("step ", request->step(), " of quorum ",
@@ -234,6 +243,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     std::unique_lock<std::mutex> lock(mu_);
     const absl::Time opened = Awake();
     HeardFrom(watcher.replica_id, opened);
+    history_.Heard(watcher.replica_id, watcher.incarnation, opened);
     watchers_.insert(&watcher);
     rules_.WatchOpened(watcher.replica_id, watcher.incarnation, opened);
     Update(lock);
@@ -295,6 +305,9 @@ class LighthouseService final : public proto::Lighthouse::Service {
     }
     status.set_last_step_down(last_step_down_);
     *status.mutable_quorum() = rules_.current();
+    history_.AddTo(status);
+    status.set_steps_per_second(step_rate_.PerSecond(now));
+    status.set_committed_steps(step_rate_.total());
     for (proto::ReplicaStatus& replica : rules_.Replicas(now)) {
       *status.add_replicas() = std::move(replica);
     }
@@ -304,6 +317,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
   // Heartbeat timeouts, join timeouts and silences happen between requests.
   void Tick() {
     std::unique_lock<std::mutex> lock(mu_);
+    NoticeAuthorityTrouble();
     StepDownIfUnreached(Awake());
     Update(lock);
   }
@@ -342,6 +356,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
                      "meanwhile; each has the heartbeat timeout (",
                      SecondsText(options_.heartbeat_timeout),
                      ") to be heard again"));
+    history_.Record(proto::HistoryEntry::PAUSED,
+                    absl::StrCat("did not run for ", SecondsText(asleep),
+                                 " (stopped, or starved of CPU)"),
+                    now);
     return now;
   }
 
@@ -442,6 +460,13 @@ class LighthouseService final : public proto::Lighthouse::Service {
   // lighthouse must catch up before it issues again. Under mu_.
   bool Leading() {
     if (authority_->IsLeader()) return true;
+    if (was_leader_) {
+      const std::string leader = authority_->LeaderAddress();
+      history_.Record(proto::HistoryEntry::NOT_LEADING,
+                      absl::StrCat("no longer leads (leader: ",
+                                   leader.empty() ? "unknown" : leader, ")"),
+                      absl::Now());
+    }
     was_leader_ = false;
     heard_this_term_ = false;
     ++leadership_lapses_;
@@ -452,6 +477,9 @@ class LighthouseService final : public proto::Lighthouse::Service {
   void StartTerm(absl::Time now) {
     term_started_ = now;
     heard_this_term_ = false;
+    history_.Record(
+        proto::HistoryEntry::LEADING,
+        authority_->CanStepDown() ? "took the leadership" : "leads alone", now);
   }
 
   // A replica's call reached this lighthouse as leader. Under mu_.
@@ -484,6 +512,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
         absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", now, absl::UTCTimeZone()),
         ": ", why);
     Log(absl::StrCat("steps down as leader: ", why));
+    history_.Record(proto::HistoryEntry::STEPPED_DOWN, why, now);
     Leading();  // the term ends; waiting calls end with UNAVAILABLE
   }
 
@@ -574,6 +603,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
       }
       Log(absl::StrCat("quorum ", quorum.quorum_id(), " formed with ",
                        absl::StrJoin(names, ", "), ": ", quorum.reason()));
+      history_.GenerationFormed(quorum);
       votes_.Reset(quorum, options_.min_replicas);
       if (first_issued_ == 0) first_issued_ = quorum.quorum_id();
     }
@@ -594,6 +624,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
   void ReportLostMembers(absl::Time now) {
     for (const LostMember& lost : rules_.TakeLostMembers(now)) {
       Log(absl::StrCat("quorum ", lost.quorum_id, ": ", lost.reason));
+      history_.MemberLost(lost.quorum_id, lost.replica_id, lost.reason, now);
       if (votes_.MemberLost(lost.replica_id, lost.reason) > 0) {
         rules_.CommitFailed();
       }
@@ -628,6 +659,22 @@ class LighthouseService final : public proto::Lighthouse::Service {
     if (text == last_authority_error_) return;
     last_authority_error_ = text;
     Log(absl::StrCat("issues no quorum: the quorum authority refused: ", text));
+    history_.Record(proto::HistoryEntry::AUTHORITY_TROUBLE,
+                    "issues no quorum: the quorum authority refused: " + text,
+                    absl::Now());
+  }
+
+  // Records when the authority's trouble (etcd out of reach) begins and
+  // ends: the authority logs it, and the page's history keeps it. Under mu_.
+  void NoticeAuthorityTrouble() {
+    const std::string trouble = authority_->Trouble();
+    const bool troubled = !trouble.empty();
+    if (troubled == authority_troubled_) return;
+    authority_troubled_ = troubled;
+    history_.Record(troubled ? proto::HistoryEntry::AUTHORITY_TROUBLE
+                             : proto::HistoryEntry::AUTHORITY_BACK,
+                    troubled ? trouble : "the quorum authority answers again",
+                    absl::Now());
   }
 
   const LighthouseOptions& options_;
@@ -662,6 +709,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
   absl::Time last_resumed_ = absl::InfinitePast();  // guarded by mu_
   // The first quorum id this process issued, 0 before; guarded by mu_.
   int64_t first_issued_ = 0;
+  // What the status page tells of the past; guarded by mu_.
+  StatusHistory history_;
+  StepRate step_rate_;
+  bool authority_troubled_ = false;  // as NoticeAuthorityTrouble last saw
   // Held while writing the log; taken before mu_, never while holding it.
   std::mutex log_mu_;
 };

@@ -23,6 +23,57 @@ proto::ReplicaInfo ToProto(const ReplicaInfo& replica) {
   return info;
 }
 
+using HistoryKind = LighthouseStatus::HistoryEntry::Kind;
+// The plain kinds carry the proto's numbers, so that a cast converts them.
+static_assert(static_cast<int>(HistoryKind::kGenerationFormed) ==
+              proto::HistoryEntry::GENERATION_FORMED);
+static_assert(static_cast<int>(HistoryKind::kMemberLost) ==
+              proto::HistoryEntry::MEMBER_LOST);
+static_assert(static_cast<int>(HistoryKind::kReplicaRestarted) ==
+              proto::HistoryEntry::REPLICA_RESTARTED);
+static_assert(static_cast<int>(HistoryKind::kSteppedDown) ==
+              proto::HistoryEntry::STEPPED_DOWN);
+static_assert(static_cast<int>(HistoryKind::kLeading) ==
+              proto::HistoryEntry::LEADING);
+static_assert(static_cast<int>(HistoryKind::kNotLeading) ==
+              proto::HistoryEntry::NOT_LEADING);
+static_assert(static_cast<int>(HistoryKind::kPaused) ==
+              proto::HistoryEntry::PAUSED);
+static_assert(static_cast<int>(HistoryKind::kAuthorityTrouble) ==
+              proto::HistoryEntry::AUTHORITY_TROUBLE);
+static_assert(static_cast<int>(HistoryKind::kAuthorityBack) ==
+              proto::HistoryEntry::AUTHORITY_BACK);
+
+LighthouseStatus::HistoryEntry FromProto(const proto::HistoryEntry& entry) {
+  LighthouseStatus::HistoryEntry plain;
+  plain.kind = static_cast<HistoryKind>(entry.kind());
+  plain.time = absl::FromUnixMicros(entry.time_us());
+  plain.quorum_id = entry.quorum_id();
+  plain.replica_id = entry.replica_id();
+  plain.incarnation = entry.incarnation();
+  for (const proto::ReplicaInfo& participant : entry.participants()) {
+    plain.participants.push_back(FromProto(participant));
+  }
+  plain.participant_count = entry.participant_count();
+  plain.reason = entry.reason();
+  return plain;
+}
+
+proto::HistoryEntry ToProto(const LighthouseStatus::HistoryEntry& plain) {
+  proto::HistoryEntry entry;
+  entry.set_kind(static_cast<proto::HistoryEntry::Kind>(plain.kind));
+  entry.set_time_us(absl::ToUnixMicros(plain.time));
+  entry.set_quorum_id(plain.quorum_id);
+  entry.set_replica_id(plain.replica_id);
+  entry.set_incarnation(plain.incarnation);
+  for (const ReplicaInfo& participant : plain.participants) {
+    *entry.add_participants() = ToProto(participant);
+  }
+  entry.set_participant_count(plain.participant_count);
+  entry.set_reason(plain.reason);
+  return entry;
+}
+
 }  // namespace
 
 LighthouseStatus StatusFromProto(const proto::LighthouseStatus& status) {
@@ -52,6 +103,13 @@ LighthouseStatus StatusFromProto(const proto::LighthouseStatus& status) {
   plain.step_down_after = absl::Milliseconds(status.step_down_after_ms());
   plain.last_step_down = status.last_step_down();
   plain.authority_trouble = status.authority_trouble();
+  plain.generation_reason = status.generation_reason();
+  plain.generation_formed = absl::FromUnixMicros(status.generation_formed_us());
+  for (const proto::HistoryEntry& entry : status.history()) {
+    plain.history.push_back(FromProto(entry));
+  }
+  plain.steps_per_second = status.steps_per_second();
+  plain.committed_steps = status.committed_steps();
   return plain;
 }
 
@@ -85,6 +143,14 @@ proto::LighthouseStatus StatusToProto(const LighthouseStatus& status) {
       absl::ToInt64Milliseconds(status.step_down_after));
   message.set_last_step_down(status.last_step_down);
   message.set_authority_trouble(status.authority_trouble);
+  message.set_generation_reason(status.generation_reason);
+  message.set_generation_formed_us(
+      absl::ToUnixMicros(status.generation_formed));
+  for (const LighthouseStatus::HistoryEntry& entry : status.history) {
+    *message.add_history() = ToProto(entry);
+  }
+  message.set_steps_per_second(status.steps_per_second);
+  message.set_committed_steps(status.committed_steps);
   return message;
 }
 

@@ -3,8 +3,9 @@
 //
 //   /             a self-contained HTML page (no external assets) whose
 //                 script fetches /status.json every 500 ms and shows the
-//                 quorum, why it formed, the leader and the members, stale
-//                 ones highlighted
+//                 quorum, why it and its generation formed, steps/s, the
+//                 leader, the members (stale ones highlighted) and the
+//                 history, newest first
 //   /status.json  the lighthouse's proto::LighthouseStatus as JSON (proto
 //                 field names; 64-bit integers as strings)
 //

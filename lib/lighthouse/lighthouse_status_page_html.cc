@@ -7,6 +7,9 @@
 // heartbeat is older than half the heartbeat timeout, so a member about to
 // be dropped shows before it is. Text from replicas goes in with
 // textContent, never as markup.
+//
+// The history table lists status.json's history as it comes, newest first;
+// each row's data-kind is the entry's proto kind (e.g. "MEMBER_LOST").
 #include <string>
 
 #include "lib/lighthouse/lighthouse_status_page.h"
@@ -36,6 +39,10 @@ td.address, td.replica-id { font-family: monospace; }
 tr.replica.stale td { background: #fdd; color: #900; }
 .trouble { color: #900; font-weight: bold; }
 tr.replica.recovering td.recovering { color: #a60; font-weight: bold; }
+td.incarnation, td.history-replica-id { font-family: monospace; }
+tr.history-entry.bad td { background: #fee; }
+tr.history-entry.formed td { background: #efe; }
+h2 { font-size: 1.1em; margin-top: 1.5em; }
 .leader-self { color: #060; font-weight: bold; }
 </style>
 </head>
@@ -47,6 +54,10 @@ tr.replica.recovering td.recovering { color: #a60; font-weight: bold; }
   <dt>Why it formed</dt><dd id="quorum-reason">-</dd>
   <dt>Formed at</dt><dd id="quorum-created">-</dd>
   <dt>Participants</dt><dd id="participants">-</dd>
+  <dt>Why its generation formed</dt><dd id="generation-reason">-</dd>
+  <dt>Generation formed at</dt><dd id="generation-formed">-</dd>
+  <dt>Steps/s</dt><dd id="steps-per-second">-</dd>
+  <dt>Steps committed</dt><dd id="committed-steps">-</dd>
   <dt>min_replicas</dt><dd id="min-replicas">-</dd>
   <dt>Heartbeat timeout</dt><dd id="heartbeat-timeout">-</dd>
   <dt>Leader</dt><dd id="leader">-</dd>
@@ -60,9 +71,17 @@ tr.replica.recovering td.recovering { color: #a60; font-weight: bold; }
 <thead><tr>
   <th>replica id</th><th>step</th><th>address</th><th>in quorum</th>
   <th>recovering</th><th>requesting</th><th>healthy</th>
-  <th>heartbeat age</th>
+  <th>heartbeat age</th><th>world size</th><th>incarnation</th>
 </tr></thead>
 <tbody id="member-rows"></tbody>
+</table>
+<h2>History (newest first)</h2>
+<table id="history">
+<thead><tr>
+  <th>time</th><th>event</th><th>quorum</th><th>replica id</th>
+  <th>participants</th><th>why</th>
+</tr></thead>
+<tbody id="history-rows"></tbody>
 </table>
 <script>
 "use strict";
@@ -89,6 +108,48 @@ function yesNo(flag) {
   return flag ? "yes" : "no";
 }
 
+function timeText(us) {
+  return us > 0 ? new Date(us / 1000).toISOString() : "-";
+}
+
+const HISTORY_KINDS = {
+  GENERATION_FORMED: ["generation formed", "formed"],
+  MEMBER_LOST: ["member lost", "bad"],
+  REPLICA_RESTARTED: ["replica restarted", "bad"],
+  STEPPED_DOWN: ["stepped down", "bad"],
+  LEADING: ["leading", ""],
+  NOT_LEADING: ["not leading", "bad"],
+  PAUSED: ["did not run", "bad"],
+  AUTHORITY_TROUBLE: ["quorum authority trouble", "bad"],
+  AUTHORITY_BACK: ["quorum authority back", ""],
+};
+
+// "a (world size 1, incarnation 7), b (...) and 3 more".
+function participantsText(entry) {
+  const listed = (entry.participants || []).map(
+      p => (p.replica_id || "") + " (world size " + toNumber(p.world_size) +
+           ", incarnation " + (p.incarnation || "0") + ")");
+  const more = toNumber(entry.participant_count) - listed.length;
+  return listed.join(", ") + (more > 0 ? " and " + more + " more" : "");
+}
+
+function historyRow(entry) {
+  // Proto JSON may omit the first kind, whose number is 0.
+  const kind = entry.kind || "GENERATION_FORMED";
+  const [label, tone] = HISTORY_KINDS[kind] || [kind, ""];
+  const row = document.createElement("tr");
+  row.className = "history-entry" + (tone ? " " + tone : "");
+  row.setAttribute("data-kind", kind);
+  const quorumId = toNumber(entry.quorum_id);
+  addCell(row, "time", timeText(toNumber(entry.time_us)));
+  addCell(row, "kind", label);
+  addCell(row, "history-quorum-id", quorumId > 0 ? String(quorumId) : "");
+  addCell(row, "history-replica-id", entry.replica_id || "");
+  addCell(row, "participants", participantsText(entry));
+  addCell(row, "reason", entry.reason || "");
+  return row;
+}
+
 function render(status) {
   const quorum = status.quorum || {};
   const quorumId = toNumber(quorum.quorum_id);
@@ -102,6 +163,12 @@ function render(status) {
   const participants = (quorum.participants || []).map(p => p.replica_id);
   setText("participants",
           participants.length > 0 ? participants.join(", ") : "-");
+  setText("generation-reason", status.generation_reason || "-");
+  setText("generation-formed", timeText(toNumber(status.generation_formed_us)));
+  setText("steps-per-second",
+          toNumber(status.steps_per_second).toFixed(1) +
+              " over about the last 10 s");
+  setText("committed-steps", String(toNumber(status.committed_steps)));
   setText("min-replicas", String(toNumber(status.min_replicas)));
   setText("heartbeat-timeout", timeoutMs + " ms");
   const leader = document.getElementById("leader");
@@ -138,9 +205,13 @@ function render(status) {
     addCell(row, "requesting", yesNo(member.requesting));
     addCell(row, "healthy", yesNo(member.healthy));
     addCell(row, "heartbeat-age", ageMs + " ms");
+    addCell(row, "world-size", String(toNumber(info.world_size)));
+    addCell(row, "incarnation", info.incarnation || "0");
     rows.push(row);
   }
   document.getElementById("member-rows").replaceChildren(...rows);
+  document.getElementById("history-rows").replaceChildren(
+      ...(status.history || []).map(historyRow));
   document.body.setAttribute("data-quorum-id", String(quorumId));
   setText("updated", new Date().toISOString());
   document.getElementById("error").hidden = true;

@@ -310,7 +310,9 @@ std::vector<proto::ReplicaStatus> QuorumRules::Replicas(absl::Time now) const {
         absl::ToInt64Milliseconds(now - replica.last_heard));
     status.set_healthy(Healthy(replica, now));
     status.set_in_quorum(members.count(id) > 0);
-    status.set_recovering(status.in_quorum() && replica.info.step() < max_step);
+    status.set_recovering(status.in_quorum() &&
+                          (replica.info.healing() ||
+                           replica.info.step() < max_step));
     status.set_requesting(replica.ticket.has_value());
     statuses.push_back(std::move(status));
   }

@@ -21,7 +21,11 @@
 // sleeps --pause_ms before it (once, printing "pausing step=S"), for a
 // test to cut the network meanwhile; --min_step_ms=T makes each step last
 // at least T, so that a replica stays in training while a peer rejoins;
-// --commit_timeout_ms bounds each commit vote.
+// --commit_timeout_ms bounds each commit vote; --heal_in_background=1 heals
+// while the group trains on (ManagerOptions::heal_in_background), keeping
+// the updates of the steps it heals through and re-applying them once the
+// state is loaded ("replayed from=S count=N at_ms=U").
+// The quorum line also says "contributors=C healing=0|1".
 // Exits 0 after committing --until_step, 1 on an error it cannot retry.
 #include <sys/prctl.h>
 
@@ -33,6 +37,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -63,6 +68,7 @@ struct Flags {
   int64_t min_step_ms = 0;
   int64_t collective_timeout_ms = 60000;
   int64_t commit_timeout_ms = 30000;
+  int64_t heal_in_background = 0;
 };
 
 long long NowMs() { return absl::ToUnixMillis(absl::Now()); }
@@ -145,6 +151,7 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
           : name == "min_step_ms"           ? &flags->min_step_ms
           : name == "collective_timeout_ms" ? &flags->collective_timeout_ms
           : name == "commit_timeout_ms"     ? &flags->commit_timeout_ms
+          : name == "heal_in_background"    ? &flags->heal_in_background
                                             : nullptr;
       if (target == nullptr || !absl::SimpleAtoi(value, target)) return false;
     }
@@ -162,6 +169,7 @@ int Run(const Flags& flags) {
   options.collective_timeout = absl::Milliseconds(flags.collective_timeout_ms);
   options.heal_timeout = absl::Seconds(30);
   options.commit_timeout = absl::Milliseconds(flags.commit_timeout_ms);
+  options.heal_in_background = flags.heal_in_background != 0;
   absl::StatusOr<std::unique_ptr<Manager>> manager =
       Manager::Create(options, &state);
   if (!manager.ok()) {
@@ -177,8 +185,13 @@ int Run(const Flags& flags) {
   for (int64_t i = 0; i < gradient_floats; ++i) {
     gradient[i] = static_cast<float>((i % 13) + flags.replica_id.size());
   }
+  const std::vector<float> zeros(gradient_floats, 0.0f);
   int64_t step = flags.start_step;
   state.Print(step);
+  // Healing in the background: the updates of the steps it heals through,
+  // by the step they apply to.
+  bool healing = false;
+  std::vector<std::pair<int64_t, std::vector<float>>> kept;
   bool reported = false;
   bool paused = false;
   int quorum_failures = 0;
@@ -193,14 +206,27 @@ int Run(const Flags& flags) {
     }
     std::printf(
         "quorum generation=%lld rank=%d size=%d max_step=%lld "
-        "healed_from=%s at_ms=%lld\n",
+        "healed_from=%s contributors=%d healing=%d at_ms=%lld\n",
         static_cast<long long>(view->generation), view->rank, view->size,
         static_cast<long long>(view->max_step), view->healed_from.c_str(),
-        NowMs());
-    if (!view->healed_from.empty()) {
+        view->contributors, view->healing ? 1 : 0, NowMs());
+    if (view->loaded_step >= 0) {
+      int replayed = 0;
+      for (const auto& [kept_step, update] : kept) {
+        if (kept_step < view->loaded_step) continue;
+        state.Apply(update);
+        ++replayed;
+      }
+      kept.clear();
+      std::printf("replayed from=%lld count=%d at_ms=%lld\n",
+                  static_cast<long long>(view->loaded_step), replayed, NowMs());
+      state.Print(step);
+    } else if (!view->healed_from.empty()) {
       step = view->max_step;
       state.Print(step);
     }
+    if (view->healing && !healing) step = view->max_step;
+    healing = view->healing;
     std::fflush(stdout);
     if (step == flags.hang_at_step) {
       std::printf("hanging step=%lld\n", static_cast<long long>(step));
@@ -214,12 +240,14 @@ int Run(const Flags& flags) {
       absl::SleepFor(absl::Milliseconds(flags.pause_ms));
     }
     std::vector<float> update;
+    // A state being healed has no gradient of its own yet.
     absl::StatusOr<DenseHostTensor> input = DenseHostTensor::FromValues<float>(
-        TensorShape({gradient_floats}), gradient, allocator.get());
+        TensorShape({gradient_floats}), healing ? zeros : gradient,
+        allocator.get());
     if (!input.ok()) return 1;
     const absl::Time start = absl::Now();
     absl::StatusOr<DenseHostTensor> sum = view->group->AllReduce(
-        *input, ccl::ReduceOp::kAvg, options.collective_timeout);
+        *input, ccl::ReduceOp::kSum, options.collective_timeout);
     if (!sum.ok()) {
       std::printf("allreduce_error step=%lld ms=%lld at_ms=%lld error=%s\n",
                   static_cast<long long>(step),
@@ -230,7 +258,8 @@ int Run(const Flags& flags) {
       (*manager)->ReportError(sum.status());
     } else {
       update.assign(sum->values<float>().begin(), sum->values<float>().end());
-      for (float& u : update) u *= 0.125f;
+      // The average over the replicas that contributed.
+      for (float& u : update) u = u / view->contributors * 0.125f;
     }
     // A failure of this replica's own (bad data, say) after a collective
     // that worked.
@@ -249,9 +278,14 @@ int Run(const Flags& flags) {
                     static_cast<long long>(step));
         return 1;
       }
-      state.Apply(update);
-      ++step;
-      state.Print(step);
+      if (healing) {
+        kept.emplace_back(step, std::move(update));
+        ++step;
+      } else {
+        state.Apply(update);
+        ++step;
+        state.Print(step);
+      }
     }
     std::fflush(stdout);
     absl::SleepFor(absl::Milliseconds(flags.min_step_ms) -

@@ -54,6 +54,14 @@ struct ManagerOptions {
   absl::Duration collective_timeout = absl::Seconds(30);
   absl::Duration heal_timeout = absl::Seconds(60);
   absl::Duration commit_timeout = absl::Seconds(30);
+  // How a replica behind its quorum heals. False: inside StartQuorum, while
+  // its peers wait for it in the step's collectives (a heal as long as the
+  // transfer stalls them as long). True: in the background, while the
+  // group trains on: it takes part in each step's collectives with zeros
+  // (QuorumView::healing), keeps each committed step's update, and once
+  // the state is loaded (QuorumView::loaded_step) re-applies the kept
+  // updates of that step and later. The peers do not wait for the heal.
+  bool heal_in_background = false;
 };
 
 // What StartQuorum found.
@@ -66,6 +74,21 @@ struct QuorumView {
   std::string healed_from;
   std::string reason;  // why the quorum formed, from the lighthouse
   RCReference<ccl::CollectiveGroup> group;
+  // Participants whose state is current, and so contribute to the step:
+  // what an average over the group divides by (a participant healing in
+  // the background contributes zeros).
+  int contributors = 0;
+  // With heal_in_background: this replica's state is being fetched. Its
+  // step is the group's from now on (max_step when the heal began, then
+  // one more per committed step), but its state is not: it contributes
+  // zeros to the step's collectives and keeps the step's update instead of
+  // applying it.
+  bool healing = false;
+  // With heal_in_background: in the call where the fetched state was
+  // loaded, the step it is as of (at least the max_step the heal began
+  // at), -1 otherwise. The program re-applies the updates it kept for this
+  // step and later ones; its state is then as of its step again.
+  int64_t loaded_step = -1;
 };
 
 class Manager {

@@ -99,6 +99,40 @@ struct LighthouseStatus {
   // Why it can neither lead nor say who leads (etcd out of reach), "" when
   // nothing stops it.
   std::string authority_trouble;
+
+  // Something that happened at the lighthouse (proto::HistoryEntry, which
+  // says which fields each kind sets).
+  struct HistoryEntry {
+    // The numbers of proto::HistoryEntry::Kind.
+    enum class Kind {
+      kGenerationFormed = 0,
+      kMemberLost = 1,
+      kReplicaRestarted = 2,
+      kSteppedDown = 3,
+      kLeading = 4,
+      kNotLeading = 5,
+      kPaused = 6,
+      kAuthorityTrouble = 7,
+      kAuthorityBack = 8,
+    };
+    Kind kind = Kind::kGenerationFormed;
+    absl::Time time = absl::UnixEpoch();
+    int64_t quorum_id = 0;
+    std::string replica_id;  // at most 128 bytes
+    uint64_t incarnation = 0;
+    // The first 8 participants of a generation, without their addresses.
+    std::vector<ReplicaInfo> participants;
+    int participant_count = 0;
+    std::string reason;  // at most 512 bytes
+  };
+  // Why and when the current generation formed; a fast quorum of the same
+  // generation changes quorum.reason, not these.
+  std::string generation_reason;
+  absl::Time generation_formed = absl::UnixEpoch();
+  std::vector<HistoryEntry> history;  // newest first, at most 100
+  // Steps committed per second over about the last 10 s, and in all.
+  double steps_per_second = 0;
+  int64_t committed_steps = 0;
 };
 
 class Lighthouse {

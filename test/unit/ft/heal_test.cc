@@ -36,7 +36,7 @@ class HealTest : public ::testing::Test {
   void SetUp() override {
     state_ = MakeState();
     absl::StatusOr<std::unique_ptr<HealServer>> server = HealServer::Start(
-        "127.0.0.1", "replica-a", [this]() -> absl::StatusOr<ServedState> {
+        "127.0.0.1", "replica-a", [this](bool) -> absl::StatusOr<ServedState> {
           return ServedState{5, state_};
         });
     ASSERT_TRUE(server.ok()) << server.status();
@@ -98,6 +98,21 @@ TEST_F(HealTest, APeerAtAnotherStepRefuses) {
   absl::StatusOr<ServedState> fetched = Fetch(7);
   ExpectPeerError(fetched.status(), absl::StatusCode::kFailedPrecondition,
                   "replica replica-a is at step 5, not at step 7 that replica "
+                  "replica-b heals to");
+}
+
+// A replica healing in the background takes a later step, never an
+// earlier one.
+TEST_F(HealTest, AtLeastTakesALaterStepButNoEarlierOne) {
+  absl::StatusOr<ServedState> fetched = FetchState(
+      peer_, "replica-b", 3, absl::Now() + absl::Seconds(20), /*at_least=*/true);
+  ASSERT_TRUE(fetched.ok()) << fetched.status();
+  EXPECT_EQ(fetched->step, 5);
+  EXPECT_EQ(fetched->bytes, state_);
+  fetched = FetchState(peer_, "replica-b", 7, absl::Now() + absl::Seconds(20),
+                       /*at_least=*/true);
+  ExpectPeerError(fetched.status(), absl::StatusCode::kFailedPrecondition,
+                  "replica replica-a is at step 5, before step 7 that replica "
                   "replica-b heals to");
 }
 

@@ -69,7 +69,7 @@ TEST(ListenAddressTest, RendezvousRefusesAPortPast65535) {
 TEST(ListenAddressTest, HealServerRefusesAnUnbracketedIpv6Host) {
   ExpectRefused(
       HealServer::Start("::1", "replica_a",
-                        [] { return absl::StatusOr<ServedState>(); })
+                        [](bool) { return absl::StatusOr<ServedState>(); })
           .status(),
       "healing service: cannot listen on '::1:0': host '::1' has a ':'");
 }

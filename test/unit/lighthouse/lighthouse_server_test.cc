@@ -1,7 +1,8 @@
 // A lighthouse and its clients in one process, over loopback gRPC: the long
 // poll, commit votes, watch events, leader redirects, shutdown, a quorum
-// authority slow to record ids, which holds up no other call, and a leader
-// that steps down when its replicas stop calling.
+// authority slow to record ids, which holds up no other call, a leader
+// that steps down when its replicas stop calling, and the status's history
+// and steps/s.
 #include <atomic>
 #include <condition_variable>
 #include <future>
@@ -15,10 +16,12 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "grpcpp/grpcpp.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "lib/lighthouse/lighthouse_client.h"
 #include "lib/lighthouse/lighthouse_service.grpc.pb.h"
 #include "lib/lighthouse/lighthouse_status.h"
+#include "lib/lighthouse/lighthouse_status_history.h"
 #include "lib/lighthouse/quorum_authority.h"
 #include "sluice/lighthouse/lighthouse.h"
 #include "sluice/support/failure.h"
@@ -320,7 +323,16 @@ TEST(LighthouseServerTest, LostWatcherFailsTheVoteAndIsReportedToPeers) {
   EXPECT_EQ(lost->quorum_id(), id);
   EXPECT_EQ(lost->replica_id(), "b");
   EXPECT_EQ(lost->reason(), "replica b lost: its watch stream ended");
-  EXPECT_FALSE(lighthouse->Status().replicas[1].healthy);
+  const LighthouseStatus status = lighthouse->Status();
+  EXPECT_FALSE(status.replicas[1].healthy);
+  // The page's history keeps the loss and why.
+  ASSERT_FALSE(status.history.empty());
+  const LighthouseStatus::HistoryEntry& newest = status.history.front();
+  EXPECT_EQ(newest.kind, LighthouseStatus::HistoryEntry::Kind::kMemberLost);
+  EXPECT_EQ(newest.quorum_id, id);
+  EXPECT_EQ(newest.replica_id, "b");
+  EXPECT_EQ(newest.reason, "replica b lost: its watch stream ended");
+  EXPECT_LE(newest.time, status.now);
 
   // a alone forms the next quorum at once: b no longer counts.
   const absl::Time asked = absl::Now();
@@ -857,6 +869,239 @@ TEST(LighthouseServerTest, RejectsARequestWithoutReplicaOrIncarnation) {
       << beat;
 }
 
+using HistoryKind = LighthouseStatus::HistoryEntry::Kind;
+
+// The entries of `kind`, newest first.
+std::vector<LighthouseStatus::HistoryEntry> EntriesOf(
+    const LighthouseStatus& status, HistoryKind kind) {
+  std::vector<LighthouseStatus::HistoryEntry> entries;
+  for (const LighthouseStatus::HistoryEntry& entry : status.history) {
+    if (entry.kind == kind) entries.push_back(entry);
+  }
+  return entries;
+}
+
+proto::QuorumRequest AskAs(const std::string& id, uint64_t incarnation,
+                           int world_size) {
+  proto::QuorumRequest request = Ask(id, /*step=*/0, incarnation);
+  request.mutable_replica()->set_world_size(world_size);
+  return request;
+}
+
+TEST(LighthouseHistoryTest, FastQuorumKeepsTheReasonOfItsGeneration) {
+  auto lighthouse = StartLighthouse(/*min_replicas=*/2);
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto a = std::async(std::launch::async,
+                      [&] { return client->Quorum(AskAs("a", 1, 4), kLong); });
+  absl::StatusOr<proto::Quorum> formed =
+      client->Quorum(AskAs("b", 1, 2), kLong);
+  ASSERT_TRUE(formed.ok()) << formed.status();
+  ASSERT_TRUE(a.get().ok());
+  const std::string generation_reason =
+      "2 of 2 healthy replicas asked (min_replicas 2)";
+  ASSERT_EQ(formed->reason(), generation_reason);
+
+  // The same members ask again: a fast quorum of the same generation.
+  auto quorums = FormQuorum(*client, {"a", "b"});
+  ASSERT_TRUE(quorums[0].ok()) << quorums[0].status();
+  ASSERT_EQ(quorums[0]->quorum_id(), formed->quorum_id());
+  const LighthouseStatus status = lighthouse->Status();
+  EXPECT_EQ(status.quorum.reason, "fast quorum: every participant of quorum " +
+                                      std::to_string(formed->quorum_id()) +
+                                      " asked again");
+  EXPECT_EQ(status.generation_reason, generation_reason);
+  EXPECT_EQ(absl::ToUnixMicros(status.generation_formed), formed->created_us());
+  EXPECT_GT(status.quorum.created, status.generation_formed);
+
+  // One formation in the history, with its members as they formed it.
+  const auto generations = EntriesOf(status, HistoryKind::kGenerationFormed);
+  ASSERT_EQ(generations.size(), 1u);
+  const LighthouseStatus::HistoryEntry& generation = generations[0];
+  EXPECT_EQ(generation.quorum_id, formed->quorum_id());
+  EXPECT_EQ(generation.reason, generation_reason);
+  EXPECT_EQ(absl::ToUnixMicros(generation.time), formed->created_us());
+  EXPECT_EQ(generation.participant_count, 2);
+  ASSERT_EQ(generation.participants.size(), 2u);
+  EXPECT_EQ(generation.participants[0].replica_id, "a");
+  EXPECT_EQ(generation.participants[0].world_size, 4);
+  EXPECT_EQ(generation.participants[0].incarnation, 1u);
+  EXPECT_EQ(generation.participants[1].world_size, 2);
+  EXPECT_EQ(generation.participants[1].address, "");  // not kept
+  // A lighthouse alone leads from its start, before any quorum.
+  ASSERT_FALSE(status.history.empty());
+  EXPECT_EQ(status.history.back().kind, HistoryKind::kLeading);
+  EXPECT_EQ(status.history.back().reason, "leads alone");
+  EXPECT_EQ(status.history.front().kind, HistoryKind::kGenerationFormed);
+}
+
+TEST(LighthouseHistoryTest, RecordsARestartAndTheLossItCauses) {
+  auto lighthouse = StartLighthouse(/*min_replicas=*/2);
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto quorums = FormQuorum(*client, {"a", "b"});
+  ASSERT_TRUE(quorums[0].ok()) << quorums[0].status();
+  const int64_t id = quorums[0]->quorum_id();
+  EXPECT_TRUE(
+      EntriesOf(lighthouse->Status(), HistoryKind::kReplicaRestarted).empty());
+
+  // a's process restarts: a new incarnation of a known replica id.
+  proto::HeartbeatRequest restarted = Beat("a");
+  restarted.set_incarnation(2);
+  ASSERT_TRUE(client->Heartbeat(restarted, kLong).ok());
+  const LighthouseStatus status = lighthouse->Status();
+  const auto restarts = EntriesOf(status, HistoryKind::kReplicaRestarted);
+  ASSERT_EQ(restarts.size(), 1u);
+  EXPECT_EQ(restarts[0].replica_id, "a");
+  EXPECT_EQ(restarts[0].incarnation, 2u);
+  EXPECT_EQ(restarts[0].reason, "new incarnation 2, was 1");
+  const auto losses = EntriesOf(status, HistoryKind::kMemberLost);
+  ASSERT_EQ(losses.size(), 1u);
+  EXPECT_EQ(losses[0].replica_id, "a");
+  EXPECT_EQ(losses[0].quorum_id, id);
+  EXPECT_EQ(losses[0].reason, "replica a restarted (incarnation 2, was 1)");
+  EXPECT_GE(losses[0].time, restarts[0].time);
+
+  // Heard again as the same incarnation: nothing more to record.
+  ASSERT_TRUE(client->Heartbeat(restarted, kLong).ok());
+  EXPECT_EQ(lighthouse->Status().history.size(), status.history.size());
+}
+
+TEST(LighthouseHistoryTest, StepsPerSecondCountsEachCommittedStepOnce) {
+  auto lighthouse = StartLighthouse(/*min_replicas=*/2);
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto quorums = FormQuorum(*client, {"a", "b"});
+  ASSERT_TRUE(quorums[0].ok()) << quorums[0].status();
+  const int64_t id = quorums[0]->quorum_id();
+  EXPECT_EQ(lighthouse->Status().steps_per_second, 0);
+  constexpr int kSteps = 5;
+  for (int step = 1; step <= kSteps + 1; ++step) {
+    // The last step is voted against: it does not commit.
+    const bool ok = step <= kSteps;
+    auto a_vote = std::async(std::launch::async, [&] {
+      return client->Commit(Vote("a", id, step, ok), kLong);
+    });
+    ASSERT_TRUE(client->Commit(Vote("b", id, step, true), kLong).ok());
+    ASSERT_TRUE(a_vote.get().ok());
+  }
+  const LighthouseStatus status = lighthouse->Status();
+  EXPECT_EQ(status.committed_steps, kSteps);
+  // Over at least 1 s however quickly they came, and never more steps than
+  // committed.
+  EXPECT_GT(status.steps_per_second, 0);
+  EXPECT_LE(status.steps_per_second, kSteps);
+}
+
+TEST(StatusHistoryTest, KeepsOnlyTheNewestEntries) {
+  StatusHistory history;
+  const absl::Time start = absl::FromUnixSeconds(1700000000);
+  const int recorded = 2 * StatusHistory::kMaxEntries + 50;
+  for (int i = 0; i < recorded; ++i) {
+    history.Record(proto::HistoryEntry::PAUSED, absl::StrCat("pause ", i),
+                   start + absl::Seconds(i));
+  }
+  proto::LighthouseStatus status;
+  history.AddTo(status);
+  ASSERT_EQ(status.history_size(), StatusHistory::kMaxEntries);
+  EXPECT_EQ(status.history(0).reason(), absl::StrCat("pause ", recorded - 1));
+  EXPECT_EQ(status.history(0).time_us(),
+            absl::ToUnixMicros(start + absl::Seconds(recorded - 1)));
+  EXPECT_EQ(status.history(StatusHistory::kMaxEntries - 1).reason(),
+            absl::StrCat("pause ", recorded - StatusHistory::kMaxEntries));
+}
+
+// A quorum of `size` replicas with `id_bytes`-byte ids.
+proto::Quorum BigQuorum(int64_t id, int size, size_t id_bytes) {
+  proto::Quorum quorum;
+  quorum.set_quorum_id(id);
+  quorum.set_created_us(1700000000000000 + id);
+  for (int i = 0; i < size; ++i) {
+    proto::ReplicaInfo& participant = *quorum.add_participants();
+    participant.set_replica_id(absl::StrCat(i, std::string(id_bytes, '"')));
+    participant.set_address("127.0.0.1:40000");
+    participant.set_step(1000000 + i);
+    participant.set_world_size(64);
+    participant.set_incarnation(0xfedcba9876543210u + i);
+  }
+  quorum.set_reason(std::string(4096, 'r'));
+  return quorum;
+}
+
+TEST(StatusHistoryTest, CutsLongIdsReasonsAndParticipantLists) {
+  StatusHistory history;
+  history.GenerationFormed(BigQuorum(3, 40, 1000));
+  // 1000 two-byte characters: the cut may not split one.
+  std::string long_id;
+  for (int i = 0; i < 1000; ++i) long_id += "\u00e9";
+  history.MemberLost(3, long_id, "lost " + long_id, absl::Now());
+  proto::LighthouseStatus status;
+  history.AddTo(status);
+  ASSERT_EQ(status.history_size(), 2);
+  const proto::HistoryEntry& lost = status.history(0);
+  EXPECT_LE(lost.replica_id().size(), StatusHistory::kMaxReplicaIdBytes);
+  EXPECT_GE(lost.replica_id().size(), StatusHistory::kMaxReplicaIdBytes - 4);
+  EXPECT_EQ(lost.replica_id(),
+            long_id.substr(0, lost.replica_id().size() - 3) + "\u2026");
+  EXPECT_EQ((lost.replica_id().size() - 3) % 2, 0u);  // whole characters
+  EXPECT_LE(lost.reason().size(), StatusHistory::kMaxReasonBytes);
+  const proto::HistoryEntry& formed = status.history(1);
+  EXPECT_EQ(formed.participant_count(), 40);
+  ASSERT_EQ(formed.participants_size(),
+            static_cast<int>(StatusHistory::kMaxListedParticipants));
+  EXPECT_LE(formed.participants(0).replica_id().size(),
+            StatusHistory::kMaxReplicaIdBytes);
+  EXPECT_EQ(formed.participants(7).step(), 1000007);
+  EXPECT_LE(formed.reason().size(), StatusHistory::kMaxReasonBytes);
+  EXPECT_LE(status.generation_reason().size(), StatusHistory::kMaxReasonBytes);
+  EXPECT_EQ(TruncateUtf8("short", 128), "short");
+}
+
+// status.json with the history full of the largest entries (ids of
+// characters JSON escapes) stays far under 1 MB.
+TEST(StatusHistoryTest, FullHistoryKeepsTheStatusJsonSmall) {
+  StatusHistory history;
+  for (int64_t id = 1; id <= 2 * StatusHistory::kMaxEntries; ++id) {
+    history.GenerationFormed(BigQuorum(id, 100, 1000));
+  }
+  proto::LighthouseStatus status;
+  history.AddTo(status);
+  ASSERT_EQ(status.history_size(), StatusHistory::kMaxEntries);
+  google::protobuf::util::JsonPrintOptions options;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  ASSERT_TRUE(
+      google::protobuf::util::MessageToJsonString(status, &json, options).ok());
+  std::printf("status.json with a full history: %zu bytes\n", json.size());
+  EXPECT_LT(json.size(), 512u * 1024);
+}
+
+TEST(StepRateTest, CountsTheLastTenSeconds) {
+  StepRate rate;
+  const absl::Time start = absl::FromUnixSeconds(1700000000);
+  EXPECT_EQ(rate.PerSecond(start), 0);
+  rate.Committed(start);
+  // One step just now reads as one per second, not a thousand.
+  EXPECT_EQ(rate.PerSecond(start + absl::Milliseconds(1)), 1);
+  // Ten steps a second for 20 s.
+  for (int i = 1; i < 200; ++i) {
+    rate.Committed(start + i * absl::Milliseconds(100));
+  }
+  EXPECT_EQ(rate.total(), 200);
+  EXPECT_DOUBLE_EQ(rate.PerSecond(start + absl::Milliseconds(19950)), 10);
+  // 5 s later without a step: only those of the last 10 s count.
+  EXPECT_DOUBLE_EQ(rate.PerSecond(start + absl::Seconds(25)), 4.9);
+  EXPECT_EQ(rate.PerSecond(start + absl::Seconds(40)), 0);
+  EXPECT_EQ(rate.total(), 200);
+  // Over the time since the first step while that is under 10 s.
+  StepRate young;
+  for (int i = 0; i < 8; ++i) {
+    young.Committed(start + i * absl::Milliseconds(500));
+  }
+  EXPECT_DOUBLE_EQ(young.PerSecond(start + absl::Seconds(4)), 2);
+}
+
 // sluice_lighthouse serves Lighthouse::Status on its page as the proto it
 // was made from: nothing may be lost on the way.
 TEST(LighthouseStatusTest, ProtoRoundTripKeepsEveryField) {
@@ -889,8 +1134,30 @@ TEST(LighthouseStatusTest, ProtoRoundTripKeepsEveryField) {
   status.set_leader_since_us(1700000000654321);
   status.set_step_down_after_ms(5000);
   status.set_last_step_down("stepped down at 2023-11-14T22:13:20.654Z: why");
+  status.set_authority_trouble("etcd unreachable for 2.1s (refused)");
+  status.set_generation_reason("2 of 2 healthy replicas asked");
+  status.set_generation_formed_us(1700000000000001);
+  proto::HistoryEntry& formed = *status.add_history();
+  formed.set_kind(proto::HistoryEntry::GENERATION_FORMED);
+  formed.set_time_us(1700000000000001);
+  formed.set_quorum_id(7);
+  *formed.add_participants() = quorum.participants(0);
+  formed.set_participant_count(2);
+  formed.set_reason("2 of 2 healthy replicas asked");
+  proto::HistoryEntry& restarted = *status.add_history();
+  restarted.set_kind(proto::HistoryEntry::REPLICA_RESTARTED);
+  restarted.set_time_us(1700000000000002);
+  restarted.set_replica_id("b");
+  restarted.set_incarnation(0xfedcba9876543211u);
+  restarted.set_reason("new incarnation 2, was 1");
+  status.set_steps_per_second(12.5);
+  status.set_committed_steps(1234);
 
   const LighthouseStatus plain = StatusFromProto(status);
+  ASSERT_EQ(plain.history.size(), 2u);
+  EXPECT_EQ(plain.history[0].participants[0].incarnation, 0xfedcba9876543210u);
+  EXPECT_EQ(plain.history[1].kind, HistoryKind::kReplicaRestarted);
+  EXPECT_EQ(plain.steps_per_second, 12.5);
   EXPECT_EQ(plain.quorum.participants[1].incarnation, 0xfedcba9876543210u);
   EXPECT_EQ(plain.replicas[0].heartbeat_age, absl::Milliseconds(1234));
   EXPECT_EQ(absl::ToUnixMicros(plain.now), 1700000001654321);
