@@ -174,7 +174,15 @@ void MonitorState::ApplySignal(Rank& rank, const proto::Signal& signal,
       rank.last_signal = {true, signal.kind(), signal.step()};
       return;
     case proto::Signal::STEP_END:
+      // The reporter repeats its last step end on each new stream; to the
+      // monitor that already has it, it is no progress (or a rank hung
+      // between steps would be idle anew at each reconnect).
+      if (signal.step() == rank.last_end_step &&
+          signal.time_us() == rank.step_end_sent_us) {
+        return;
+      }
       rank.last_end_step = signal.step();
+      rank.step_end_sent_us = signal.time_us();
       rank.step_ended = at;
       MarkProgress(rank, Progress::kStepEnded, at);
       if (signal.step() >= rank.last_begin_step) rank.in_step = false;
@@ -191,11 +199,19 @@ void MonitorState::ApplySignal(Rank& rank, const proto::Signal& signal,
       rank.phase.clear();
       rank.last_signal = {true, signal.kind(), 0};
       return;
-    case proto::Signal::PHASE_BEGIN:
+    case proto::Signal::PHASE_BEGIN: {
       // A phase needs a name to be told apart in a verdict.
-      rank.phase = signal.phase().empty() ? "unnamed" : signal.phase();
+      std::string phase = signal.phase().empty() ? "unnamed" : signal.phase();
+      // The open phase repeated on a new stream keeps its begin.
+      if (phase == rank.phase &&
+          signal.time_us() == rank.phase_begin_sent_us) {
+        return;
+      }
+      rank.phase = std::move(phase);
       rank.phase_begun = at;
+      rank.phase_begin_sent_us = signal.time_us();
       return;
+    }
     case proto::Signal::PHASE_END:
       if (rank.phase.empty()) return;
       rank.ended_phase = std::move(rank.phase);

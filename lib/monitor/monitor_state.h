@@ -99,6 +99,11 @@ class MonitorState {
     absl::Time step_ended;  // when last_end_step ended
     std::string phase;      // the open phase; "": none
     absl::Time phase_begun;
+    // The rank's own times (time_us) of last_end_step's end and of the open
+    // phase's begin: a new stream of the same process repeats both, and a
+    // repeat is no new progress.
+    int64_t step_end_sent_us = 0;
+    int64_t phase_begin_sent_us = 0;
     Progress progress = Progress::kContact;
     absl::Time progress_at;
     std::string ended_phase;  // the phase that ended, for kPhaseEnded
