@@ -184,7 +184,7 @@ std::optional<absl::Time> JobDecisions::NextDeadline() const {
 }
 
 LaunchDecisions JobDecisions::Start(absl::Time now) {
-  if (!several_nodes()) return BeginGeneration();
+  if (!several_nodes()) return BeginGeneration(now);
   phase_ = Phase::kWaitingForNodes;
   deadline_ = now + options_.rendezvous_timeout;
   return {};
@@ -193,7 +193,7 @@ LaunchDecisions JobDecisions::Start(absl::Time now) {
 LaunchDecisions JobDecisions::NodesJoined(int joined, absl::Time now) {
   if (phase_ != Phase::kWaitingForNodes) return {};
   joined_ = joined;
-  if (joined >= options_.nnodes - 1) return BeginGeneration();
+  if (joined >= options_.nnodes - 1) return BeginGeneration(now);
   if (now < deadline_) return {};
   LaunchDecisions decisions = {
       Log(absl::StrCat("only ", joined, " of ", options_.nnodes - 1,
@@ -204,8 +204,10 @@ LaunchDecisions JobDecisions::NodesJoined(int joined, absl::Time now) {
   return Done(std::move(decisions), 1);
 }
 
-LaunchDecisions JobDecisions::BeginGeneration() {
+LaunchDecisions JobDecisions::BeginGeneration(absl::Time now) {
   phase_ = Phase::kRunning;
+  generation_began_ = now;
+  remote_dead_since_.clear();
   ResetRanks();
   // On one host a restart follows the failure of a rank that had not
   // finished, so this is a guard: with none left to start, nothing would
@@ -316,7 +318,19 @@ LaunchDecisions JobDecisions::Verdict(const FailureVerdict& verdict,
                                       absl::Time now) {
   if (phase_ != Phase::kRunning) return {};
   const int local = verdict.rank - rank_offset_;
-  if (local < 0 || local >= static_cast<int>(ranks_.size())) return {};
+  if (local >= 0 && local < local_count()) {
+    return LocalVerdict(local, verdict, now);
+  }
+  if (several_nodes() && verdict.rank >= 0 &&
+      verdict.rank < local_count() * options_.nnodes) {
+    return RemoteVerdict(verdict, now);
+  }
+  return {};
+}
+
+LaunchDecisions JobDecisions::LocalVerdict(int local,
+                                           const FailureVerdict& verdict,
+                                           absl::Time now) {
   RankState& rank = ranks_[local];
   // A verdict on an earlier start of the rank (a stream that closed late),
   // or on a rank already stopping or stopped.
@@ -337,6 +351,31 @@ LaunchDecisions JobDecisions::Verdict(const FailureVerdict& verdict,
   stop.deadline = *rank.kill_at;
   return {Log(absl::StrCat("stopping ", Describe(local), ": ", failure.reason)),
           stop};
+}
+
+LaunchDecisions JobDecisions::RemoteVerdict(const FailureVerdict& verdict,
+                                            absl::Time now) {
+  // --restart=rank runs on one host: no node restarts another's rank.
+  if (each_rank()) return {};
+  // Made before this generation began: about a process of an earlier one
+  // (the monitor forgot those when it was reset for this one).
+  if (verdict.time < generation_began_) return {};
+  if (verdict.kind == "dead") {
+    // A rank that died is reaped by its own node, which reports the exit at
+    // its next poll: its exit code, not the monitor's 1, is what the job
+    // ends with when no restart is left. The verdict stands in for a report
+    // that does not come (a node that died with its ranks).
+    const absl::Time since =
+        remote_dead_since_.emplace(verdict.rank, now).first->second;
+    if (now - since < options_.poll_interval + kRemoteExitReportSlack) {
+      return {};
+    }
+  }
+  Failure failure;
+  failure.rank = verdict.rank;
+  failure.reason =
+      absl::StrCat("monitor: ", verdict.kind, ": ", verdict.message);
+  return StopJobFor(failure);
 }
 
 LaunchDecisions JobDecisions::RemoteFailure(const Failure& failure,
@@ -418,7 +457,7 @@ LaunchDecisions JobDecisions::Tick(absl::Time now, bool leftovers_ending) {
     LaunchDecision reset = Decision(LaunchDecision::kResetMonitor);
     reset.resume_epoch = resume_epoch_;
     LaunchDecisions decisions = {reset};
-    LaunchDecisions begin = BeginGeneration();
+    LaunchDecisions begin = BeginGeneration(now);
     decisions.insert(decisions.end(), begin.begin(), begin.end());
     return decisions;
   }

@@ -14,6 +14,7 @@
 #define SLUICE_LIB_LAUNCHER_LAUNCHER_DECISIONS_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ namespace sluice::launcher {
 // How node 0 waits for the other nodes past the grace period in which they
 // stop their ranks: one poll of theirs, with room for a slow host.
 inline constexpr absl::Duration kRemoteNodeSlack = absl::Seconds(2);
+// How long node 0 holds back a dead verdict on another node's rank past
+// that node's poll interval: the node reaps the rank and reports its exit
+// itself, with the exit code the job ends with when no restart is left.
+inline constexpr absl::Duration kRemoteExitReportSlack = kRemoteNodeSlack;
 
 // A shell's exit code for a process killed by signal S is this + S; the
 // launcher exits so when SIGINT or SIGTERM stops it.
@@ -214,8 +219,12 @@ class JobDecisions : public RankDecisions {
 
   // The monitor's minimum finished epoch; the resume epoch never goes down.
   void MonitorEpoch(int64_t min_finished_epoch);
-  // A verdict the monitor holds; nothing when it is on an earlier start of
-  // the rank, a rank not running or one already being stopped.
+  // A verdict the monitor holds, on a rank of any node (global rank);
+  // nothing when it is on an earlier start of the rank, a rank not running
+  // or one already being stopped. On node 0 of several, a verdict on
+  // another node's rank stops the job on every node as that node's failure
+  // would; a dead one only once it has held for that node's poll interval
+  // + kRemoteExitReportSlack without the node reporting the exit itself.
   LaunchDecisions Verdict(const FailureVerdict& verdict, absl::Time now);
 
   // Node 0 of several: a failure another node reported, or a node silent
@@ -237,8 +246,13 @@ class JobDecisions : public RankDecisions {
     return options_.restart.scope == RestartScope::kRank;
   }
   bool several_nodes() const { return options_.nnodes > 1; }
-  LaunchDecisions BeginGeneration();
+  LaunchDecisions BeginGeneration(absl::Time now);
   LaunchDecisions Finish();
+  // A verdict on rank `local` of this node.
+  LaunchDecisions LocalVerdict(int local, const FailureVerdict& verdict,
+                               absl::Time now);
+  // Node 0 of several: a verdict on a rank another node runs.
+  LaunchDecisions RemoteVerdict(const FailureVerdict& verdict, absl::Time now);
   LaunchDecisions StopJobFor(const Failure& failure);
   // --restart=rank: restarts rank `local` after `failure`, or ends the job
   // when it has no restart left.
@@ -255,6 +269,12 @@ class JobDecisions : public RankDecisions {
   Failure failure_;      // kStopping
   absl::Time deadline_;  // kWaitingForNodes, kBackoff
   int joined_ = 0;
+  // When the current generation began: node 0 does not know when another
+  // node started its ranks, only that it was not before this.
+  absl::Time generation_began_ = absl::InfinitePast();
+  // Node 0 of several, by global rank: when a dead verdict on another
+  // node's rank was first seen in this generation.
+  std::map<int, absl::Time> remote_dead_since_;
 };
 
 // The decisions of a node other than 0: it starts its ranks for each

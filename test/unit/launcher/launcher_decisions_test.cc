@@ -588,6 +588,125 @@ TEST(LeaderDecisionsTest,
                    "log: the job finished", "exit 0"}));
 }
 
+TEST(LeaderDecisionsTest, StuckVerdictOnAnotherNodesRankRestartsEveryNode) {
+  JobDecisions job(TwoNodes(0));
+  job.Start(At(0));
+  job.NodesJoined(1, At(1));
+  StartAll(job, At(1));
+  // Made before the generation began: about an earlier process.
+  EXPECT_EQ(Show(job.Verdict(MakeVerdict(3, "stuck", "old", At(0.5)), At(2))),
+            Lines{});
+  // Outside the world of 2 nodes x 2 ranks.
+  EXPECT_EQ(Show(job.Verdict(MakeVerdict(4, "stuck", "x", At(2)), At(2))),
+            Lines{});
+  EXPECT_EQ(job.phase(), Phase::kRunning);
+  EXPECT_EQ(
+      Show(job.Verdict(
+          MakeVerdict(3, "stuck", "rank 3 stuck in step 12 for 2.0 s", At(5)),
+          At(5.1))),
+      (Lines{"log: stopping all ranks: monitor: stuck: rank 3 stuck in step "
+             "12 for 2.0 s",
+             "stop job: 15, SIGKILL after 5s"}));
+  EXPECT_EQ(job.phase(), Phase::kStopping);
+  // Held by the monitor until it is reset: nothing more while stopping.
+  EXPECT_EQ(Show(job.Verdict(MakeVerdict(3, "stuck", "again", At(5)), At(6))),
+            Lines{});
+  job.MonitorEpoch(2);
+  EXPECT_EQ(Show(job.JobStopped(At(12))),
+            Lines{"log: restart 1 of 2 in 500ms from epoch 2"});
+  EXPECT_EQ(Show(job.Tick(At(12.5), false)),
+            (Lines{"reset monitor: epoch 2", "begin generation 1: epoch 2",
+                   "start ranks {0, 1}: restart 1, epoch 2"}));
+  StartAll(job, At(12.5));
+  // A verdict on the stopped process, made before generation 1 began.
+  EXPECT_EQ(Show(job.Verdict(MakeVerdict(3, "stuck", "late", At(6)), At(13))),
+            Lines{});
+  EXPECT_EQ(job.phase(), Phase::kRunning);
+}
+
+TEST(LeaderDecisionsTest, SilentVerdictOnAnotherNodesRankEndsTheJobWithOne) {
+  LauncherOptions options = TwoNodes(0);
+  options.restart.max_restarts = 0;
+  JobDecisions job(options);
+  job.Start(At(0));
+  job.NodesJoined(1, At(0));
+  StartAll(job, At(0));
+  EXPECT_EQ(Show(job.Verdict(MakeVerdict(2, "silent", "rank 2 silent", At(3)),
+                             At(3))),
+            (Lines{"log: stopping all ranks: monitor: silent: rank 2 silent",
+                   "stop job: 15, SIGKILL after 5s"}));
+  EXPECT_EQ(Show(job.JobStopped(At(10))),
+            (Lines{"end job: gave up with 1, waiting 7s", "drain",
+                   "log: giving up after 0 restart(s) (--max_restarts=0): "
+                   "monitor: silent: rank 2 silent; exiting with 1",
+                   "exit 1"}));
+}
+
+TEST(LeaderDecisionsTest, DeadVerdictOnAnotherNodesRankWaitsForItsReport) {
+  LauncherOptions options = TwoNodes(0);
+  options.restart.max_restarts = 0;
+  options.poll_interval = absl::Milliseconds(200);
+  JobDecisions job(options);
+  job.Start(At(0));
+  job.NodesJoined(1, At(0));
+  StartAll(job, At(0));
+  // The monitor heard of the exit from node 1 before node 0 did: node 1
+  // reports it, with its code, at its next poll.
+  const FailureVerdict dead =
+      MakeVerdict(3, "dead", "rank 3 dead: exited with code 4", At(3));
+  EXPECT_EQ(Show(job.Verdict(dead, At(3.1))), Lines{});
+  EXPECT_EQ(Show(job.Verdict(dead, At(3.2))), Lines{});
+  Failure failure;
+  failure.rank = 3;
+  failure.exit_code = 4;
+  failure.reason = "node 1: rank 3 exited with code 4";
+  EXPECT_EQ(Show(job.RemoteFailure(failure, At(3.3))),
+            (Lines{"log: stopping all ranks: node 1: rank 3 exited with code 4",
+                   "stop job: 15, SIGKILL after 5s"}));
+  EXPECT_EQ(Show(job.JobStopped(At(10))).back(), "exit 4");
+}
+
+TEST(LeaderDecisionsTest, DeadVerdictOnAnotherNodesRankActsWithoutItsReport) {
+  LauncherOptions options = TwoNodes(0);
+  options.poll_interval = absl::Milliseconds(200);
+  JobDecisions job(options);
+  job.Start(At(0));
+  job.NodesJoined(1, At(0));
+  StartAll(job, At(0));
+  // Node 1 died with its ranks: no report comes. The wait counts from when
+  // node 0 first saw the verdict, on its own clock: 200 ms + 2 s.
+  const FailureVerdict dead = MakeVerdict(
+      2, "dead", "rank 2 dead: its connection to the monitor dropped", At(1));
+  EXPECT_EQ(Show(job.Verdict(dead, At(3))), Lines{});
+  EXPECT_EQ(Show(job.Verdict(dead, At(5.1))), Lines{});
+  EXPECT_EQ(Show(job.Verdict(dead, At(5.2))),
+            (Lines{"log: stopping all ranks: monitor: dead: rank 2 dead: its "
+                   "connection to the monitor dropped",
+                   "stop job: 15, SIGKILL after 5s"}));
+  job.JobStopped(At(12));
+  job.Tick(At(12.5), false);
+  StartAll(job, At(12.5));
+  // A new generation waits afresh for the node's report.
+  const FailureVerdict dead_again =
+      MakeVerdict(2, "dead", "rank 2 dead: again", At(13));
+  EXPECT_EQ(Show(job.Verdict(dead_again, At(13))), Lines{});
+  EXPECT_EQ(Show(job.Verdict(dead_again, At(15.1))), Lines{});
+  EXPECT_EQ(Show(job.Verdict(dead_again, At(15.2))).front(),
+            "log: stopping all ranks: monitor: dead: rank 2 dead: again");
+}
+
+TEST(LeaderDecisionsTest, VerdictOnNodeZerosOwnRankIsNotHeldBack) {
+  JobDecisions job(TwoNodes(0));
+  job.Start(At(0));
+  job.NodesJoined(1, At(0));
+  StartAll(job, At(0));
+  // Node 0 reaps its own ranks before it reads the monitor's verdicts.
+  EXPECT_EQ(
+      Show(job.Verdict(MakeVerdict(1, "dead", "rank 1 dead", At(2)), At(2))),
+      (Lines{"log: stopping all ranks: monitor: dead: rank 1 dead",
+             "stop job: 15, SIGKILL after 5s"}));
+}
+
 // --- A node other than 0 ---
 
 RendezvousView View(int64_t generation, bool running, int restart = 0,
@@ -663,6 +782,28 @@ TEST_F(FollowerTest, StopsItsRanksWhenNodeZeroStopsTheGeneration) {
             (Lines{"log: node 0 stops every rank to restart them",
                    "stop ranks: 15, SIGKILL after 5s"}));
   EXPECT_EQ(Show(node_.FollowLeader(At(2))), Lines{});
+}
+
+TEST_F(FollowerTest, RankNodeZeroFoundStuckIsStoppedAndStartedAgain) {
+  JoinAndStart();
+  // Rank 2 finishes; rank 3 hangs, and only the monitor, on node 0, sees
+  // it: this node reports its ranks running until node 0 stops them.
+  EXPECT_EQ(Show(node_.RankExited(0, RankExit::Code(0), At(1))), Lines{});
+  EXPECT_EQ(Show(node_.LeaderAnswered(View(0, true), At(2))), Lines{});
+  EXPECT_EQ(node_.report().state, NodeReportInfo::kRunning);
+  node_.LeaderAnswered(View(0, false), At(4));
+  EXPECT_EQ(Show(node_.FollowLeader(At(4))),
+            (Lines{"log: node 0 stops every rank to restart them",
+                   "stop ranks: 15, SIGKILL after 5s"}));
+  EXPECT_TRUE(node_.report().ranks_stopped);
+  EXPECT_FALSE(node_.watching_ranks());
+  node_.LeaderAnswered(View(1, true, 1, 2), At(9));
+  EXPECT_EQ(Show(node_.FollowLeader(At(9))),
+            (Lines{"log: restart 1 from epoch 2, as node 0 decided",
+                   "log: not restarting rank 2: finished (exited with 0)",
+                   "start ranks {1}: restart 1, epoch 2"}));
+  EXPECT_EQ(node_.report().generation, 1);
+  EXPECT_FALSE(node_.report().ranks_stopped);
 }
 
 TEST_F(FollowerTest, FinishedRanksWaitForTheOtherNodes) {
