@@ -27,6 +27,7 @@ PACKAGES=(
   etcd-server       # the lighthouses' shared authority (tests start it)
   chromium          # the status page's browser test
   nftables          # network-fault tests: drop or reject a port's traffic
+  openssl           # TLS tests make their CAs and certificates with it
 )
 
 # The CUDA toolkit with NCCL is no Debian package, and Sluice builds without

@@ -23,6 +23,7 @@
 #include "absl/strings/str_format.h"
 #include "kernels/dist/distributed_context.h"
 #include "kernels/dist/remote_results.h"
+#include "lib/checkpoint/data_root.h"
 #include "sluice/bef/format.h"
 #include "sluice/coordinator/fit.h"
 #include "sluice/host_context/async_value_ref.h"
@@ -324,7 +325,20 @@ void Fit(const Chain& /*in_chain*/, RemainingArguments arguments,
   options.epochs = *epochs;
   options.steps_per_epoch = *steps_per_epoch;
   options.callback_every_steps = callback_every_steps.value_or(0);
-  options.checkpoint_directory = std::string(checkpoint_directory.value_or(""));
+  if (checkpoint_directory.has_value()) {
+    // On a worker, where the program comes from a caller, only under the
+    // worker's data root (lib/checkpoint/data_root.h).
+    absl::StatusOr<std::string> confined =
+        frame->host()->GetOrCreateSharedContext<checkpoint::DataRoot>().Resolve(
+            std::string(checkpoint_directory.value_or("")));
+    if (!confined.ok()) {
+      return frame->ReportError(absl::Status(
+          confined.status().code(),
+          absl::StrCat(kFit, ": checkpoint_directory refused: ",
+                       confined.status().message())));
+    }
+    options.checkpoint_directory = *std::move(confined);
+  }
   options.checkpoint_every_steps = checkpoint_every_steps.value_or(0);
   // Fit calls them on its own thread, one at a time.
   auto printer = [epochs = *epochs, steps = *steps_per_epoch](bool step) {

@@ -1,6 +1,7 @@
 // tfrt_ft.save_checkpoint and tfrt_ft.restore_checkpoint: the checkpoint
 // library (sluice/checkpoint/checkpoint.h) on the blocking pool, since
-// both wait on the disk.
+// both wait on the disk. Their directory is confined to the host's data
+// root when one is set (a worker's --data_root, lib/checkpoint/data_root.h).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -11,9 +12,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/ft/kernel_groups.h"
+#include "lib/checkpoint/data_root.h"
 #include "sluice/bef/format.h"
 #include "sluice/checkpoint/checkpoint.h"
 #include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/host_context.h"
 #include "sluice/kernel/kernel_binding.h"
 #include "sluice/tensor/dense_host_tensor.h"
 
@@ -35,6 +38,22 @@ absl::StatusOr<std::vector<std::string>> NamesOf(
     result.push_back(StringAttribute(names.data(i)).str());
   }
   return result;
+}
+
+// `directory` as `op` may open it on `host`: under the host's data root, if
+// it has one. The refusal names the op; the frame adds its location.
+absl::StatusOr<std::string> ConfinedDirectory(HostContext* host,
+                                              const char* op,
+                                              const std::string& directory) {
+  absl::StatusOr<std::string> resolved =
+      host->GetOrCreateSharedContext<checkpoint::DataRoot>().Resolve(
+          directory);
+  if (!resolved.ok()) {
+    return absl::Status(resolved.status().code(),
+                        absl::StrCat(op, ": checkpoint directory refused: ",
+                                     resolved.status().message()));
+  }
+  return resolved;
 }
 
 // tfrt_ft.save_checkpoint %chain, %step, %epoch, %tensors...
@@ -63,10 +82,13 @@ void SaveCheckpointKernel(const Chain&, int64_t step, int64_t epoch,
     }
     named[(*tensor_names)[i]] = tensors[i]->get<DenseHostTensor>();
   }
+  absl::StatusOr<std::string> confined =
+      ConfinedDirectory(frame->host(), kOp, directory.str());
+  if (!confined.ok()) return frame->ReportError(confined.status());
   checkpoint::CheckpointOptions options;
   options.keep_last = *keep_last;
   frame->host()->EnqueueBlockingWork(
-      [frame = *frame, directory = directory.str(), step, epoch,
+      [frame = *frame, directory = *std::move(confined), step, epoch,
        named = std::move(named), options]() mutable {
         absl::Status saved =
             checkpoint::SaveCheckpoint(directory, step, epoch, named, options);
@@ -88,8 +110,11 @@ void RestoreCheckpointKernel(const Chain&, StringAttribute directory,
         absl::StrCat(kOp, ": ", frame->GetNumResults(), " results for ",
                      tensor_names->size(), " names (3 more expected)")));
   }
+  absl::StatusOr<std::string> confined =
+      ConfinedDirectory(frame->host(), kOp, directory.str());
+  if (!confined.ok()) return frame->ReportError(confined.status());
   frame->host()->EnqueueBlockingWork(
-      [frame = *frame, directory = directory.str(),
+      [frame = *frame, directory = *std::move(confined),
        tensor_names = *std::move(tensor_names)]() mutable {
         absl::StatusOr<checkpoint::Checkpoint> checkpoint =
             checkpoint::RestoreCheckpoint(directory, frame.host()->allocator());

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/coordinator/variable_math.h"
 #include "sluice/checkpoint/checkpoint.h"
 #include "sluice/coordinator/variables.h"
 #include "sluice/host_context/async_value_ref.h"
@@ -98,9 +99,14 @@ absl::StatusOr<std::map<std::string, VariableState>> VariablesOf(
     const std::string& name = entry.first;
     const SavedVariable& variable = entry.second;
     auto bad = [&](const std::string& what) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(where, ": variable '", name, "' ", what));
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, ": variable ", QuotedVariableName(name), " ", what));
     };
+    // Checked here as the parameter servers would: a restore refused
+    // halfway would leave some variables restored and others not.
+    if (absl::Status valid = CheckVariableName(name); !valid.ok()) {
+      return bad(absl::StrCat("cannot be restored: ", valid.message()));
+    }
     if (!variable.value) return bad("has Adam state but no value");
     VariableState& state = variables[name];
     state.value = *variable.value;
@@ -126,6 +132,15 @@ absl::StatusOr<std::map<std::string, VariableState>> VariablesOf(
             DTypeName(state.value.dtype()), state.value.shape().ToString(),
             DTypeName(moment->dtype()), moment->shape().ToString()));
       }
+    }
+    if (absl::Status numbers = CheckAdamState(
+            step.values<int64_t>()[0], state.value.dtype(),
+            static_cast<const char*>(variable.adam_m->raw_data()),
+            static_cast<const char*>(variable.adam_v->raw_data()),
+            state.value.num_elements());
+        !numbers.ok()) {
+      return bad(absl::StrCat("has Adam state that cannot be restored: ",
+                              numbers.message()));
     }
     state.adam.step = step.values<int64_t>()[0];
     state.adam.m = *variable.adam_m;

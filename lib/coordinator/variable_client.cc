@@ -45,9 +45,8 @@ std::vector<std::string> TasksOfJob(const ClusterSpec& spec,
   return tasks;
 }
 
-std::string Quoted(std::string_view name) {
-  return absl::StrCat("'", std::string(name), "'");
-}
+// A name in a message: escaped and cut short when it is no valid name.
+std::string Quoted(std::string_view name) { return QuotedVariableName(name); }
 
 // One Variables RPC whose answer resolves an AsyncValueRef<T>: `answer`
 // turns the response into a T (or an error).
@@ -203,6 +202,11 @@ absl::StatusOr<VariableChannel*> VariableClient::ChannelOf(
 
 AsyncValueRef<VariableHandle> VariableClient::Create(
     std::string name, const DenseHostTensor& initial_value) {
+  // Before placement: a refused name takes no task's turn.
+  if (absl::Status valid = CheckVariableName(name); !valid.ok()) {
+    return Failed<VariableHandle>(absl::InvalidArgumentError(
+        absl::StrCat("creating a variable: ", valid.message())));
+  }
   if (ps_tasks_.empty()) {
     return Failed<VariableHandle>(absl::FailedPreconditionError(absl::StrCat(
         "cannot place variable ", Quoted(name),
@@ -231,6 +235,11 @@ AsyncValueRef<VariableHandle> VariableClient::Create(
 AsyncValueRef<VariableHandle> VariableClient::CreateOn(
     std::string_view task, std::string name,
     const DenseHostTensor& initial_value) {
+  if (absl::Status valid = CheckVariableName(name); !valid.ok()) {
+    return Failed<VariableHandle>(absl::InvalidArgumentError(
+        absl::StrCat("creating a variable on task ", std::string(task), ": ",
+                     valid.message())));
+  }
   absl::StatusOr<VariableChannel*> channel = ChannelOf(task);
   if (!channel.ok()) return Failed<VariableHandle>(channel.status());
   std::string what = absl::StrCat("creating variable ", Quoted(name));

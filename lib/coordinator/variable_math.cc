@@ -2,7 +2,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "sluice/coordinator/variables.h"
 
 namespace sluice::dist {
 namespace {
@@ -93,6 +98,51 @@ void AdamInto(DType dtype, void* var, void* m, void* v, const char* gradient,
   } else if (dtype == DType::kF64) {
     Adam(static_cast<double*>(var), static_cast<double*>(m),
          static_cast<double*>(v), gradient, n, step);
+  }
+}
+
+namespace {
+
+// The first element of `data` that `ok` refuses, described; OK when none.
+template <typename T, typename Accept>
+absl::Status CheckElements(const char* data, size_t n, std::string_view role,
+                           std::string_view rule, Accept ok) {
+  for (size_t i = 0; i < n; ++i) {
+    const T element = Load<T>(data, i);
+    if (!ok(element)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the ", std::string(role), "'s element ", i, " is ",
+                       element, ", not ", std::string(rule)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status CheckMoments(const char* m, const char* v, size_t n) {
+  absl::Status first = CheckElements<T>(m, n, "first moment", "finite",
+                                        [](T x) { return std::isfinite(x); });
+  if (!first.ok()) return first;
+  return CheckElements<T>(v, n, "second moment", "finite and at least 0",
+                          [](T x) { return std::isfinite(x) && x >= 0; });
+}
+
+}  // namespace
+
+absl::Status CheckAdamState(int64_t step, DType dtype, const char* m,
+                            const char* v, size_t n) {
+  if (step < 1 || step > kMaxAdamStep) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the step is ", step, ", not in [1, 2^53 = ", kMaxAdamStep, "]"));
+  }
+  switch (dtype) {
+    case DType::kF32:
+      return CheckMoments<float>(m, v, n);
+    case DType::kF64:
+      return CheckMoments<double>(m, v, n);
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("Adam's state is f32 or f64, not ", DTypeName(dtype)));
   }
 }
 

@@ -1,13 +1,15 @@
 // The arithmetic of variable updates on a parameter server: a variable's
 // elements updated in place from elements that arrived in a message, which
 // need not be aligned for their type. Callers have checked the dtypes and
-// the element counts; these only compute.
+// the element counts; these only compute, except CheckAdamState, which
+// checks a restored state's numbers before they reach the arithmetic.
 #ifndef SLUICE_LIB_COORDINATOR_VARIABLE_MATH_H_
 #define SLUICE_LIB_COORDINATOR_VARIABLE_MATH_H_
 
 #include <cstddef>
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "sluice/tensor/dtype.h"
 
 namespace sluice::dist {
@@ -38,6 +40,15 @@ double AdamStepSize(double learning_rate, double beta1, double beta2,
 //   var = var - step_size * m / (sqrt(v) + epsilon)
 void AdamInto(DType dtype, void* var, void* m, void* v, const char* gradient,
               size_t n, const AdamStep& step);
+
+// Whether a restored Adam state can continue a run: `step` in
+// [1, kMaxAdamStep], every element of the first moment `m` finite, every
+// element of the second moment `v` finite and at least 0 (Adam takes its
+// square root), `n` elements each of `dtype` (f32 or f64). Otherwise
+// InvalidArgument saying what is wrong ("the second moment's element 3 is
+// -1, not finite and at least 0"), for the caller to prefix.
+absl::Status CheckAdamState(int64_t step, DType dtype, const char* m,
+                            const char* v, size_t n);
 
 }  // namespace sluice::dist
 

@@ -1,8 +1,11 @@
 #include "sluice/coordinator/variable_service.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,10 +25,11 @@ constexpr std::chrono::milliseconds kIdleThreadTimeout(10000);
 
 class VariableService::Impl final : public proto::Variables::CallbackService {
  public:
-  Impl(std::string task_name, HostAllocator* allocator, int max_threads)
+  Impl(std::string task_name, HostAllocator* allocator,
+       const VariableServiceOptions& options)
       : task_name_(task_name),
-        store_(std::move(task_name), allocator),
-        pool_(std::max(max_threads, 1), kIdleThreadTimeout,
+        store_(std::move(task_name), allocator, options.max_variable_bytes),
+        pool_(std::max(options.max_threads, 1), kIdleThreadTimeout,
               /*on_idle=*/nullptr) {
     constructed_.store(true, std::memory_order_release);
   }
@@ -100,10 +104,24 @@ class VariableService::Impl final : public proto::Variables::CallbackService {
   internal::BlockingPool pool_;
 };
 
+int64_t DefaultMaxVariableBytes() {
+  constexpr int64_t kWithoutPhysicalMemory = int64_t{8} << 30;
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return kWithoutPhysicalMemory;
+  return static_cast<int64_t>(pages) * page_size / 2;
+}
+
+VariableService::VariableService(std::string task_name,
+                                 HostAllocator* allocator,
+                                 const VariableServiceOptions& options)
+    : impl_(std::make_unique<Impl>(std::move(task_name), allocator, options)) {}
+
 VariableService::VariableService(std::string task_name,
                                  HostAllocator* allocator, int max_threads)
-    : impl_(std::make_unique<Impl>(std::move(task_name), allocator,
-                                   max_threads)) {}
+    : VariableService(std::move(task_name), allocator,
+                      VariableServiceOptions{max_threads,
+                                             /*max_variable_bytes=*/0}) {}
 
 VariableService::~VariableService() = default;
 

@@ -2,11 +2,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "lib/coordinator/variable_math.h"
 #include "lib/distributed/tensor_codec.h"
+#include "sluice/coordinator/variables.h"
 #include "sluice/tensor/dense_host_tensor.h"
 
 namespace sluice::dist {
@@ -52,13 +55,63 @@ absl::StatusOr<DenseHostTensor> Zeros(DType dtype, const TensorShape& shape,
 
 }  // namespace
 
-VariableStore::VariableStore(std::string task_name, HostAllocator* allocator)
-    : task_name_(std::move(task_name)), allocator_(allocator) {}
+// Bytes counted against the store's bound, given back when the reservation
+// is destroyed unless Keep() hands them to what they were reserved for.
+// Variables are never deleted: kept bytes count for the store's life.
+class VariableStore::Reservation {
+ public:
+  Reservation(std::atomic<int64_t>* held, int64_t bytes)
+      : held_(held), bytes_(bytes) {}
+  Reservation(Reservation&& other) noexcept
+      : held_(std::exchange(other.held_, nullptr)), bytes_(other.bytes_) {}
+  Reservation& operator=(Reservation&&) = delete;
+  ~Reservation() {
+    if (held_ != nullptr) held_->fetch_sub(bytes_, std::memory_order_relaxed);
+  }
+
+  void Keep() { held_ = nullptr; }
+
+ private:
+  std::atomic<int64_t>* held_;
+  const int64_t bytes_;
+};
+
+VariableStore::VariableStore(std::string task_name, HostAllocator* allocator,
+                             int64_t max_variable_bytes)
+    : task_name_(std::move(task_name)),
+      allocator_(allocator),
+      max_variable_bytes_(max_variable_bytes) {}
 
 VariableStore::~VariableStore() = default;
 
+absl::StatusOr<VariableStore::Reservation> VariableStore::Reserve(
+    const std::string& what, std::string_view role, int64_t bytes) {
+  int64_t held = bytes_held_.load(std::memory_order_relaxed);
+  do {
+    // held never passes the bound, so the subtraction cannot overflow.
+    if (max_variable_bytes_ > 0 && bytes > max_variable_bytes_ - held) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(what, ": ", std::string(role), " would take ", bytes,
+                       " more bytes, and the task's variables already hold ",
+                       held, " of the ", max_variable_bytes_,
+                       " bytes it allows them (--max_variable_bytes)"));
+    }
+  } while (!bytes_held_.compare_exchange_weak(held, held + bytes,
+                                              std::memory_order_relaxed));
+  return Reservation(&bytes_held_, bytes);
+}
+
 absl::StatusOr<std::shared_ptr<VariableStore::Variable>> VariableStore::Find(
     std::string_view name) {
+  // No variable has an invalid name; saying why beats NotFound, and keeps
+  // a hostile name out of the message.
+  if (absl::Status valid = CheckVariableName(name); !valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("task ", task_name_,
+                     " was asked for a variable by a name no variable can "
+                     "have: ",
+                     valid.message()));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto it = variables_.find(name);
   if (it == variables_.end()) {
@@ -68,14 +121,56 @@ absl::StatusOr<std::shared_ptr<VariableStore::Variable>> VariableStore::Find(
   return it->second;
 }
 
+namespace {
+
+// The answer to a create of a name the store holds: kept as it is when
+// `wanted` has its dtype and shape, AlreadyExists otherwise.
+absl::Status AnswerExisting(const std::string& what,
+                            const std::string& existing_described,
+                            bool same_dtype_and_shape,
+                            const std::string& wanted_described,
+                            proto::CreateVariableResponse* response) {
+  if (!same_dtype_and_shape) {
+    return absl::AlreadyExistsError(
+        absl::StrCat(what, ": it exists as ", existing_described, ", not as ",
+                     wanted_described));
+  }
+  response->set_created(false);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status VariableStore::Create(const proto::CreateVariableRequest& request,
                                    proto::CreateVariableResponse* response) {
+  if (absl::Status valid = CheckVariableName(request.name()); !valid.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "creating a variable on task ", task_name_, ": ", valid.message()));
+  }
+  // The name is valid: quoting it as it is is safe.
   const std::string what = absl::StrCat("creating variable '", request.name(),
                                         "' on task ", task_name_);
-  if (request.name().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "creating a variable on task ", task_name_, ": the name is empty"));
+  absl::StatusOr<WireTensor> wanted = CheckTensor(request.initial_value());
+  if (!wanted.ok()) {
+    return absl::Status(
+        wanted.status().code(),
+        absl::StrCat(what, ": the initial value: ", wanted.status().message()));
   }
+  // A repeated create finds the variable and counts no bytes again, even
+  // when the store is full.
+  if (absl::StatusOr<std::shared_ptr<Variable>> existing = Find(request.name());
+      existing.ok()) {
+    const Variable& var = **existing;
+    return AnswerExisting(
+        what, var.Describe(),
+        var.dtype == wanted->dtype && var.shape == wanted->shape,
+        wanted->Describe(), response);
+  }
+  // Counted before the value is copied: the bound covers the copy too.
+  absl::StatusOr<Reservation> reserved =
+      Reserve(what, absl::StrCat("its value (", wanted->Describe(), ")"),
+              static_cast<int64_t>(wanted->size));
+  if (!reserved.ok()) return reserved.status();
   absl::StatusOr<DenseHostTensor> initial =
       DecodeTensor(request.initial_value(), allocator_);
   if (!initial.ok()) {
@@ -83,21 +178,21 @@ absl::Status VariableStore::Create(const proto::CreateVariableRequest& request,
                         absl::StrCat(what, ": the initial value: ",
                                      initial.status().message()));
   }
-  // Made before the store's lock is taken, and dropped if the name is
-  // taken: the lock covers the map, never an allocation or a copy.
+  // Made before the store's lock is taken, and dropped if another create
+  // took the name meanwhile: the lock covers the map, never an allocation
+  // or a copy.
   auto variable = std::make_shared<Variable>(*std::move(initial));
   std::lock_guard<std::mutex> lock(mu_);
   auto [it, inserted] = variables_.try_emplace(request.name(), variable);
   if (!inserted) {
     const Variable& existing = *it->second;
-    if (existing.dtype != variable->dtype ||
-        existing.shape != variable->shape) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(what, ": it exists as ", existing.Describe(),
-                       ", not as ", variable->Describe()));
-    }
+    return AnswerExisting(
+        what, existing.Describe(),
+        existing.dtype == variable->dtype && existing.shape == variable->shape,
+        variable->Describe(), response);
   }
-  response->set_created(inserted);
+  reserved->Keep();
+  response->set_created(true);
   return absl::OkStatus();
 }
 
@@ -266,13 +361,8 @@ absl::Status VariableStore::ApplyAdam(const UpdateCheck& check,
   }
   Variable& var = check.var;
   std::lock_guard<std::mutex> lock(var.mu);
-  if (var.adam_step == 0) {
-    absl::StatusOr<DenseHostTensor> m = Zeros(var.dtype, var.shape, allocator_);
-    if (!m.ok()) return m.status();
-    absl::StatusOr<DenseHostTensor> v = Zeros(var.dtype, var.shape, allocator_);
-    if (!v.ok()) return v.status();
-    var.adam_m = *std::move(m);
-    var.adam_v = *std::move(v);
+  if (absl::Status moments = EnsureAdamMoments(check, var); !moments.ok()) {
+    return moments;
   }
   ++var.adam_step;
   AdamStep step;
@@ -287,13 +377,31 @@ absl::Status VariableStore::ApplyAdam(const UpdateCheck& check,
   return absl::OkStatus();
 }
 
+absl::Status VariableStore::EnsureAdamMoments(const UpdateCheck& check,
+                                              Variable& var) {
+  // Both moments are made together, and only here.
+  if (var.adam_m.buffer() != nullptr && var.adam_v.buffer() != nullptr) {
+    return absl::OkStatus();
+  }
+  const int64_t moment_bytes =
+      static_cast<int64_t>(var.shape.num_elements() * DTypeSize(var.dtype));
+  absl::StatusOr<Reservation> reserved =
+      Reserve(check.what, "its Adam moments", 2 * moment_bytes);
+  if (!reserved.ok()) return reserved.status();
+  absl::StatusOr<DenseHostTensor> m = Zeros(var.dtype, var.shape, allocator_);
+  if (!m.ok()) return m.status();
+  absl::StatusOr<DenseHostTensor> v = Zeros(var.dtype, var.shape, allocator_);
+  if (!v.ok()) return v.status();
+  var.adam_m = *std::move(m);
+  var.adam_v = *std::move(v);
+  reserved->Keep();
+  return absl::OkStatus();
+}
+
 absl::Status VariableStore::SetAdamState(const UpdateCheck& check,
                                          const proto::AdamState& state,
                                          const WireTensor& first) {
   if (absl::Status is_float = check.Float(); !is_float.ok()) return is_float;
-  if (state.step() < 1) {
-    return check.Invalid("the step is ", state.step(), ", not positive");
-  }
   absl::StatusOr<WireTensor> second = CheckTensor(state.v());
   if (!second.ok()) return check.Invalid(second.status().message());
   const WireTensor& second_moment = *second;
@@ -303,18 +411,22 @@ absl::Status VariableStore::SetAdamState(const UpdateCheck& check,
       return matches;
     }
   }
+  // A step past the bound or a moment that is not a number would turn the
+  // variable to NaN at its next step: refused here, with nothing changed.
+  if (absl::Status numbers =
+          CheckAdamState(state.step(), check.var.dtype, first.data,
+                         second_moment.data, check.var.shape.num_elements());
+      !numbers.ok()) {
+    return check.Invalid(numbers.message());
+  }
   Variable& var = check.var;
   std::lock_guard<std::mutex> lock(var.mu);
-  for (DenseHostTensor* moment : {&var.adam_m, &var.adam_v}) {
-    if (moment->buffer() != nullptr) continue;
-    absl::StatusOr<DenseHostTensor> zeros =
-        Zeros(var.dtype, var.shape, allocator_);
-    if (!zeros.ok()) return zeros.status();
-    *moment = *std::move(zeros);
+  if (absl::Status moments = EnsureAdamMoments(check, var); !moments.ok()) {
+    return moments;
   }
   if (first.size != 0) {
     std::memcpy(var.adam_m.raw_data(), first.data, first.size);
-    std::memcpy(var.adam_v.raw_data(), second->data, second->size);
+    std::memcpy(var.adam_v.raw_data(), second_moment.data, second_moment.size);
   }
   var.adam_step = state.step();
   return absl::OkStatus();

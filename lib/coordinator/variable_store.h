@@ -7,6 +7,8 @@
 #ifndef SLUICE_LIB_COORDINATOR_VARIABLE_STORE_H_
 #define SLUICE_LIB_COORDINATOR_VARIABLE_STORE_H_
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,8 +27,12 @@ struct WireTensor;
 class VariableStore {
  public:
   // `task_name` names this task in errors. Variables' elements come from
-  // `allocator`, which must outlive the store.
-  VariableStore(std::string task_name, HostAllocator* allocator);
+  // `allocator`, which must outlive the store. The variables' values and
+  // their Adam moments together hold at most `max_variable_bytes` (0: no
+  // bound); a create or an Adam step that needs more is refused with
+  // ResourceExhausted.
+  VariableStore(std::string task_name, HostAllocator* allocator,
+                int64_t max_variable_bytes = 0);
   ~VariableStore();
   VariableStore(const VariableStore&) = delete;
   VariableStore& operator=(const VariableStore&) = delete;
@@ -50,9 +56,24 @@ class VariableStore {
   // Every variable's name, dtype and shape, in name order.
   void List(proto::ListVariablesResponse* response);
 
+  // The bytes the variables hold: their values and Adam moments.
+  int64_t bytes_held() const {
+    return bytes_held_.load(std::memory_order_relaxed);
+  }
+
  private:
   struct Variable;
   struct UpdateCheck;
+  class Reservation;
+
+  // Counts `bytes` (what `role` of the request `what` needs) against the
+  // bound, or ResourceExhausted naming both. The bytes count until the
+  // reservation is destroyed, unless it is kept.
+  absl::StatusOr<Reservation> Reserve(const std::string& what,
+                                      std::string_view role, int64_t bytes);
+  // Allocates `var`'s Adam moments, zeros, unless it has them; under its
+  // lock.
+  absl::Status EnsureAdamMoments(const UpdateCheck& check, Variable& var);
 
   // The variable `name`, or NotFound naming it and this task.
   absl::StatusOr<std::shared_ptr<Variable>> Find(std::string_view name);
@@ -66,6 +87,8 @@ class VariableStore {
 
   const std::string task_name_;
   HostAllocator* const allocator_;
+  const int64_t max_variable_bytes_;  // 0: no bound
+  std::atomic<int64_t> bytes_held_{0};
   std::mutex mu_;
   // Shared: a request keeps the variable it works on alive without the
   // store's lock.

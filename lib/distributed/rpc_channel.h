@@ -21,7 +21,9 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "lib/distributed/grpc_status.h"
+#include "lib/distributed/handshake_watch.h"
 #include "lib/distributed/wait_reporter.h"
+#include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/host_context/host_context.h"
@@ -61,6 +63,7 @@ inline FailureClass TransportFailureClass(absl::StatusCode code,
 // Why the transport ended an RPC that gave up `timeout` after it began.
 inline std::string TransportReason(const grpc::Status& status,
                                    absl::Duration timeout) {
+  if (HandshakeFailed(status)) return HandshakeReason(status);
   if (WentSilent(status)) return SilenceReason();
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     return absl::StrCat("no answer within ", absl::FormatDuration(timeout),
@@ -71,16 +74,18 @@ inline std::string TransportReason(const grpc::Status& status,
 
 // The error of a failed RPC. One the task answered with keeps the context
 // and class it sent; one the transport made (the task is down, stopped, or
-// slower than the deadline) is classified by TransportFailureClass.
+// slower than the deadline) is classified by TransportFailureClass, but a
+// failed TLS handshake is fatal: calling again would fail again.
 inline absl::Status RpcFailure(const grpc::Status& status, bool cancelled_here,
                                std::string_view task, uint64_t incarnation,
                                std::string_view what, absl::Duration deadline) {
   std::optional<absl::Status> answered = PeerError(status);
   if (answered) return TaskFailure(*answered, task, incarnation, what);
   const auto code = static_cast<absl::StatusCode>(status.error_code());
-  absl::Status made =
-      MarkFailureClass(absl::Status(code, TransportReason(status, deadline)),
-                       TransportFailureClass(code, cancelled_here));
+  absl::Status made = MarkFailureClass(
+      absl::Status(code, TransportReason(status, deadline)),
+      HandshakeFailed(status) ? FailureClass::kFatal
+                              : TransportFailureClass(code, cancelled_here));
   return TaskFailure(made, task, incarnation, what);
 }
 
@@ -153,12 +158,17 @@ class RpcChannel {
     arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
     AddLivenessArguments(&arguments, options.liveness_timeout);
-    channel_ = grpc::CreateCustomChannel(
-        address, grpc::InsecureChannelCredentials(), arguments);
+    channel_ = grpc::CreateCustomChannel(address, NewChannelCredentials(),
+                                         arguments);
     stub_ = Service::NewStub(channel_);
+    // Plaintext too: a plaintext client of a TLS task learns why it is
+    // refused.
+    handshakes_ = std::make_unique<HandshakeWatch>(
+        channel_, [this](const grpc::Status&) { EndEveryRpc(); });
   }
 
   ~RpcChannel() {
+    handshakes_.reset();  // no EndEveryRpc from here on
     std::unique_lock<std::mutex> lock(mu_);
     closing_ = true;
     for (RpcContext* rpc : in_flight_) rpc->TryCancel();
@@ -185,11 +195,21 @@ class RpcChannel {
     return "in an unknown state";
   }
 
+  // Why the channel's connections fail, when they fail in the TLS
+  // handshake: the status the RPCs that failed meanwhile end with.
+  std::optional<grpc::Status> HandshakeFailure() const {
+    if (handshakes_ == nullptr) return std::nullopt;  // closing
+    return handshakes_->failure();
+  }
+
   // Brackets one RPC; Begin returns false once the client is closing.
   bool Begin(RpcContext* rpc) {
     std::lock_guard<std::mutex> lock(mu_);
     if (closing_) return false;
     in_flight_.insert(rpc);
+    if (in_flight_.size() == 1 && handshakes_ != nullptr) {
+      handshakes_->SetBusy(true);
+    }
     return true;
   }
   // Called from the completion callback: drops the RPC's ClientContext.
@@ -200,16 +220,30 @@ class RpcChannel {
       std::lock_guard<std::mutex> context_lock(rpc->mu);
       rpc->context.reset();
     }
-    if (in_flight_.empty()) idle_.notify_all();
+    if (in_flight_.empty()) {
+      if (handshakes_ != nullptr) handshakes_->SetBusy(false);
+      idle_.notify_all();
+    }
   }
 
  private:
+  // Ends the RPCs in flight, without marking them cancelled by the caller:
+  // they end with HandshakeFailure.
+  void EndEveryRpc() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (RpcContext* rpc : in_flight_) {
+      std::lock_guard<std::mutex> context_lock(rpc->mu);
+      if (rpc->context != nullptr) rpc->context->TryCancel();
+    }
+  }
+
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<typename Service::Stub> stub_;
   std::mutex mu_;
   std::condition_variable idle_;
   std::set<RpcContext*> in_flight_;
   bool closing_ = false;
+  std::unique_ptr<HandshakeWatch> handshakes_;
 };
 
 // Ends the wait of `rpc`, if it was reported as waiting: the task
@@ -255,6 +289,13 @@ void Launch(Channel* channel, HostContext* host,
   }
   start(channel->async(), call->context.get(), &call->request, &call->response,
         [channel, host, call, resolve, take_over](grpc::Status status) {
+          // The transport's own error hides a failed handshake's reason.
+          if (!status.ok() && !PeerError(status)) {
+            if (std::optional<grpc::Status> failure =
+                    channel->HandshakeFailure()) {
+              status = *failure;
+            }
+          }
           EndWait(*call, status);
           // Resolved on the host's queue, so that the kernels waiting for
           // the answer run there and not on gRPC's threads. The queue

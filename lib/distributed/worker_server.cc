@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -25,7 +26,10 @@
 #include "lib/distributed/value_codec.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
 #include "lib/host_context/blocking_pool.h"
+#include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_liveness.h"
+#include "sluice/bef/sbf_reader.h"
+#include "sluice/distributed/client_work_ledger.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/executor/program.h"
 #include "sluice/host_context/execution_context.h"
@@ -54,6 +58,18 @@ uint64_t NewIncarnation() {
          static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
 }
 
+// The client a call comes from: gRPC's peer ("ipv4:10.0.0.7:53012") without
+// its port, which a caller picks freely with each connection.
+std::string ClientOf(const std::string& peer) {
+  const size_t colon = peer.rfind(':');
+  const size_t scheme = peer.find(':');
+  if (colon == std::string::npos || colon == scheme ||
+      peer.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+    return peer;  // "unix:/path", or no port
+  }
+  return peer.substr(0, colon);
+}
+
 // An execution thread idle this long exits, so a burst of calls does not
 // pin its threads for the life of the worker.
 constexpr std::chrono::milliseconds kExecutionThreadIdleTimeout(10000);
@@ -68,6 +84,10 @@ class WorkerService final : public proto::Worker::CallbackService {
         max_program_bytes_(options.max_program_bytes),
         incarnation_(NewIncarnation()),
         observers_(options.observers),
+        max_executions_per_client_(
+            std::max(options.max_executions_per_client, 1)),
+        client_work_ledger_(options.client_work_ledger),
+        refused_kernels_(options.refused_kernels),
         executor_(std::max(options.max_execution_threads, 1),
                   kExecutionThreadIdleTimeout, /*on_idle=*/nullptr,
                   absl::ToChronoNanoseconds(options.execution_spin)) {}
@@ -179,13 +199,21 @@ class WorkerService final : public proto::Worker::CallbackService {
   absl::StatusOr<Resource> ResolveResource(
       const proto::ResourceRef& ref, int index,
       const proto::FunctionSignature& signature) const;
-  void EndExecution(bool cancelled) {
+  // Counts a call of `client` as running, or says which bound it is past.
+  absl::Status AdmitExecution(const std::string& client,
+                              const std::string& function);
+  void EndExecution(bool cancelled, const std::string& client) {
     // Counted before the execution stops being active: whoever sees it gone
     // sees it counted.
     if (cancelled) cancelled_executions_.fetch_add(1);
     std::lock_guard<std::mutex> lock(executions_mu_);
+    auto running = executions_per_client_.find(client);
+    if (--running->second == 0) executions_per_client_.erase(running);
     if (--active_executions_ == 0) answered_.notify_all();
   }
+  // The first op of `program` whose kernel callers may not use, as an error
+  // naming it and its location.
+  absl::Status CheckServedKernels(const Program& program) const;
   // `status` as this task's answer, with this task and process recorded as
   // its origin.
   grpc::Status AnswerError(absl::Status status) const {
@@ -207,10 +235,15 @@ class WorkerService final : public proto::Worker::CallbackService {
   const int64_t max_program_bytes_;
   const uint64_t incarnation_;
   const RequestObservers* const observers_;
+  const int max_executions_per_client_;
+  ClientWorkLedger* const client_work_ledger_;
+  const std::vector<WorkerOptions::RefusedKernels> refused_kernels_;
   std::atomic<bool> shutting_down_{false};
   std::mutex executions_mu_;
   std::condition_variable answered_;
   int64_t active_executions_ = 0;  // guarded by executions_mu_
+  // Running calls per client, for those that have any; executions_mu_.
+  std::unordered_map<std::string, int> executions_per_client_;
   std::atomic<int64_t> cancelled_executions_{0};
   std::mutex mu_;
   struct ProgramEntry {
@@ -275,6 +308,9 @@ absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Register(
                      " cannot load the program: ", location,
                      location.empty() ? "" : ": ", program.status().message()));
   }
+  if (absl::Status served = CheckServedKernels(**program); !served.ok()) {
+    return served;
+  }
   auto loaded = std::make_shared<LoadedProgram>();
   loaded->registration.set_program_id(id);
   for (const Function* function : (*program)->ListFunctions()) {
@@ -308,6 +344,39 @@ absl::StatusOr<std::shared_ptr<const LoadedProgram>> WorkerService::Register(
   std::shared_ptr<const LoadedProgram> found = it->second.loaded;
   EvictLocked();
   return found;
+}
+
+absl::Status WorkerService::CheckServedKernels(const Program& program) const {
+  if (refused_kernels_.empty()) return absl::OkStatus();
+  // Program::Load validated these bytes already.
+  absl::StatusOr<bef::SbfProgram> sbf = bef::ReadSbf(program.bytes());
+  if (!sbf.ok()) return sbf.status();
+  for (const bef::SbfFunction& function : sbf->functions) {
+    for (const bef::SbfKernel& kernel : function.kernels) {
+      // absl::string_view is not std::string_view in this Abseil.
+      const std::string name(sbf->kernel_names[kernel.name_index]);
+      for (const WorkerOptions::RefusedKernels& refused : refused_kernels_) {
+        if (!absl::StartsWith(name, refused.prefix)) continue;
+        const bef::SbfLocation where = sbf->LocationAt(kernel.location_index);
+        const std::string location =
+            where.file.empty()
+                ? std::string()
+                : absl::StrCat(std::string(where.file), ":", where.line, ":",
+                               where.column, ": ");
+        // Region bodies are functions without a name.
+        const std::string in_function =
+            function.name.empty()
+                ? std::string("in a region")
+                : absl::StrCat("in function '", std::string(function.name),
+                               "'");
+        return absl::InvalidArgumentError(absl::StrCat(
+            "task ", task_name_, " cannot load the program: ", location,
+            "op '", name, "' ", in_function,
+            " uses a kernel this task does not serve: ", refused.reason));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 void WorkerService::EvictLocked() {
@@ -464,8 +533,11 @@ grpc::Status WorkerService::EncodeResults(
 class WorkerService::Execution final : public grpc::ServerUnaryReactor {
  public:
   Execution(WorkerService* service, const proto::ExecuteRequest* request,
-            proto::ExecuteResponse* response)
-      : service_(service), request_(request), response_(response) {}
+            proto::ExecuteResponse* response, std::string client)
+      : service_(service),
+        request_(request),
+        response_(response),
+        client_(std::move(client)) {}
 
   // Answers `status` at once: the request was refused before it started.
   void Refuse(const absl::Status& status) {
@@ -473,10 +545,14 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
   }
 
   // Starts the execution of `function` of `program` on the executor.
+  // The execution was admitted (AdmitExecution) for its client.
   void Start(std::shared_ptr<const LoadedProgram> program,
              const Function* function,
              const proto::FunctionSignature* signature,
              std::optional<absl::Time> deadline) {
+    if (service_->client_work_ledger_ != nullptr) {
+      account_ = service_->client_work_ledger_->AccountOf(client_);
+    }
     program_ = std::move(program);
     function_ = function;
     signature_ = signature;
@@ -509,6 +585,8 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
   }
 
   void Run() {
+    // What the call's kernels queue on the host runs for its client.
+    ClientWorkLedger::ScopedClient running_for(account_);
     if (absl::Status fault = SLUICE_FAULT_POINT("worker.call.begin");
         !fault.ok()) {
       Done(service_->AnswerError(fault));
@@ -629,13 +707,15 @@ class WorkerService::Execution final : public grpc::ServerUnaryReactor {
     argument_owners_.clear();
     program_.reset();
     service_->TrimPrograms();
-    service_->EndExecution(context_->IsCancelled());
+    service_->EndExecution(context_->IsCancelled(), client_);
     Finish(status);
   }
 
   WorkerService* const service_;
   const proto::ExecuteRequest* const request_;
   proto::ExecuteResponse* const response_;
+  const std::string client_;  // see ClientOf
+  std::shared_ptr<ClientWorkLedger::Account> account_;  // null: no ledger
   std::shared_ptr<const LoadedProgram> program_;
   const Function* function_ = nullptr;
   const proto::FunctionSignature* signature_ = nullptr;  // in program_
@@ -652,7 +732,8 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
     proto::ExecuteResponse* response) {
   // Its own reactor even for refusals: a call's answer must not depend on
   // which path it took, and the common path needs OnCancel.
-  auto* execution = new Execution(this, request, response);
+  const std::string client = ClientOf(context->peer());
+  auto* execution = new Execution(this, request, response, client);
   if (shutting_down_.load()) {
     execution->Refuse(
         MarkFailureClass(absl::UnavailableError(absl::StrCat(
@@ -691,14 +772,51 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
   if (context->deadline() != std::chrono::system_clock::time_point::max()) {
     deadline = absl::FromChrono(context->deadline());
   }
-  {
-    std::lock_guard<std::mutex> lock(executions_mu_);
-    ++active_executions_;
+  if (absl::Status admitted = AdmitExecution(client, request->function());
+      !admitted.ok()) {
+    execution->Refuse(admitted);
+    return execution;
   }
   const Function* function =
       (*program)->program->GetFunction(request->function());
   execution->Start(*std::move(program), function, signature->second, deadline);
   return execution;
+}
+
+absl::Status WorkerService::AdmitExecution(const std::string& client,
+                                           const std::string& function) {
+  // Retryable: the client's own earlier calls hold the share, and free it
+  // as they end.
+  auto refusal = [&](const std::string& why) {
+    return MarkRetryable(
+        absl::ResourceExhaustedError(
+            absl::StrCat("task ", task_name_, " refuses a call of '", function,
+                         "' from client ", client, ": ", why)),
+        task_name_);
+  };
+  if (client_work_ledger_ != nullptr) {
+    const ClientWorkLedger::BlockingUse use =
+        ClientWorkLedger::UseOf(*client_work_ledger_->AccountOf(client));
+    const int bound = client_work_ledger_->max_blocking_tasks_per_client();
+    if (use.running >= bound) {
+      return refusal(absl::StrCat(
+          "its blocking work holds ", use.running,
+          " threads of the blocking pool, the most one client may "
+          "(max_client_blocking_tasks=", bound, "), and ", use.waiting,
+          " more of its blocking tasks wait"));
+    }
+  }
+  std::lock_guard<std::mutex> lock(executions_mu_);
+  int& running = executions_per_client_[client];
+  if (running >= max_executions_per_client_) {
+    return refusal(absl::StrCat("it runs ", running,
+                                " calls here already, the most one client may "
+                                "(max_client_executions=",
+                                max_executions_per_client_, ")"));
+  }
+  ++running;
+  ++active_executions_;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -723,10 +841,15 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
         absl::StrCat("task ", options.task_name, " cannot listen on '",
                      options.address, "': ", valid.message()));
   }
+  if (absl::Status allowed = CheckListenAddress(
+          options.address, absl::StrCat("task ", options.task_name));
+      !allowed.ok()) {
+    return allowed;
+  }
   auto impl = std::make_unique<Impl>(host, std::move(options));
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(impl->options_.address,
-                           grpc::InsecureServerCredentials(), &impl->port_);
+  builder.AddListeningPort(impl->options_.address, NewServerCredentials(),
+                           &impl->port_);
   builder.SetMaxReceiveMessageSize(impl->options_.max_message_bytes);
   builder.SetMaxSendMessageSize(impl->options_.max_message_bytes);
   AddLivenessArguments(&builder, impl->options_.liveness_timeout);

@@ -9,6 +9,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/ft/heal_service.grpc.pb.h"
 #include "lib/support/crc32.h"
+#include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/failure.h"
 
@@ -45,7 +46,7 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
   AddLivenessArguments(&arguments);
   std::unique_ptr<proto::Heal::Stub> stub =
       proto::Heal::NewStub(grpc::CreateCustomChannel(
-          peer.address, grpc::InsecureChannelCredentials(), arguments));
+          peer.address, NewChannelCredentials(), arguments));
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(deadline));
   proto::FetchStateRequest request;

@@ -9,6 +9,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/ft/heal_service.grpc.pb.h"
 #include "lib/support/crc32.h"
+#include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/fault_point.h"
 #include "sluice/support/host_port.h"
@@ -89,10 +90,14 @@ absl::StatusOr<std::unique_ptr<HealServer>> HealServer::Start(
         absl::StrCat("healing service: cannot listen on '", address,
                      "': ", valid.status().message()));
   }
+  if (absl::Status allowed = CheckListenAddress(address, "healing service");
+      !allowed.ok()) {
+    return allowed;
+  }
   auto impl = std::make_unique<Impl>(std::move(replica_id), std::move(source));
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(address, NewServerCredentials(), &port);
   AddLivenessArguments(&builder);
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();

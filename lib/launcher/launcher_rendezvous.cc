@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/launcher/rendezvous_service.grpc.pb.h"
+#include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/host_port.h"
 
@@ -133,6 +134,10 @@ absl::StatusOr<std::unique_ptr<RendezvousServer>> RendezvousServer::Start(
         absl::StrCat("cannot serve the rendezvous at '", address,
                      "' (--rendezvous): ", valid.status().message()));
   }
+  if (absl::Status allowed = CheckListenAddress(address, "rendezvous");
+      !allowed.ok()) {
+    return allowed;
+  }
   std::unique_ptr<RendezvousServer> server(new RendezvousServer());
   server->node_timeout_ = node_timeout;
   server->nnodes_ = nnodes;
@@ -141,7 +146,7 @@ absl::StatusOr<std::unique_ptr<RendezvousServer>> RendezvousServer::Start(
   server->service_ = std::make_unique<Service>(server.get());
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(address, NewServerCredentials(), &port);
   AddLivenessArguments(&builder);
   builder.RegisterService(server->service_.get());
   server->grpc_ = std::make_unique<Grpc>();
@@ -248,7 +253,7 @@ std::shared_ptr<grpc::Channel> RendezvousChannel(const std::string& address) {
   arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   AddLivenessArguments(&arguments);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+  return grpc::CreateCustomChannel(address, NewChannelCredentials(),
                                    arguments);
 }
 

@@ -36,6 +36,7 @@
 #include "lib/lighthouse/lighthouse_status_history.h"
 #include "lib/lighthouse/quorum_authority.h"
 #include "lib/lighthouse/quorum_rules.h"
+#include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/lighthouse/lighthouse.h"
 #include "sluice/support/host_port.h"
@@ -58,6 +59,15 @@ constexpr int kMaxUpdateRounds = 4;
 // lighthouse's threads means the process did not run: the ticker runs every
 // tick.
 constexpr absl::Duration kNoticedPause = absl::Seconds(1);
+// The status lists this many replicas at most (participants first, then
+// healthy ones), so that status.json stays well under 1 MB however many
+// replicas are known.
+constexpr size_t kMaxStatusReplicas = 500;
+// forget_after's default: this many heartbeat timeouts, and at least
+// kMinDefaultForgetAfter, so that a replica that was away for a while (a
+// slow restart) is still remembered when it comes back.
+constexpr int kForgetAfterHeartbeatTimeouts = 10;
+constexpr absl::Duration kMinDefaultForgetAfter = absl::Seconds(60);
 
 absl::Time DeadlineOf(const grpc::ServerContext& context) {
   const auto deadline = context.deadline();
@@ -75,6 +85,21 @@ std::string SecondsText(absl::Duration duration) {
 
 grpc::Status Unavailable(const std::string& message) {
   return grpc::Status(grpc::StatusCode::UNAVAILABLE, message);
+}
+
+// The replicas the status lists: the participants of the current quorum,
+// then healthy replicas, then the others, each group by replica id, at most
+// kMaxStatusReplicas of them.
+std::vector<proto::ReplicaStatus> ListedReplicas(
+    std::vector<proto::ReplicaStatus> replicas) {
+  std::stable_partition(
+      replicas.begin(), replicas.end(),
+      [](const proto::ReplicaStatus& replica) { return replica.healthy(); });
+  std::stable_partition(
+      replicas.begin(), replicas.end(),
+      [](const proto::ReplicaStatus& replica) { return replica.in_quorum(); });
+  if (replicas.size() > kMaxStatusReplicas) replicas.resize(kMaxStatusReplicas);
+  return replicas;
 }
 
 struct Watcher {
@@ -118,6 +143,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
     }
     std::unique_lock<std::mutex> lock(mu_);
     const absl::Time now = Awake();
+    if (NotAdmitted(request->replica_id(), request->incarnation(), now,
+                    &refused)) {
+      return refused;
+    }
     HeardFrom(request->replica_id(), now);
     history_.Heard(request->replica_id(), request->incarnation(), now);
     rules_.Heartbeat(request->replica_id(), request->incarnation(), now);
@@ -133,10 +162,20 @@ class LighthouseService final : public proto::Lighthouse::Service {
     if (Refuse(context, replica, request->replica().incarnation(), &refused)) {
       return refused;
     }
+    const absl::Status address =
+        CheckReplicaAddress(request->replica().address());
+    if (!address.ok()) {
+      return Invalid(absl::StrCat("the quorum request of replica ", replica,
+                                  ": ", address.message()));
+    }
     const absl::Time start = absl::Now();
     const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
     std::unique_lock<std::mutex> lock(mu_);
     Awake();
+    if (NotAdmitted(replica, request->replica().incarnation(), start,
+                    &refused)) {
+      return refused;
+    }
     HeardFrom(replica, start);
     history_.Heard(replica, request->replica().incarnation(), start);
     const uint64_t ticket = rules_.Request(*request, start);
@@ -190,7 +229,11 @@ class LighthouseService final : public proto::Lighthouse::Service {
     HeardFrom(request->replica_id(), start);
     const bool undecided =
         !votes_.Outcome(request->quorum_id(), request->step()).has_value();
-    CommitVotes::Result vote = votes_.Vote(*request);
+    // The failure reaches the log and the other participants' answers.
+    proto::CommitRequest bounded = *request;
+    bounded.set_failure(
+        WithoutControlCharacters(request->failure(), kMaxFailureBytes));
+    CommitVotes::Result vote = votes_.Vote(bounded);
     // A step counts once, by the vote that decided it.
     if (undecided && vote.outcome.has_value() && vote.outcome->commit()) {
       step_rate_.Committed(start);
@@ -242,6 +285,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
     watcher.incarnation = request->incarnation();
     std::unique_lock<std::mutex> lock(mu_);
     const absl::Time opened = Awake();
+    if (NotAdmitted(watcher.replica_id, watcher.incarnation, opened,
+                    &refused)) {
+      return refused;
+    }
     HeardFrom(watcher.replica_id, opened);
     history_.Heard(watcher.replica_id, watcher.incarnation, opened);
     watchers_.insert(&watcher);
@@ -308,7 +355,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     history_.AddTo(status);
     status.set_steps_per_second(step_rate_.PerSecond(now));
     status.set_committed_steps(step_rate_.total());
-    for (proto::ReplicaStatus& replica : rules_.Replicas(now)) {
+    for (proto::ReplicaStatus& replica : ListedReplicas(rules_.Replicas(now))) {
       *status.add_replicas() = std::move(replica);
     }
     return status;
@@ -318,7 +365,9 @@ class LighthouseService final : public proto::Lighthouse::Service {
   void Tick() {
     std::unique_lock<std::mutex> lock(mu_);
     NoticeAuthorityTrouble();
-    StepDownIfUnreached(Awake());
+    const absl::Time now = Awake();
+    ForgetSilentReplicas(now);
+    StepDownIfUnreached(now);
     Update(lock);
   }
 
@@ -369,17 +418,45 @@ class LighthouseService final : public proto::Lighthouse::Service {
   bool Refuse(grpc::ServerContext* context, const std::string& replica,
               std::optional<uint64_t> incarnation, grpc::Status* status) {
     ready_.WaitForNotification();
-    if (replica.empty() || incarnation == uint64_t{0}) {
-      *status = grpc::Status(
-          grpc::StatusCode::INVALID_ARGUMENT,
-          absl::StrCat("lighthouse ", address_, ": the request ",
-                       replica.empty() ? "names no replica_id"
-                                       : "of replica " + replica +
-                                             " names no incarnation"));
+    // Checked first: the id is written raw in the messages below.
+    const absl::Status valid = CheckReplicaId(replica);
+    if (!valid.ok()) {
+      *status = Invalid(valid.message());
+      return true;
+    }
+    if (incarnation == uint64_t{0}) {
+      *status = Invalid(absl::StrCat("the request of replica ", replica,
+                                     " names no incarnation"));
       return true;
     }
     *status = NotLeader(context);
     return !status->ok();
+  }
+
+  grpc::Status Invalid(absl::string_view why) const {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("lighthouse ", address_, ": ", why));
+  }
+
+  // Whether to refuse `replica` speaking as `incarnation`, with `status`:
+  // past max_replicas, or a live process holds the id (QuorumRules::Admit).
+  // Under mu_.
+  bool NotAdmitted(const std::string& replica, uint64_t incarnation,
+                   absl::Time now, grpc::Status* status) {
+    const absl::Status admitted = rules_.Admit(replica, incarnation, now);
+    if (admitted.ok()) return false;
+    *status = grpc::Status(static_cast<grpc::StatusCode>(admitted.code()),
+                           absl::StrCat("lighthouse ", address_, ": ",
+                                        admitted.message()));
+    return true;
+  }
+
+  // Frees what this lighthouse keeps of replicas silent for forget_after
+  // that wait for nothing. Under mu_.
+  void ForgetSilentReplicas(absl::Time now) {
+    for (const std::string& replica : rules_.Forget(now)) {
+      history_.Forget(replica);
+    }
   }
 
   // UNAVAILABLE naming the leader (also in the trailing metadata) when this
@@ -504,7 +581,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
     const std::string why = absl::StrCat(
         "no replica called for ", SecondsText(silence), " (step_down_after ",
         SecondsText(options_.step_down_after), "; ",
-        rules_.Replicas(now).size(), " replicas known, the last call from ",
+        rules_.replica_count(), " replicas known, the last call from ",
         last_caller_, ")");
     authority_->StepDown(why);
     last_step_down_ = absl::StrCat(
@@ -742,6 +819,13 @@ absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
   rules_options.min_replicas = options.min_replicas;
   rules_options.join_timeout = options.join_timeout;
   rules_options.heartbeat_timeout = options.heartbeat_timeout;
+  if (options.forget_after == absl::ZeroDuration()) {
+    options.forget_after =
+        std::max(kForgetAfterHeartbeatTimeouts * options.heartbeat_timeout,
+                 kMinDefaultForgetAfter);
+  }
+  rules_options.forget_after = options.forget_after;
+  rules_options.max_replicas = options.max_replicas;
   absl::Status valid = ValidateQuorumRulesOptions(rules_options);
   if (!valid.ok()) return valid;
   if (options.step_down_after < absl::ZeroDuration()) {
@@ -774,11 +858,15 @@ absl::StatusOr<std::unique_ptr<Lighthouse>> Lighthouse::Start(
                        "': ", advertised.status().message()));
     }
   }
+  if (absl::Status allowed = CheckListenAddress(options.bind, "lighthouse");
+      !allowed.ok()) {
+    return allowed;
+  }
   auto impl = std::make_unique<Impl>(std::move(options), rules_options);
   const LighthouseOptions& opts = impl->options;
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(opts.bind, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(opts.bind, NewServerCredentials(), &port);
   AddLivenessArguments(&builder);
   builder.RegisterService(&impl->service);
   for (grpc::Service* service : opts.extra_services) {

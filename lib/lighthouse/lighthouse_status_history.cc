@@ -41,6 +41,10 @@ void StatusHistory::Heard(const std::string& replica_id, uint64_t incarnation,
   Add(std::move(entry));
 }
 
+void StatusHistory::Forget(const std::string& replica_id) {
+  incarnations_.erase(replica_id);
+}
+
 void StatusHistory::GenerationFormed(const proto::Quorum& quorum) {
   generation_reason_ = TruncateUtf8(quorum.reason(), kMaxReasonBytes);
   generation_formed_us_ = quorum.created_us();

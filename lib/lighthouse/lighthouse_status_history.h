@@ -43,6 +43,11 @@ class StatusHistory {
   // replica id, as the quorum rules do.
   void Heard(const std::string& replica_id, uint64_t incarnation,
              absl::Time now);
+  // The lighthouse forgot the replica (silent for long): its incarnation is
+  // dropped, and its next one is not a restart.
+  void Forget(const std::string& replica_id);
+  // How many replica ids an incarnation is remembered for.
+  size_t remembered_replicas() const { return incarnations_.size(); }
   // A quorum of a new generation was issued.
   void GenerationFormed(const proto::Quorum& quorum);
   // A participant of quorum `quorum_id` stopped being healthy.

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace sluice::lighthouse {
 namespace {
@@ -12,7 +15,82 @@ std::string Seconds(absl::Duration duration) {
   return absl::StrCat(absl::ToDoubleSeconds(duration), " s");
 }
 
+bool IsReplicaIdCharacter(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+         c == '_' || c == ':' || c == '/' || c == '-';
+}
+
+bool IsUtf8Continuation(char byte) {
+  return (static_cast<unsigned char>(byte) & 0xC0) == 0x80;
+}
+
 }  // namespace
+
+std::string Escaped(absl::string_view text, size_t max_bytes) {
+  std::string escaped;
+  for (size_t i = 0; i < text.size(); ++i) {
+    // Byte by byte, so that a cut never splits an escape.
+    const std::string piece = absl::CHexEscape(text.substr(i, 1));
+    if (escaped.size() + piece.size() > max_bytes) {
+      return absl::StrCat(escaped, "...");
+    }
+    escaped += piece;
+  }
+  return escaped;
+}
+
+std::string WithoutControlCharacters(absl::string_view text, size_t max_bytes) {
+  std::string kept;
+  for (char c : text) {
+    const unsigned char byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      absl::StrAppend(&kept, absl::StrFormat("\\x%02x", byte));
+    } else {
+      kept.push_back(c);
+    }
+  }
+  if (kept.size() <= max_bytes) return kept;
+  size_t cut = max_bytes;
+  while (cut > 0 && IsUtf8Continuation(kept[cut])) --cut;
+  return kept.substr(0, cut);
+}
+
+absl::Status CheckReplicaId(absl::string_view replica_id) {
+  if (replica_id.empty()) {
+    return absl::InvalidArgumentError("the request names no replica_id");
+  }
+  if (replica_id.size() > kMaxReplicaIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "replica id \"", Escaped(replica_id), "\" is ", replica_id.size(),
+        " bytes long: a replica id is at most ", kMaxReplicaIdBytes, " bytes"));
+  }
+  for (size_t i = 0; i < replica_id.size(); ++i) {
+    if (IsReplicaIdCharacter(replica_id[i])) continue;
+    return absl::InvalidArgumentError(
+        absl::StrCat("replica id \"", Escaped(replica_id), "\" has \"",
+                     Escaped(replica_id.substr(i, 1)), "\" at byte ", i,
+                     ": a replica id is made of ", kReplicaIdCharacters));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckReplicaAddress(absl::string_view address) {
+  if (address.size() > kMaxReplicaAddressBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("address \"", Escaped(address), "\" is ", address.size(),
+                     " bytes long: an address is at most ",
+                     kMaxReplicaAddressBytes, " bytes"));
+  }
+  for (char c : address) {
+    const unsigned char byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20 || byte == 0x7f) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("address \"", Escaped(address),
+                       "\" holds a space or a control character"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ValidateQuorumRulesOptions(const QuorumRulesOptions& options) {
   if (options.min_replicas < 1) {
@@ -29,6 +107,17 @@ absl::Status ValidateQuorumRulesOptions(const QuorumRulesOptions& options) {
     return absl::InvalidArgumentError(
         absl::StrCat("lighthouse: heartbeat_timeout must be positive, got ",
                      absl::FormatDuration(options.heartbeat_timeout)));
+  }
+  if (options.forget_after < options.heartbeat_timeout) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "lighthouse: forget_after must be at least heartbeat_timeout (",
+        absl::FormatDuration(options.heartbeat_timeout), "), got ",
+        absl::FormatDuration(options.forget_after)));
+  }
+  if (options.max_replicas < options.min_replicas) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lighthouse: max_replicas must be at least min_replicas (",
+                     options.min_replicas, "), got ", options.max_replicas));
   }
   return absl::OkStatus();
 }
@@ -62,6 +151,52 @@ QuorumRules::Replica& QuorumRules::Touch(const std::string& replica_id,
   it->second.last_heard = now;
   it->second.watch_ended = false;
   return it->second;
+}
+
+absl::Status QuorumRules::Admit(const std::string& replica_id,
+                                uint64_t incarnation, absl::Time now) const {
+  auto it = replicas_.find(replica_id);
+  if (it == replicas_.end()) {
+    if (replicas_.size() < static_cast<size_t>(options_.max_replicas)) {
+      return absl::OkStatus();
+    }
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "replica ", replica_id, " is refused: ", replicas_.size(),
+        " replicas are known, max_replicas ", options_.max_replicas,
+        "; a replica is forgotten once silent for ",
+        Seconds(options_.forget_after)));
+  }
+  const Replica& known = it->second;
+  if (known.incarnation == incarnation || known.open_watches == 0 ||
+      !Healthy(known, now)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "replica ", replica_id, " is held by incarnation ", known.incarnation,
+      ", which is healthy and watching: incarnation ", incarnation,
+      " is taken once its watch stream ends or it misses its heartbeat "
+      "timeout (",
+      Seconds(options_.heartbeat_timeout), ")"));
+}
+
+std::vector<std::string> QuorumRules::Forget(absl::Time now) {
+  std::set<std::string> participants;
+  for (const proto::ReplicaInfo& participant : current_.participants()) {
+    participants.insert(participant.replica_id());
+  }
+  std::vector<std::string> forgotten;
+  for (auto it = replicas_.begin(); it != replicas_.end();) {
+    const Replica& replica = it->second;
+    const bool waits = replica.open_watches > 0 || replica.ticket.has_value() ||
+                       participants.count(it->first) > 0;
+    if (waits || now - replica.last_heard < options_.forget_after) {
+      ++it;
+      continue;
+    }
+    forgotten.push_back(it->first);
+    it = replicas_.erase(it);
+  }
+  return forgotten;
 }
 
 bool QuorumRules::Healthy(const Replica& replica, absl::Time now) const {
@@ -310,9 +445,9 @@ std::vector<proto::ReplicaStatus> QuorumRules::Replicas(absl::Time now) const {
         absl::ToInt64Milliseconds(now - replica.last_heard));
     status.set_healthy(Healthy(replica, now));
     status.set_in_quorum(members.count(id) > 0);
-    status.set_recovering(status.in_quorum() &&
-                          (replica.info.healing() ||
-                           replica.info.step() < max_step));
+    status.set_recovering(
+        status.in_quorum() &&
+        (replica.info.healing() || replica.info.step() < max_step));
     status.set_requesting(replica.ticket.has_value());
     statuses.push_back(std::move(status));
   }

@@ -13,6 +13,10 @@
 //     timeout passed since the first pending request.
 // The quorum id (the generation) grows when the participants (replica id and
 // incarnation) change or a commit failed; otherwise it stays.
+//
+// Its memory is bounded (docs/lighthouse.md, "Limits"): at most max_replicas
+// replica ids are known at once (Admit), and a replica silent for
+// forget_after that waits for nothing is forgotten (Forget).
 #ifndef SLUICE_LIB_LIGHTHOUSE_QUORUM_RULES_H_
 #define SLUICE_LIB_LIGHTHOUSE_QUORUM_RULES_H_
 
@@ -25,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "lib/lighthouse/lighthouse_service.pb.h"
 
@@ -34,7 +39,40 @@ struct QuorumRulesOptions {
   int min_replicas = 1;
   absl::Duration join_timeout = absl::Milliseconds(60000);
   absl::Duration heartbeat_timeout = absl::Milliseconds(5000);
+  // A replica not heard from for this long, with no watch stream open, no
+  // pending request and not a participant of the current quorum, is
+  // forgotten. At least heartbeat_timeout: a healthy replica is never
+  // forgotten.
+  absl::Duration forget_after = absl::Seconds(60);
+  // The most replica ids known at once; a new one past it is refused.
+  int max_replicas = 10000;
 };
+
+// What a replica id may be: 1 to kMaxReplicaIdBytes bytes of
+// kReplicaIdCharacters, so that it can be neither a log line of its own nor
+// markup, and its entry stays small.
+inline constexpr size_t kMaxReplicaIdBytes = 128;
+inline constexpr char kReplicaIdCharacters[] = "A-Z a-z 0-9 . _ : / -";
+// A replica's address ("host:port" of its healing service): a DNS name is at
+// most 253 bytes.
+inline constexpr size_t kMaxReplicaAddressBytes = 256;
+// A vote's failure text is cut to this many bytes.
+inline constexpr size_t kMaxFailureBytes = 512;
+
+// OK, or INVALID_ARGUMENT naming the rule that `replica_id` breaks (with the
+// id escaped and cut, never raw).
+absl::Status CheckReplicaId(absl::string_view replica_id);
+// OK, or INVALID_ARGUMENT when `address` is longer than
+// kMaxReplicaAddressBytes or holds a control character or a space.
+absl::Status CheckReplicaAddress(absl::string_view address);
+// `text` fit for one log line: control characters, quotes and backslashes
+// escaped (C style), bytes outside ASCII as \xNN, cut to about `max_bytes`
+// ending in "...".
+std::string Escaped(absl::string_view text, size_t max_bytes = 64);
+// `text` with its control characters (a newline among them) escaped,
+// other characters kept, cut to at most `max_bytes` on a character boundary:
+// for texts that replicas read (a vote's failure), which may be UTF-8.
+std::string WithoutControlCharacters(absl::string_view text, size_t max_bytes);
 
 // INVALID_ARGUMENT naming the option that is out of range.
 absl::Status ValidateQuorumRulesOptions(const QuorumRulesOptions& options);
@@ -77,6 +115,25 @@ class QuorumRules {
   // (what it recorded it for changed meanwhile): the next new generation is
   // above it, as an id is never used twice, but nothing forces one.
   void SpendQuorumId(int64_t id);
+
+  // Whether `replica_id` speaking as `incarnation` may be recorded (the
+  // calls below record it regardless; the lighthouse asks first):
+  //   - RESOURCE_EXHAUSTED for a new id while max_replicas ids are known;
+  //   - FAILED_PRECONDITION for a new incarnation of an id whose current
+  //     incarnation is healthy and holds a watch stream open: a live process
+  //     holds the id, and a restart's predecessor is gone (its stream ended)
+  //     or silent (unhealthy) within the heartbeat timeout. This keeps a
+  //     caller that guesses no incarnation from taking a live replica's
+  //     place.
+  absl::Status Admit(const std::string& replica_id, uint64_t incarnation,
+                     absl::Time now) const;
+
+  // Forgets the replicas silent for forget_after (whether they were lost or
+  // just went away) that wait for nothing: no watch stream open, no pending
+  // request, not a participant of the current quorum. Returns their ids.
+  std::vector<std::string> Forget(absl::Time now);
+  // How many replica ids are known now.
+  size_t replica_count() const { return replicas_.size(); }
 
   void Heartbeat(const std::string& replica_id, uint64_t incarnation,
                  absl::Time now);

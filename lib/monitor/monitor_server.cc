@@ -11,6 +11,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/monitor/monitor_service.grpc.pb.h"
 #include "lib/monitor/monitor_state.h"
+#include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/monitor/monitor.h"
 #include "sluice/support/host_port.h"
@@ -105,10 +106,13 @@ absl::StatusOr<std::unique_ptr<MonitorServer>> MonitorServer::Start(
         absl::StrCat("monitor: cannot listen on '", address,
                      "': ", valid.status().message()));
   }
+  if (absl::Status allowed = CheckListenAddress(address, "monitor");
+      !allowed.ok()) {
+    return allowed;
+  }
   auto impl = std::make_unique<Impl>(std::move(options));
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(),
-                           &impl->port);
+  builder.AddListeningPort(address, NewServerCredentials(), &impl->port);
   AddLivenessArguments(&builder);
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
 #include "lib/monitor/monitor_service.grpc.pb.h"
+#include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/liveness.h"
 #include "sluice/support/logging.h"
@@ -140,7 +141,7 @@ class StepReporter::Impl {
     // stream with it.
     AddLivenessArguments(&arguments, LivenessTimeout(), kReporterPingTimeout);
     stub_ = proto::Monitor::NewStub(grpc::CreateCustomChannel(
-        address_, grpc::InsecureChannelCredentials(), arguments));
+        address_, NewChannelCredentials(), arguments));
     writer_ = stub_->Report(context_.get(), &ack_);
     // A new stream may reach a monitor that knows nothing of this rank:
     // tell it the open step and the finished epochs first.

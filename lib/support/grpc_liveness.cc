@@ -1,5 +1,7 @@
 #include "lib/support/grpc_liveness.h"
 
+#include "lib/support/grpc_credentials.h"
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "sluice/support/liveness.h"
@@ -47,7 +49,7 @@ void AddLivenessArguments(grpc::ServerBuilder* builder,
 std::shared_ptr<grpc::Channel> NewLivenessChannel(const std::string& address) {
   grpc::ChannelArguments arguments;
   AddLivenessArguments(&arguments);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+  return grpc::CreateCustomChannel(address, NewChannelCredentials(),
                                    arguments);
 }
 

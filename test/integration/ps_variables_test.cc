@@ -2,7 +2,8 @@
 // `ps` job on 127.0.0.1): many clients updating at once lose no update,
 // Adam matches a reference computed here, placement alternates between two
 // parameter servers, and a dead or stopped one gives a retryable error that
-// names the task and the variable within the deadline.
+// names the task and the variable within the deadline; one bounded by
+// --max_variable_bytes refuses variables past it, and bad names.
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -29,8 +30,10 @@ using ::testing::HasSubstr;
 
 class PsVariablesTest : public ::testing::Test {
  protected:
-  // Starts `num_ps` parameter servers, /job:ps/task:i on reserved ports.
-  void StartParameterServers(int num_ps) {
+  // Starts `num_ps` parameter servers, /job:ps/task:i on reserved ports,
+  // with `flags` added to the defaults.
+  void StartParameterServers(int num_ps,
+                             const std::vector<std::string>& flags = {}) {
     std::vector<std::string> quoted;
     for (int i = 0; i < num_ps; ++i) {
       absl::StatusOr<PortReservation> port = PortReservation::Reserve();
@@ -38,6 +41,7 @@ class PsVariablesTest : public ::testing::Test {
       WorkerProcessOptions options;
       options.task_name = TaskName("ps", i);
       options.port = port->port();
+      options.flags.insert(options.flags.end(), flags.begin(), flags.end());
       absl::StatusOr<std::unique_ptr<WorkerProcess>> ps =
           WorkerProcess::Start(options);
       ASSERT_TRUE(ps.ok()) << ps.status();
@@ -323,6 +327,59 @@ TEST_F(PsVariablesTest, AParameterServerThatStopsAnsweringFailsAtTheDeadline) {
   EXPECT_THAT(added.status().message(), HasSubstr("no answer within 800ms"));
   EXPECT_GE(took, options.deadline - absl::Milliseconds(50));
   EXPECT_LT(took, options.deadline + kMargin);
+}
+
+TEST_F(PsVariablesTest, AParameterServerRefusesBytesPastItsBoundAndBadNames) {
+  ASSERT_NO_FATAL_FAILURE(
+      StartParameterServers(1, {"--max_variable_bytes=65536"}));
+  Client client = MakeClient();
+  absl::StatusOr<VariableHandle> a =
+      Get(client.variables->Create("a", Filled<float>(client, 8192, 1)));
+  ASSERT_TRUE(a.ok()) << a.status();
+
+  absl::StatusOr<VariableHandle> b =
+      Get(client.variables->Create("b", Filled<double>(client, 8192, 1)));
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(b.status().message(),
+              HasSubstr("creating variable 'b' on task /job:ps/task:0: its "
+                        "value (f64 [8192]) would take 65536 more bytes, and "
+                        "the task's variables already hold 32768 of the 65536 "
+                        "bytes it allows them (--max_variable_bytes)"));
+  EXPECT_EQ(GetErrorContext(b.status()).task, "/job:ps/task:0");
+  // Asking again will not help: the bound stays until a restart.
+  EXPECT_EQ(Classify(b.status()), FailureClass::kFatal);
+
+  // Adam's moments would take twice the value: refused, value intact.
+  absl::StatusOr<Chain> adam =
+      Get(client.variables->ApplyAdam(*a, Filled<float>(client, 8192, 0.5f)));
+  ASSERT_FALSE(adam.ok());
+  EXPECT_EQ(adam.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(adam.status().message(),
+              HasSubstr("its Adam moments would take 65536 more bytes"));
+
+  // A name no variable may have: the client refuses to send it, and a
+  // handle made up with it is refused by the task, quoted cut short.
+  const std::string huge(4 << 20, 'n');
+  absl::StatusOr<VariableHandle> named =
+      Get(client.variables->Create(huge, Filled<float>(client, 1, 0)));
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(named.status().message(), HasSubstr("is longer than 256 bytes"));
+  VariableHandle forged = *a;
+  forged.name = huge;
+  absl::StatusOr<DenseHostTensor> forged_read =
+      Get(client.variables->Read(forged));
+  ASSERT_FALSE(forged_read.ok());
+  EXPECT_EQ(forged_read.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(forged_read.status().message(),
+              HasSubstr("a name no variable can have"));
+  EXPECT_LT(forged_read.status().message().size(), 1000u);
+
+  // The parameter server goes on serving what it holds.
+  absl::StatusOr<DenseHostTensor> value = Get(client.variables->Read(*a));
+  ASSERT_TRUE(value.ok()) << value.status();
+  for (float element : value->values<float>()) ASSERT_EQ(element, 1.0f);
 }
 
 }  // namespace

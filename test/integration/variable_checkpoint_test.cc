@@ -1,14 +1,18 @@
 // Variables on real parameter servers (sluice_worker processes on
 // 127.0.0.1) saved to a checkpoint and restored onto clusters with another
-// number of ps tasks.
+// number of ps tasks, and checkpoints no parameter server would take back
+// refused before any variable is touched.
 #include "sluice/coordinator/variable_checkpoint.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -122,8 +126,14 @@ class VariableCheckpointTest : public ::testing::Test {
     absl::StatusOr<VariableHandle> handle =
         Wait(client_->Create("weights", weights));
     ASSERT_TRUE(handle.ok()) << handle.status();
+    // A finite gradient: the weights' random bits hold NaNs and infinities,
+    // which would make moments that no parameter server takes back.
+    std::vector<double> gradient(weights.num_elements());
+    for (size_t i = 0; i < gradient.size(); ++i) gradient[i] = 0.25 * i - 10;
+    const DenseHostTensor finite = *DenseHostTensor::FromValues<double>(
+        weights.shape(), gradient, host_->allocator());
     for (int step = 0; step < 2; ++step) {
-      ASSERT_TRUE(Wait(client_->ApplyAdam(*handle, weights)).ok());
+      ASSERT_TRUE(Wait(client_->ApplyAdam(*handle, finite)).ok());
     }
   }
 
@@ -238,6 +248,54 @@ TEST_F(VariableCheckpointTest, ACheckpointOfOtherTensorsIsRefused) {
               HasSubstr("holds tensor 'weights', which is no variable's"));
   // Nothing reached the task.
   EXPECT_THAT(*Wait(client_->ListAll()), ::testing::IsEmpty());
+}
+
+TEST_F(VariableCheckpointTest, ACheckpointNoPsWouldTakeBackIsRefusedWhole) {
+  ASSERT_NO_FATAL_FAILURE(StartPs(1));
+  auto f32 = [&](std::vector<float> values) {
+    return *DenseHostTensor::FromValues<float>(
+        TensorShape({static_cast<int64_t>(values.size())}), values,
+        host_->allocator());
+  };
+  auto i64 = [&](int64_t value) {
+    std::vector<int64_t> values = {value};
+    return *DenseHostTensor::FromValues<int64_t>(TensorShape{}, values,
+                                                 host_->allocator());
+  };
+  // Each saved as a newer step than the one before, so each is the one
+  // restored; every one also holds a good variable, which must not be
+  // restored either.
+  const std::vector<std::pair<TensorMap, std::string>> bad = {
+      {{{"value:w", f32({1, 2})},
+        {"adam.step:w", i64(std::numeric_limits<int64_t>::max())},
+        {"adam.m:w", f32({0, 0})},
+        {"adam.v:w", f32({0, 0})}},
+       "variable 'w' has Adam state that cannot be restored: the step is "
+       "9223372036854775807, not in [1, 2^53"},
+      {{{"value:w", f32({1, 2})},
+        {"adam.step:w", i64(3)},
+        {"adam.m:w", f32({0, std::nanf("")})},
+        {"adam.v:w", f32({0, 0})}},
+       "the first moment's element 1 is nan, not finite"},
+      {{{"value:w", f32({1, 2})},
+        {"adam.step:w", i64(3)},
+        {"adam.m:w", f32({0, 0})},
+        {"adam.v:w", f32({-1, 0})}},
+       "the second moment's element 0 is -1, not finite and at least 0"},
+      {{{"value:a b", f32({1})}},
+       "variable 'a b' cannot be restored: the name 'a b' has ' ' at byte 1"},
+  };
+  for (size_t i = 0; i < bad.size(); ++i) {
+    TensorMap tensors = bad[i].first;
+    tensors["value:good"] = f32({5});
+    ASSERT_TRUE(checkpoint::SaveCheckpoint(dir_, i + 1, 0, tensors).ok());
+    absl::StatusOr<RestoredVariables> restored =
+        RestoreVariables(*client_, host_.get(), dir_);
+    EXPECT_EQ(restored.status().code(), absl::StatusCode::kFailedPrecondition)
+        << bad[i].second;
+    EXPECT_THAT(restored.status().message(), HasSubstr(bad[i].second));
+    EXPECT_THAT(*Wait(client_->ListAll()), ::testing::IsEmpty());
+  }
 }
 
 }  // namespace

@@ -49,6 +49,7 @@ void WorkerFixture::StartWorker(int index) {
   options.task_name = Name(index);
   options.port = ports_[index].port();
   options.flags = worker_flags_;
+  options.enable_test_kernels = worker_enable_test_kernels_;
   options.environment = worker_environment_;
   absl::StatusOr<std::unique_ptr<WorkerProcess>> worker =
       WorkerProcess::Start(std::move(options));

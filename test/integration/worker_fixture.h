@@ -41,6 +41,9 @@ class WorkerFixture : public ::testing::Test {
   std::vector<PortReservation> ports_;
   std::vector<std::unique_ptr<WorkerProcess>> workers_;
   std::vector<std::string> worker_flags_;
+  // Whether the workers serve the tfrt_test kernels (see
+  // WorkerProcessOptions); set before StartCluster.
+  bool worker_enable_test_kernels_ = true;
   // Set for every worker started, as "NAME=value" (see WorkerProcessOptions).
   std::vector<std::string> worker_environment_;
   std::unique_ptr<HostContext> host_;

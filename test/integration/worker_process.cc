@@ -94,6 +94,9 @@ absl::StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(
   child.argv = {WorkerBinaryPath(),
                 absl::StrCat("--task_name=", options.task_name),
                 absl::StrCat("--address=127.0.0.1:", options.port)};
+  if (options.enable_test_kernels) {
+    child.argv.push_back("--enable_test_kernels");
+  }
   child.argv.insert(child.argv.end(), options.flags.begin(),
                     options.flags.end());
   child.environment = options.environment;

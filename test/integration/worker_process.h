@@ -49,6 +49,9 @@ std::string WorkerBinaryPath();
 struct WorkerProcessOptions {
   std::string task_name = "/job:worker/task:0";
   int port = 0;  // required: a reserved port
+  // Whether to pass --enable_test_kernels: the programs of most tests use
+  // tfrt_test kernels, which a worker serves only when asked to.
+  bool enable_test_kernels = true;
   // Further flags, e.g. "--max_message_bytes=1048576".
   std::vector<std::string> flags = {"--work_queue_type=mstd:2"};
   // Environment variables set for the worker on top of the test's own, as

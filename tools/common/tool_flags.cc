@@ -7,9 +7,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "sluice/support/liveness.h"
+#include "sluice/support/tls.h"
 #include "tools/common/flag_checks.h"
 
 namespace sluice::tools {
@@ -34,23 +37,78 @@ void EnterCallersDirectory() {
 namespace {
 
 // Every tool connects to something, or serves: each takes the one liveness
-// setting. The flag lives as long as the process, as the FlagSet refers to
-// it.
-Flag<int64_t>& AddLivenessFlag(FlagSet& flags) {
+// setting and the one TLS setting. The flags live as long as the process,
+// as the FlagSet refers to them.
+struct ConnectionFlags {
+  explicit ConnectionFlags(FlagSet& flags, int64_t liveness_ms)
+      : liveness(flags, "liveness_timeout_ms",
+                 "how long a connection between Sluice processes may stay "
+                 "silent (a vanished host, a partition, a stopped process) "
+                 "before its calls fail, whatever their deadlines; the "
+                 "default is SLUICE_LIVENESS_TIMEOUT_MS, otherwise 3000",
+                 liveness_ms,
+                 InRange<int64_t>(
+                     absl::ToInt64Milliseconds(kMinLivenessTimeout),
+                     absl::ToInt64Milliseconds(kMaxLivenessTimeout))),
+        tls_cert(flags, "tls_cert",
+                 "this process's certificate (PEM) for mutual TLS on every "
+                 "connection it makes or serves, with --tls_key and --tls_ca; "
+                 "default SLUICE_TLS_CERT (docs/security.md)",
+                 Variable("SLUICE_TLS_CERT")),
+        tls_key(flags, "tls_key",
+                "the private key of --tls_cert (PEM); default SLUICE_TLS_KEY",
+                Variable("SLUICE_TLS_KEY")),
+        tls_ca(flags, "tls_ca",
+               "the CA (PEM) that signs every peer's certificate; default "
+               "SLUICE_TLS_CA",
+               Variable("SLUICE_TLS_CA")),
+        insecure(flags, "insecure",
+                 "let a server listen on an address other than loopback "
+                 "without TLS, where anyone who reaches it is served (said "
+                 "as a warning at start); default SLUICE_INSECURE=1",
+                 Variable("SLUICE_INSECURE") == "1") {}
+
+  static std::string Variable(const char* name) {
+    const char* value = std::getenv(name);
+    return value == nullptr ? "" : value;
+  }
+
+  // Applies the flags to the process and exports them, so that the
+  // processes a tool starts (the launcher's ranks) take the same.
+  void Apply() const {
+    SetLivenessTimeout(absl::Milliseconds(*liveness));
+    if (liveness.given()) {
+      setenv("SLUICE_LIVENESS_TIMEOUT_MS", std::to_string(*liveness).c_str(),
+             /*overwrite=*/1);
+    }
+    TlsConfig tls{*tls_cert, *tls_key, *tls_ca};
+    if (absl::Status set = SetTlsConfig(tls); !set.ok()) {
+      ExitWithFlagError(set);
+    }
+    for (const auto& [name, flag] :
+         {std::pair{"SLUICE_TLS_CERT", &tls_cert},
+          std::pair{"SLUICE_TLS_KEY", &tls_key},
+          std::pair{"SLUICE_TLS_CA", &tls_ca}}) {
+      setenv(name, flag->value().c_str(), /*overwrite=*/1);
+    }
+    AllowInsecureListening(*insecure);
+    if (*insecure) setenv("SLUICE_INSECURE", "1", /*overwrite=*/1);
+  }
+
+  Flag<int64_t> liveness;
+  Flag<std::string> tls_cert;
+  Flag<std::string> tls_key;
+  Flag<std::string> tls_ca;
+  Flag<bool> insecure;
+};
+
+ConnectionFlags& AddConnectionFlags(FlagSet& flags) {
   absl::StatusOr<absl::Duration> from_environment =
       LivenessTimeoutFromEnvironment();
   if (!from_environment.ok()) ExitWithFlagError(from_environment.status());
-  static std::optional<Flag<int64_t>> liveness;
-  liveness.emplace(
-      flags, "liveness_timeout_ms",
-      "how long a connection between Sluice processes may stay silent (a "
-      "vanished host, a partition, a stopped process) before its calls "
-      "fail, whatever their deadlines; the default is "
-      "SLUICE_LIVENESS_TIMEOUT_MS, otherwise 3000",
-      absl::ToInt64Milliseconds(*from_environment),
-      InRange<int64_t>(absl::ToInt64Milliseconds(kMinLivenessTimeout),
-                       absl::ToInt64Milliseconds(kMaxLivenessTimeout)));
-  return *liveness;
+  static std::optional<ConnectionFlags> connection;
+  connection.emplace(flags, absl::ToInt64Milliseconds(*from_environment));
+  return *connection;
 }
 
 }  // namespace
@@ -60,7 +118,7 @@ void ParseToolCommandLine(int argc, char** argv, const std::string& tool,
                           const std::string& version) {
   SetFlagErrorTool(tool);
   EnterCallersDirectory();
-  Flag<int64_t>& liveness = AddLivenessFlag(flags);
+  ConnectionFlags& connection = AddConnectionFlags(flags);
   const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
   absl::StatusOr<FlagSet::Parsed> parsed = flags.Parse(tool, args);
   if (!parsed.ok()) ExitWithFlagError(parsed.status());
@@ -69,12 +127,7 @@ void ParseToolCommandLine(int argc, char** argv, const std::string& tool,
   }
   switch (parsed->action) {
     case FlagSet::Action::kRun:
-      SetLivenessTimeout(absl::Milliseconds(*liveness));
-      // The processes a tool starts (the launcher's ranks) take the same.
-      if (liveness.given()) {
-        setenv("SLUICE_LIVENESS_TIMEOUT_MS", std::to_string(*liveness).c_str(),
-               /*overwrite=*/1);
-      }
+      connection.Apply();
       return;
     case FlagSet::Action::kHelp:
       std::fputs(flags.Help(tool, overview).c_str(), stdout);

@@ -32,6 +32,9 @@ constexpr int kNoStatusPage = -1;
 constexpr int kMaxQuorumTickMs = 60000;
 // etcd grants leases of whole seconds, one at least.
 constexpr int kMinLeaseTtlMs = 1000;
+// --max_replicas above this would let the replicas' entries alone take
+// gigabytes.
+constexpr int kMaxReplicasLimit = 1000000;
 
 tools::FlagSet flags;
 
@@ -78,6 +81,19 @@ tools::Flag<int> step_down_after_ms(
     "--liveness_timeout_ms + 1000 (default 0)",
     Milliseconds(kDefaults.step_down_after),
     tools::InRange(0, tools::kMaxMilliseconds));
+tools::Flag<int> forget_after_ms(
+    flags, "forget_after_ms",
+    "a replica not heard from for this long that waits for nothing (no "
+    "watch, no quorum request, not in the current quorum) is forgotten; 0 "
+    "picks the larger of 10 x --heartbeat_timeout_ms and 60000; at least "
+    "--heartbeat_timeout_ms (default 0)",
+    Milliseconds(kDefaults.forget_after),
+    tools::InRange(0, tools::kMaxMilliseconds));
+tools::Flag<int> max_replicas(
+    flags, "max_replicas",
+    "the most replica ids known at once: past it a new one is refused with "
+    "RESOURCE_EXHAUSTED; at least --min_replicas (default 10000)",
+    kDefaults.max_replicas, tools::InRange(1, kMaxReplicasLimit));
 tools::Flag<int> http_port(
     flags, "http_port",
     "serve the status page on this port of --address's host; 0 picks a "
@@ -162,6 +178,9 @@ int main(int argc, char** argv) {
   // 0 leaves the choice to Lighthouse::Start, which knows the liveness
   // timeout the flags set.
   options.step_down_after = absl::Milliseconds(*step_down_after_ms);
+  // 0 leaves the choice to Lighthouse::Start too.
+  options.forget_after = absl::Milliseconds(*forget_after_ms);
+  options.max_replicas = *max_replicas;
   // The replicas' collective groups rendezvous through the store served on
   // the lighthouse's port (the manager dials the leader for it). It holds
   // only the keys of quorums this lighthouse issued: a replica still

@@ -10,12 +10,15 @@
 #include <limits>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "kernels/dist/distributed_context.h"
+#include "lib/checkpoint/data_root.h"
 #include "lib/executor/tool_observers.h"
 #include "sluice/coordinator/variable_service.h"
+#include "sluice/distributed/client_work_ledger.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/worker_server.h"
 #include "sluice/host_context/concurrent_work_queue.h"
@@ -38,6 +41,19 @@ constexpr int kMinMessageBytes = 1024;
 constexpr int kMaxPrograms = 65536;
 // Bytes of the programs kept loaded: a terabyte is past any host's memory.
 constexpr int64_t kMaxProgramBytes = int64_t{1} << 40;
+// Per-client bounds: a client may have at most as many calls running, or
+// blocking tasks, as a worker could ever run.
+constexpr int kMaxClientExecutions = 65536;
+constexpr int kMaxClientBlockingTasks = 65536;
+// A quarter of the default blocking pool (256 threads): a client's
+// checkpoints and waits fit, and it takes four clients at their bound to
+// fill the pool.
+constexpr int kDefaultClientBlockingTasks = 64;
+// The kernels only tests need, which no caller of a worker in service
+// should reach: tfrt_test.memory_leak_one_int32 leaks memory on purpose and
+// tfrt_test.blocking.usleep holds a blocking-pool thread for as long as the
+// caller says.
+constexpr char kTestKernelPrefix[] = "tfrt_test.";
 
 // The flags, made when SluiceWorkerMain runs.
 struct WorkerFlags {
@@ -76,6 +92,13 @@ struct WorkerFlags {
       "recently used ones are evicted (default 128 MiB)",
       dist::WorkerOptions().max_program_bytes,
       tools::InRange(int64_t{1}, kMaxProgramBytes)};
+  tools::Flag<int64_t> max_variable_bytes{
+      set, "max_variable_bytes",
+      "bytes the variables held here may take, values and Adam moments "
+      "together; a create or first Adam step past it is refused with "
+      "RESOURCE_EXHAUSTED (default: half of this host's memory; 0: no bound)",
+      dist::DefaultMaxVariableBytes(),
+      tools::InRange(int64_t{0}, std::numeric_limits<int64_t>::max())};
   // Durations carry their unit, as on sluice_launch and sluice_monitor.
   tools::Flag<double> shutdown_grace_seconds{
       set,
@@ -93,8 +116,44 @@ struct WorkerFlags {
   tools::Flag<bool> explain_hangs{
       set, "explain_hangs",
       "on SIGUSR1, print what the calls running here still wait for"};
+  tools::Flag<std::string> data_root{
+      set, "data_root",
+      "the directory under which the programs' kernels may open files "
+      "(checkpoints); paths are taken from it, and '..', absolute paths "
+      "elsewhere and symbolic links out of it are refused (default: the "
+      "working directory)"};
+  tools::Flag<bool> enable_test_kernels{
+      set, "enable_test_kernels",
+      "serve the tfrt_test kernels too (for tests only: some leak memory or "
+      "block on purpose); without it a program that uses one is refused"};
+  tools::Flag<int> max_client_executions{
+      set, "max_client_executions",
+      "calls one client (one caller address, any port) may have running "
+      "at once; more are refused with RESOURCE_EXHAUSTED, which the caller "
+      "may retry later",
+      dist::WorkerOptions().max_executions_per_client,
+      tools::InRange(1, kMaxClientExecutions)};
+  tools::Flag<int> max_client_blocking_tasks{
+      set, "max_client_blocking_tasks",
+      "blocking-pool threads the calls of one client may hold at once; its "
+      "further blocking tasks wait for one of them, and its new calls are "
+      "refused with RESOURCE_EXHAUSTED meanwhile",
+      kDefaultClientBlockingTasks,
+      tools::InRange(1, kMaxClientBlockingTasks)};
   tools::KernelFlags kernels{set};
 };
+
+// --list_kernels: the kernels a caller's program may use.
+void PrintServedKernels(const KernelRegistry& registry,
+                        bool enable_test_kernels) {
+  for (const std::string& name : registry.KernelNames()) {
+    if (!enable_test_kernels && absl::StartsWith(name, kTestKernelPrefix)) {
+      continue;
+    }
+    std::printf("%s\n",
+                DescribeKernel(name, *registry.GetKernel(name)).c_str());
+  }
+}
 
 }  // namespace
 
@@ -108,7 +167,10 @@ int SluiceWorkerMain(int argc, char** argv,
       ": serves one task of a Sluice cluster: remote callers register "
       "programs on it and call their functions. Prints '<task> listening on "
       "<host:port>' once it accepts calls; SIGTERM or SIGINT shuts it down "
-      "cleanly (exit status 0).\n");
+      "cleanly (exit status 0), within --shutdown_grace_s and a second. "
+      "Callers' programs open files only under --data_root, use the "
+      "tfrt_test kernels only under --enable_test_kernels, and are bounded "
+      "per client (see docs/security.md).\n");
   tools::ParseToolCommandLine(argc, argv, tool_name, overview, flags.set);
   auto fail = [tool_name](const std::string& message) {
     std::fprintf(stderr, "%s: %s\n", tool_name, message.c_str());
@@ -122,7 +184,7 @@ int SluiceWorkerMain(int argc, char** argv,
         !registered.ok()) {
       return fail(std::string(registered.message()));
     }
-    tools::PrintKernels(registry);
+    PrintServedKernels(registry, *flags.enable_test_kernels);
     return 0;
   }
 
@@ -167,6 +229,8 @@ int SluiceWorkerMain(int argc, char** argv,
 
   auto work_queue = CreateWorkQueue(*flags.work_queue_type);
   if (!work_queue.ok()) return fail(std::string(work_queue.status().message()));
+  // Counts each client's blocking work on the host's queue.
+  dist::ClientWorkLedger client_work(*flags.max_client_blocking_tasks);
   const std::string name = dist::TaskName(parsed->first, parsed->second);
   auto observers =
       ToolObservers::Create({absl::StrCat(tool_name, " ", name),
@@ -177,7 +241,14 @@ int SluiceWorkerMain(int argc, char** argv,
         std::fprintf(stderr, "%s: %s\n", name.c_str(),
                      diagnostic.ToString().c_str());
       },
-      CreateMallocAllocator(), *std::move(work_queue));
+      CreateMallocAllocator(), client_work.Wrap(*std::move(work_queue)));
+  // Callers' programs open files only under the data root.
+  if (absl::Status confined =
+          host.GetOrCreateSharedContext<checkpoint::DataRoot>().Confine(
+              flags.data_root->empty() ? "." : *flags.data_root);
+      !confined.ok()) {
+    return fail(absl::StrCat("invalid --data_root: ", confined.message()));
+  }
   KernelRegistry& registry = GetKernelRegistry(&host);
   if (absl::Status registered =
           flags.kernels.RegisterKernels(register_kernels, &registry);
@@ -207,9 +278,19 @@ int SluiceWorkerMain(int argc, char** argv,
   worker_options.max_message_bytes = *flags.max_message_bytes;
   worker_options.max_programs = *flags.max_programs;
   worker_options.max_program_bytes = *flags.max_program_bytes;
+  worker_options.max_executions_per_client = *flags.max_client_executions;
+  worker_options.client_work_ledger = &client_work;
+  if (!*flags.enable_test_kernels) {
+    worker_options.refused_kernels.push_back(
+        {kTestKernelPrefix,
+         "the tfrt_test kernels are for tests only (start the worker with "
+         "--enable_test_kernels to serve them)"});
+  }
   // Every task can hold variables; the tasks of the `ps` job are where
   // clients place them by default.
-  dist::VariableService variables(name, host.allocator());
+  dist::VariableServiceOptions variable_options;
+  variable_options.max_variable_bytes = *flags.max_variable_bytes;
+  dist::VariableService variables(name, host.allocator(), variable_options);
   worker_options.services.push_back(variables.service());
   worker_options.observers = (*observers)->observers();
   auto server = dist::WorkerServer::Start(&host, worker_options);

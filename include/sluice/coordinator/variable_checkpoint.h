@@ -56,7 +56,10 @@ struct RestoredVariables {
 // Variables the checkpoint does not name are left alone. Errors from the
 // tasks are the client's; an intact checkpoint that is not one of
 // variables (a tensor that no variable accounts for) is FailedPrecondition
-// naming the tensor.
+// naming the tensor. So is a checkpoint that no parameter server would
+// take back: a variable name CheckVariableName refuses, or Adam state with
+// a step outside [1, kMaxAdamStep], a moment that is not finite or a
+// negative second moment; nothing is restored then.
 absl::StatusOr<RestoredVariables> RestoreVariables(
     VariableClient& client, HostContext* host, const std::string& directory);
 

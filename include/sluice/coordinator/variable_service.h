@@ -9,6 +9,7 @@
 #ifndef SLUICE_COORDINATOR_VARIABLE_SERVICE_H_
 #define SLUICE_COORDINATOR_VARIABLE_SERVICE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -20,11 +21,30 @@ class Service;
 
 namespace sluice::dist {
 
+struct VariableServiceOptions {
+  // At most this many requests are carried out at once; more wait their
+  // turn.
+  int max_threads = 16;
+  // The bytes this task's variables may hold, their values and Adam
+  // moments together; a create or an Adam step past it is refused with
+  // RESOURCE_EXHAUSTED. 0: no bound. sluice_worker's --max_variable_bytes,
+  // by default DefaultMaxVariableBytes().
+  int64_t max_variable_bytes = 0;
+};
+
+// Half of this host's physical memory (8 GiB where it cannot be read): a
+// parameter server's variables may fill much of its memory, but a client
+// alone cannot make it run out.
+int64_t DefaultMaxVariableBytes();
+
 class VariableService {
  public:
   // `task_name` names this task in errors. Variables' elements come from
-  // `allocator`, which must outlive the service. At most `max_threads`
-  // requests are carried out at once; more wait their turn.
+  // `allocator`, which must outlive the service.
+  VariableService(std::string task_name, HostAllocator* allocator,
+                  const VariableServiceOptions& options);
+  // No bound on the variables' bytes, and up to `max_threads` requests
+  // carried out at once.
   VariableService(std::string task_name, HostAllocator* allocator,
                   int max_threads = 16);
   // Finishes the requests already running. Destroy the server first.

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "sluice/distributed/cluster_spec.h"
@@ -42,6 +43,25 @@ namespace sluice::dist {
 namespace internal {
 class VariableChannel;
 }  // namespace internal
+
+// Limits every parameter server enforces (docs/variables.md#limits).
+//
+// A variable's name is 1 to kMaxVariableNameBytes bytes of [A-Za-z0-9._/-]:
+// short enough that every checkpoint can store it and every error message
+// can quote it, and made of bytes no log or file name misreads.
+inline constexpr size_t kMaxVariableNameBytes = 256;
+// Adam's step count is at most 2^53: a double, in which the bias correction
+// is computed, counts every step exactly up to there.
+inline constexpr int64_t kMaxAdamStep = int64_t{1} << 53;
+
+// OK when `name` is a valid variable name; otherwise InvalidArgument saying
+// which rule it breaks ("the name is empty", ...), quoting it safely.
+absl::Status CheckVariableName(std::string_view name);
+
+// `name` quoted for an error message: a valid name as it is ('w'); any
+// other with its bytes outside [A-Za-z0-9._/-] escaped, and cut after its
+// first bytes with its length added when it is too long to be a name.
+std::string QuotedVariableName(std::string_view name);
 
 // Adam's hyperparameters (Kingma and Ba; the defaults are Keras's).
 struct AdamOptions {
@@ -112,8 +132,10 @@ class VariableClient {
   // of `initial_value`. A name this client placed before goes to the same
   // task again, whatever the policy says; clients that create the same
   // variables in the same order place them alike under round robin.
-  // FailedPrecondition when the cluster has no ps task; AlreadyExists when
-  // the task holds `name` with another dtype or shape.
+  // InvalidArgument, with nothing sent, for a name CheckVariableName
+  // refuses; FailedPrecondition when the cluster has no ps task;
+  // AlreadyExists when the task holds `name` with another dtype or shape;
+  // ResourceExhausted when the task's --max_variable_bytes has no room.
   // The first contact with a task waits for it to come up (until the
   // deadline) under the default fail-fast policy, as a status RPC does.
   AsyncValueRef<VariableHandle> Create(std::string name,
@@ -144,7 +166,10 @@ class VariableClient {
   AsyncValueRef<Chain> ApplyAdam(const VariableHandle& variable,
                                  const DenseHostTensor& gradient,
                                  const AdamOptions& options = {});
-  // Replaces Adam's state (a checkpoint being restored); state.step > 0.
+  // Replaces Adam's state (a checkpoint being restored): a step in
+  // [1, kMaxAdamStep], finite moments of the variable's dtype and shape, a
+  // second moment of no negative element. InvalidArgument otherwise, and
+  // the variable is unchanged.
   AsyncValueRef<Chain> RestoreAdamState(const VariableHandle& variable,
                                         const AdamState& state);
 

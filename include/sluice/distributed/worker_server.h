@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "sluice/distributed/client_work_ledger.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/host_context/trace_activity.h"
 #include "sluice/support/liveness.h"
@@ -45,6 +46,27 @@ struct WorkerOptions {
   // How long an idle execution thread waits for the next call, spinning,
   // before it parks: waking a parked thread costs tens of microseconds.
   absl::Duration execution_spin = absl::Microseconds(100);
+  // Bounds per client, so that one caller cannot take the task from the
+  // others. A client is the caller's address without its port
+  // ("ipv4:10.0.0.7"): every process of one host counts as one client, as a
+  // caller can open connections from as many ports as it likes. A call past
+  // a bound is refused with ResourceExhausted naming the client and the
+  // bound. Calls of one client running at once:
+  int max_executions_per_client = 1024;
+  // Where the host's blocking work is counted per client: the ledger that
+  // wrapped the work queue the host was made with (client_work_ledger.h).
+  // While a client's blocking tasks fill its share of the blocking pool,
+  // its new calls are refused. Null: blocking work is not bounded per
+  // client. Must outlive the server.
+  ClientWorkLedger* client_work_ledger = nullptr;
+  // Kernels of the host's registry that the programs callers register may
+  // not use, by name prefix ("tfrt_test."): such a program is refused,
+  // naming the op, its location and `reason`.
+  struct RefusedKernels {
+    std::string prefix;
+    std::string reason;
+  };
+  std::vector<RefusedKernels> refused_kernels;
   // Further gRPC services served on the same port, such as the variables
   // of a parameter server (sluice/coordinator/variable_service.h). Each
   // must outlive the server.

@@ -45,6 +45,16 @@ struct LighthouseOptions {
   // (a shorter silence could be a network blip its connections ride out).
   // A lighthouse alone never steps down.
   absl::Duration step_down_after = absl::ZeroDuration();
+  // A replica not heard from for this long that waits for nothing (no watch
+  // stream open, no pending quorum request, not a participant of the current
+  // quorum) is forgotten, so that ids that come and go do not pile up. Zero
+  // picks the larger of 10 heartbeat timeouts and 60 s; at least
+  // heartbeat_timeout.
+  absl::Duration forget_after = absl::ZeroDuration();
+  // The most replica ids known at once: past it a new id is refused with
+  // RESOURCE_EXHAUSTED (known ones go on), which bounds the lighthouse's
+  // memory. At least min_replicas.
+  int max_replicas = 10000;
   // Further services served on the same port (e.g. the collectives'
   // rendezvous store). Not owned: they outlive the lighthouse.
   std::vector<grpc::Service*> extra_services;

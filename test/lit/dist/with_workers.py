@@ -151,7 +151,9 @@ class Worker:
                 open(self.stderr_path, "ab") as err:
             self.process = subprocess.Popen(
                 [self.binary, "--task_name=" + self.name,
-                 "--address=127.0.0.1:%d" % self.port],
+                 "--address=127.0.0.1:%d" % self.port,
+                 # The programs under test use tfrt_test kernels.
+                 "--enable_test_kernels"],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                 env=self.env, start_new_session=True)
 

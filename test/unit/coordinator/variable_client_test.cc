@@ -218,6 +218,38 @@ TEST_F(VariableClientTest, CallerErrorsFailBeforeAnythingIsSent) {
                         "parameter-server tasks"));
 }
 
+TEST_F(VariableClientTest, ABadNameFailsBeforeSendingAndTheTaskRefusesItToo) {
+  const std::string huge(4 << 20, 'n');
+  AsyncValueRef<VariableHandle> too_long =
+      client_->Create(huge, Tensor<float>({}, {1}));
+  ASSERT_TRUE(too_long.IsError());  // at once: nothing was sent
+  EXPECT_EQ(too_long.GetError().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(too_long.GetError().message(),
+              HasSubstr("creating a variable: the name 'nnnn"));
+  EXPECT_LT(too_long.GetError().message().size(), 400u);
+  AsyncValueRef<VariableHandle> odd =
+      client_->CreateOn("/job:ps/task:1", "a b", Tensor<float>({}, {1}));
+  ASSERT_TRUE(odd.IsError());
+  EXPECT_THAT(odd.GetError().message(),
+              HasSubstr("creating a variable on task /job:ps/task:1: the name "
+                        "'a b' has ' ' at byte 1"));
+
+  // The refused names took no turn of the placement.
+  VariableHandle w = Await(client_->Create("w", Tensor<float>({}, {1})));
+  EXPECT_EQ(w.task, "/job:ps/task:0");
+
+  // A handle made up with such a name reaches the task, which refuses it.
+  VariableHandle forged = w;
+  forged.name = huge;
+  AsyncValueRef<DenseHostTensor> read = client_->Read(forged);
+  client_host_->Await(read.CopyRCRef());
+  ASSERT_TRUE(read.IsError());
+  EXPECT_EQ(read.GetError().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(read.GetError().message(),
+              HasSubstr("a name no variable can have"));
+  EXPECT_LT(read.GetError().message().size(), 1000u);
+}
+
 TEST_F(VariableClientTest, ARequestOverTheMessageLimitFailsBeforeSending) {
   absl::StatusOr<ClusterSpec> spec = ClusterSpec::FromJson(absl::StrCat(
       R"({"ps": ["127.0.0.1:)", servers_[0]->server->port(), R"("]})"));

@@ -10,14 +10,17 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/coordinator/variable_math.h"
 #include "lib/distributed/tensor_codec.h"
+#include "sluice/coordinator/variables.h"
 #include "sluice/host_context/host_allocator.h"
 #include "sluice/tensor/dense_host_tensor.h"
 
@@ -42,12 +45,28 @@ class VariableStoreTest : public ::testing::Test {
     return wire;
   }
 
+  // `n` zeros of T.
+  template <typename T>
+  proto::Tensor Filled(int64_t n) {
+    std::vector<T> zeros(n, T{0});
+    absl::StatusOr<DenseHostTensor> tensor =
+        DenseHostTensor::FromValues<T>(TensorShape({n}), zeros, &allocator_);
+    EXPECT_TRUE(tensor.ok()) << tensor.status();
+    proto::Tensor wire;
+    EXPECT_TRUE(EncodeTensor(*tensor, &wire).ok());
+    return wire;
+  }
+
   absl::StatusOr<bool> Create(const std::string& name, proto::Tensor initial) {
+    return CreateIn(store_, name, std::move(initial));
+  }
+  absl::StatusOr<bool> CreateIn(VariableStore& store, const std::string& name,
+                                proto::Tensor initial) {
     proto::CreateVariableRequest request;
     request.set_name(name);
     *request.mutable_initial_value() = std::move(initial);
     proto::CreateVariableResponse response;
-    absl::Status created = store_.Create(request, &response);
+    absl::Status created = store.Create(request, &response);
     if (!created.ok()) return created;
     return response.created();
   }
@@ -70,10 +89,37 @@ class VariableStoreTest : public ::testing::Test {
   absl::Status Update(
       const std::string& name,
       const std::function<void(proto::UpdateVariableRequest&)>& fill) {
+    return UpdateIn(store_, name, fill);
+  }
+  absl::Status UpdateIn(
+      VariableStore& store, const std::string& name,
+      const std::function<void(proto::UpdateVariableRequest&)>& fill) {
     proto::UpdateVariableRequest request;
     request.set_name(name);
     fill(request);
-    return store_.Update(request);
+    return store.Update(request);
+  }
+
+  // The variable's Adam state, or none when no step has run.
+  std::optional<proto::AdamState> AdamStateOf(const std::string& name) {
+    proto::ReadVariableRequest request;
+    request.set_name(name);
+    request.set_with_optimizer_state(true);
+    proto::ReadVariableResponse response;
+    absl::Status read = store_.Read(request, &response);
+    EXPECT_TRUE(read.ok()) << read;
+    if (!response.has_adam()) return std::nullopt;
+    return response.adam();
+  }
+
+  absl::Status RestoreAdam(const std::string& name, int64_t step,
+                           proto::Tensor m, proto::Tensor v) {
+    return Update(name, [&](proto::UpdateVariableRequest& request) {
+      proto::AdamState* state = request.mutable_set_adam_state();
+      state->set_step(step);
+      *state->mutable_m() = m;
+      *state->mutable_v() = v;
+    });
   }
 
   absl::Status AssignAdd(const std::string& name, proto::Tensor delta) {
@@ -388,6 +434,230 @@ TEST_F(VariableStoreTest, ConcurrentUpdatesAreEachAppliedWhole) {
   for (int64_t element : final_value) {
     ASSERT_EQ(element, kThreads * kUpdates);
   }
+}
+
+// Limits (docs/variables.md#limits): names, bytes, restored Adam state.
+
+TEST_F(VariableStoreTest, CreatesWithANameOutsideTheRulesAreRefused) {
+  const std::string huge(4 << 20, 'n');
+  absl::StatusOr<bool> too_long = Create(huge, Wire<float>({1}, {1}));
+  EXPECT_EQ(too_long.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(too_long.status().message(),
+              HasSubstr("creating a variable on task /job:ps/task:0: the name "
+                        "'nnnn"));
+  EXPECT_THAT(too_long.status().message(),
+              HasSubstr("(4194304 bytes) is longer than 256 bytes"));
+  EXPECT_LT(too_long.status().message().size(), 400u);
+
+  absl::StatusOr<bool> odd = Create("w\n", Wire<float>({1}, {1}));
+  EXPECT_EQ(odd.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(odd.status().message(),
+              HasSubstr("the name 'w\\n' has '\\n' at byte 1"));
+
+  EXPECT_TRUE(Create(std::string(256, 'x'), Wire<float>({1}, {1})).ok());
+  EXPECT_FALSE(Create(std::string(257, 'x'), Wire<float>({1}, {1})).ok());
+  proto::ListVariablesResponse listed;
+  store_.List(&listed);
+  ASSERT_EQ(listed.variables_size(), 1);
+  EXPECT_EQ(listed.variables(0).name(), std::string(256, 'x'));
+}
+
+TEST_F(VariableStoreTest, ReadsAndUpdatesNamingNoPossibleVariableAreRefused) {
+  const std::string huge(4 << 20, 'n');
+  proto::ReadVariableRequest read;
+  read.set_name(huge);
+  proto::ReadVariableResponse response;
+  absl::Status refused = store_.Read(read, &response);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("longer than 256 bytes"));
+  EXPECT_LT(refused.message().size(), 400u);
+
+  absl::Status update = AssignAdd("a b", Wire<float>({1}, {1}));
+  EXPECT_EQ(update.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(update.message(), HasSubstr("the name 'a b' has ' ' at byte 1"));
+}
+
+TEST_F(VariableStoreTest, TheByteBoundRefusesACreatePastItNamingBoth) {
+  VariableStore bounded(kTask, &allocator_, /*max_variable_bytes=*/64);
+  ASSERT_TRUE(CreateIn(bounded, "w", Filled<float>(8)).ok());  // 32 bytes
+  EXPECT_EQ(bounded.bytes_held(), 32);
+
+  absl::StatusOr<bool> big = CreateIn(bounded, "big", Filled<double>(8));
+  EXPECT_EQ(big.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(
+      big.status().message(),
+      HasSubstr("creating variable 'big' on task /job:ps/task:0: its "
+                "value (f64 [8]) would take 64 more bytes, and the task's "
+                "variables already hold 32 of the 64 bytes it allows "
+                "them (--max_variable_bytes)"));
+  EXPECT_EQ(bounded.bytes_held(), 32);
+  proto::ListVariablesResponse listed;
+  bounded.List(&listed);
+  EXPECT_EQ(listed.variables_size(), 1);
+
+  // Up to the bound exactly; a repeated create counts nothing again, even
+  // with the store full.
+  ASSERT_TRUE(CreateIn(bounded, "v", Filled<int64_t>(4)).ok());
+  EXPECT_EQ(bounded.bytes_held(), 64);
+  absl::StatusOr<bool> again = CreateIn(bounded, "w", Filled<float>(8));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE(*again);
+  EXPECT_EQ(bounded.bytes_held(), 64);
+  EXPECT_EQ(CreateIn(bounded, "one", Wire<int32_t>({1}, {1})).status().code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
+TEST_F(VariableStoreTest, AdamMomentsCountAgainstTheByteBound) {
+  // 16 bytes of value and 32 of moments fit 48, not 47.
+  for (int64_t bound : {48, 47}) {
+    VariableStore bounded(kTask, &allocator_, bound);
+    ASSERT_TRUE(CreateIn(bounded, "w", Wire<float>({4}, {1, 2, 3, 4})).ok());
+    absl::Status stepped =
+        UpdateIn(bounded, "w", [&](proto::UpdateVariableRequest& request) {
+          proto::AdamUpdate* adam = request.mutable_adam();
+          adam->set_learning_rate(0.1);
+          adam->set_beta1(0.9);
+          adam->set_beta2(0.999);
+          adam->set_epsilon(1e-7);
+          *adam->mutable_gradient() = Wire<float>({4}, {1, 1, 1, 1});
+        });
+    proto::ReadVariableRequest read;
+    read.set_name("w");
+    read.set_with_optimizer_state(true);
+    proto::ReadVariableResponse value;
+    ASSERT_TRUE(bounded.Read(read, &value).ok());
+    if (bound == 48) {
+      EXPECT_TRUE(stepped.ok()) << stepped;
+      EXPECT_EQ(bounded.bytes_held(), 48);
+      EXPECT_TRUE(value.has_adam());
+      continue;
+    }
+    EXPECT_EQ(stepped.code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_THAT(
+        stepped.message(),
+        HasSubstr("applying Adam to variable 'w' (f32 [4]) on task "
+                  "/job:ps/task:0: its Adam moments would take 32 more bytes"));
+    EXPECT_EQ(bounded.bytes_held(), 16);
+    EXPECT_FALSE(value.has_adam());
+    EXPECT_EQ(value.value().data(), Wire<float>({4}, {1, 2, 3, 4}).data());
+  }
+}
+
+TEST_F(VariableStoreTest, ConcurrentCreatesNeverPassTheByteBound) {
+  constexpr int kThreads = 8;
+  constexpr int kCreatesEach = 50;
+  constexpr int64_t kBound = 100 * 64;  // room for 100 of the 400
+  VariableStore bounded(kTask, &allocator_, kBound);
+  const proto::Tensor initial = Filled<double>(8);
+  std::atomic<int> created{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCreatesEach; ++i) {
+        absl::StatusOr<bool> made =
+            CreateIn(bounded, absl::StrCat("v", t, "_", i), initial);
+        if (made.ok()) {
+          created.fetch_add(1);
+        } else if (made.status().code() ==
+                   absl::StatusCode::kResourceExhausted) {
+          refused.fetch_add(1);
+        }
+        EXPECT_LE(bounded.bytes_held(), kBound);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(created.load(), 100);
+  EXPECT_EQ(refused.load(), kThreads * kCreatesEach - 100);
+  EXPECT_EQ(bounded.bytes_held(), kBound);
+}
+
+TEST_F(VariableStoreTest,
+       RestoredAdamStateOutOfRangeIsRefusedAndChangesNothing) {
+  ASSERT_TRUE(Create("w", Wire<float>({2}, {1, 2})).ok());
+  ASSERT_TRUE(Adam("w", Wire<float>({2}, {0.5f, -1})).ok());
+  const std::optional<proto::AdamState> before = AdamStateOf("w");
+  ASSERT_TRUE(before.has_value());
+  const std::vector<float> value_before = Read<float>("w");
+  const proto::Tensor good = Wire<float>({2}, {0.1f, 0.2f});
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+
+  struct Case {
+    int64_t step;
+    proto::Tensor m;
+    proto::Tensor v;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {std::numeric_limits<int64_t>::max(), good, good,
+       "the step is 9223372036854775807, not in [1, 2^53 = "
+       "9007199254740992]"},
+      {kMaxAdamStep + 1, good, good, "the step is 9007199254740993"},
+      {-5, good, good, "the step is -5"},
+      {0, good, good, "the step is 0"},
+      {3, Wire<float>({2}, {0, nan}), good,
+       "the first moment's element 1 is nan, not finite"},
+      {3, Wire<float>({2}, {-inf, 0}), good,
+       "the first moment's element 0 is -inf, not finite"},
+      {3, good, Wire<float>({2}, {0.5f, -1}),
+       "the second moment's element 1 is -1, not finite and at least 0"},
+      {3, good, Wire<float>({2}, {nan, 1}),
+       "the second moment's element 0 is nan, not finite and at least 0"},
+      {3, good, Wire<float>({2}, {inf, 1}), "element 0 is inf"},
+      {3, good, Wire<float>({3}, {1, 1, 1}),
+       "the second moment is f32 [3], not f32 [2]"},
+      {3, Wire<double>({2}, {1, 1}), good,
+       "the first moment is f64 [2], not f32 [2]"},
+  };
+  for (const Case& c : cases) {
+    absl::Status refused = RestoreAdam("w", c.step, c.m, c.v);
+    EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << c.says;
+    EXPECT_THAT(refused.message(),
+                HasSubstr("restoring the Adam state of variable 'w' (f32 "
+                          "[2]) on task /job:ps/task:0: "));
+    EXPECT_THAT(refused.message(), HasSubstr(c.says));
+    const std::optional<proto::AdamState> after = AdamStateOf("w");
+    ASSERT_TRUE(after.has_value());
+    EXPECT_EQ(after->step(), before->step()) << c.says;
+    EXPECT_EQ(after->m().data(), before->m().data()) << c.says;
+    EXPECT_EQ(after->v().data(), before->v().data()) << c.says;
+    EXPECT_EQ(Read<float>("w"), value_before) << c.says;
+  }
+
+  // The bound itself, a zero second moment and f64 state are taken.
+  ASSERT_TRUE(
+      RestoreAdam("w", kMaxAdamStep, good, Wire<float>({2}, {0, 0})).ok());
+  EXPECT_EQ(AdamStateOf("w")->step(), kMaxAdamStep);
+  ASSERT_TRUE(Create("d", Wire<double>({1}, {1})).ok());
+  EXPECT_TRUE(
+      RestoreAdam("d", 1, Wire<double>({1}, {-3}), Wire<double>({1}, {2}))
+          .ok());
+  EXPECT_EQ(
+      RestoreAdam("d", 1, Wire<double>({1}, {0}), Wire<double>({1}, {-1e-300}))
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(VariableStoreTest,
+       RestoringAdamStateIntoAFreshVariableCountsItsMoments) {
+  VariableStore bounded(kTask, &allocator_, /*max_variable_bytes=*/16);
+  ASSERT_TRUE(CreateIn(bounded, "w", Wire<float>({2}, {1, 2})).ok());
+  const proto::Tensor zeros = Wire<float>({2}, {0, 0});
+  absl::Status refused =
+      UpdateIn(bounded, "w", [&](proto::UpdateVariableRequest& request) {
+        proto::AdamState* state = request.mutable_set_adam_state();
+        state->set_step(1);
+        *state->mutable_m() = zeros;
+        *state->mutable_v() = zeros;
+      });
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(
+      refused.message(),
+      HasSubstr("its Adam moments would take 16 more bytes, and the task's "
+                "variables already hold 8 of the 16 bytes"));
+  EXPECT_EQ(bounded.bytes_held(), 8);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "lib/lighthouse/lighthouse_status.h"
 #include "lib/lighthouse/lighthouse_status_history.h"
 #include "lib/lighthouse/quorum_authority.h"
+#include "lib/lighthouse/quorum_rules.h"
 #include "sluice/lighthouse/lighthouse.h"
 #include "sluice/support/failure.h"
 #include "sluice/support/liveness.h"
@@ -1167,6 +1168,232 @@ TEST(LighthouseStatusTest, ProtoRoundTripKeepsEveryField) {
             "stepped down at 2023-11-14T22:13:20.654Z: why");
   EXPECT_EQ(StatusToProto(plain).SerializeAsString(),
             status.SerializeAsString());
+}
+
+}  // namespace
+}  // namespace sluice::lighthouse
+
+namespace sluice::lighthouse {
+namespace {
+
+std::unique_ptr<Lighthouse> StartLimitedLighthouse(
+    int max_replicas, absl::Duration heartbeat_timeout,
+    absl::Duration forget_after) {
+  LighthouseOptions options;
+  options.bind = "127.0.0.1:0";
+  options.quorum_tick = absl::Milliseconds(20);
+  options.heartbeat_timeout = heartbeat_timeout;
+  options.forget_after = forget_after;
+  options.max_replicas = max_replicas;
+  auto lighthouse = Lighthouse::Start(options);
+  EXPECT_TRUE(lighthouse.ok()) << lighthouse.status();
+  return lighthouse.ok() ? *std::move(lighthouse) : nullptr;
+}
+
+// Every RPC that names a replica refuses an id that breaks the rules, and
+// never writes it raw.
+TEST(LighthouseLimitsTest, EveryRpcRefusesAnInvalidReplicaId) {
+  auto lighthouse = StartLighthouse();
+  ASSERT_NE(lighthouse, nullptr);
+  auto stub = proto::Lighthouse::NewStub(grpc::CreateChannel(
+      lighthouse->address(), grpc::InsecureChannelCredentials()));
+  const std::string forged = "a\nlighthouse x: quorum 9 formed with evil";
+  const auto expect_refused = [](const grpc::Status& status) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(status.error_message().find('\n'), std::string::npos)
+        << status.error_message();
+    EXPECT_NE(status.error_message().find("has \"\\n\" at byte 1: a replica "
+                                          "id is made of A-Z a-z 0-9 . _ : / "
+                                          "-"),
+              std::string::npos)
+        << status.error_message();
+  };
+  {
+    grpc::ClientContext context;
+    proto::HeartbeatResponse response;
+    proto::HeartbeatRequest request = Beat(forged);
+    expect_refused(stub->Heartbeat(&context, request, &response));
+  }
+  {
+    grpc::ClientContext context;
+    proto::QuorumResponse response;
+    expect_refused(stub->Quorum(&context, Ask(forged), &response));
+  }
+  {
+    grpc::ClientContext context;
+    proto::CommitResponse response;
+    expect_refused(
+        stub->Commit(&context, Vote(forged, 1, 1, false), &response));
+  }
+  {
+    grpc::ClientContext context;
+    proto::WatchRequest request;
+    request.set_replica_id(forged);
+    request.set_incarnation(1);
+    auto reader = stub->Watch(&context, request);
+    proto::LighthouseEvent event;
+    EXPECT_FALSE(reader->Read(&event));
+    expect_refused(reader->Finish());
+  }
+  {
+    grpc::ClientContext context;
+    proto::HeartbeatResponse response;
+    const grpc::Status status = stub->Heartbeat(
+        &context, Beat(std::string(kMaxReplicaIdBytes + 1, 'x')), &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(status.error_message().find("a replica id is at most 128 bytes"),
+              std::string::npos)
+        << status.error_message();
+  }
+  {
+    grpc::ClientContext context;
+    proto::QuorumResponse response;
+    proto::QuorumRequest request = Ask("a");
+    request.mutable_replica()->set_address(std::string(300, 'h') + ":1");
+    const grpc::Status status = stub->Quorum(&context, request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(status.error_message().find("the quorum request of replica a: "
+                                          "address"),
+              std::string::npos)
+        << status.error_message();
+  }
+  EXPECT_TRUE(lighthouse->Status().replicas.empty());
+}
+
+// A failed vote's text reaches the log and the other participants without
+// its newlines, and cut.
+TEST(LighthouseLimitsTest, AVoteFailureIsBoundedForTheOtherParticipants) {
+  auto lighthouse = StartLighthouse(/*min_replicas=*/2);
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto quorums = FormQuorum(*client, {"a", "b"});
+  ASSERT_TRUE(quorums[0].ok()) << quorums[0].status();
+  proto::CommitRequest vote = Vote("a", quorums[0]->quorum_id(), 1, false);
+  vote.set_failure("x\nlighthouse y: forged" + std::string(5000, 'z'));
+  absl::StatusOr<proto::CommitResponse> answer = client->Commit(vote, kLong);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_FALSE(answer->commit());
+  EXPECT_EQ(answer->reason().find('\n'), std::string::npos);
+  EXPECT_NE(answer->reason().find("x\\x0alighthouse y: forged"),
+            std::string::npos)
+      << answer->reason();
+  EXPECT_LT(answer->reason().size(), kMaxFailureBytes + 200);
+}
+
+TEST(LighthouseLimitsTest, PastMaxReplicasANewIdIsRefused) {
+  auto lighthouse = StartLimitedLighthouse(
+      /*max_replicas=*/3, absl::Seconds(5), absl::Seconds(60));
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  for (const char* id : {"a", "b", "c"}) {
+    ASSERT_TRUE(client->Heartbeat(Beat(id), kLong).ok()) << id;
+  }
+  const absl::Status refused = client->Heartbeat(Beat("d"), kLong);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused;
+  EXPECT_NE(refused.message().find("replica d is refused: 3 replicas are "
+                                   "known, max_replicas 3"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(client->Quorum(Ask("d"), absl::Seconds(1)).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  // The known ones go on: a alone is not more than half of 3, so its
+  // request waits rather than being refused.
+  EXPECT_TRUE(client->Heartbeat(Beat("a"), kLong).ok());
+  auto quorum = client->Quorum(Ask("a"), absl::Milliseconds(500));
+  EXPECT_NE(quorum.status().code(), absl::StatusCode::kResourceExhausted)
+      << quorum.status();
+  EXPECT_EQ(lighthouse->Status().replicas.size(), 3u);
+}
+
+TEST(LighthouseLimitsTest, ANewIncarnationCannotTakeAWatchingReplicasPlace) {
+  auto lighthouse = StartLighthouse();
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  EventLog events;
+  proto::WatchRequest watch_request;
+  watch_request.set_replica_id("a");
+  watch_request.set_incarnation(1);
+  auto watch = client->Watch(watch_request, events.Callback());
+  const absl::Time deadline = absl::Now() + kLong;
+  while (lighthouse->Status().replicas.empty() && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_TRUE(client->Heartbeat(Beat("a"), kLong).ok());
+  proto::HeartbeatRequest spoofed = Beat("a");
+  spoofed.set_incarnation(77);
+  const absl::Status refused = client->Heartbeat(spoofed, kLong);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_EQ(lighthouse->Status().replicas.at(0).replica.incarnation, 1u);
+  // The process dies (its stream ends): its restart is taken.
+  watch->Stop();
+  absl::Status restarted = refused;
+  while (!restarted.ok() && absl::Now() < deadline) {
+    restarted = client->Heartbeat(spoofed, kLong);
+    if (!restarted.ok()) absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_TRUE(restarted.ok()) << restarted;
+  EXPECT_EQ(lighthouse->Status().replicas.at(0).replica.incarnation, 77u);
+}
+
+// 20,000 ids that each heartbeat once: the lighthouse forgets them, the
+// status lists at most 500 rows and status.json stays under 1 MB meanwhile.
+TEST(LighthouseLimitsTest, OneShotIdsAreForgottenAndTheStatusStaysSmall) {
+  auto lighthouse = StartLimitedLighthouse(
+      /*max_replicas=*/10000, absl::Milliseconds(200), absl::Milliseconds(400));
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  constexpr int kIds = 20000;
+  constexpr int kThreads = 8;
+  std::atomic<int> admitted{0}, refused{0}, other{0};
+  std::vector<std::thread> senders;
+  for (int t = 0; t < kThreads; ++t) {
+    senders.emplace_back([&, t] {
+      for (int i = t; i < kIds; i += kThreads) {
+        // The longest id there may be.
+        std::string id = absl::StrCat(i, "-");
+        id.resize(kMaxReplicaIdBytes, 'x');
+        const absl::Status beat = client->Heartbeat(Beat(id), kLong);
+        if (beat.ok()) {
+          ++admitted;
+        } else if (beat.code() == absl::StatusCode::kResourceExhausted) {
+          ++refused;
+        } else {
+          ++other;
+        }
+      }
+    });
+  }
+  size_t largest_json = 0, most_rows = 0;
+  while (admitted + refused + other < kIds) {
+    const proto::LighthouseStatus status = StatusToProto(lighthouse->Status());
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.always_print_primitive_fields = true;
+    options.preserve_proto_field_names = true;
+    ASSERT_TRUE(
+        google::protobuf::util::MessageToJsonString(status, &json, options)
+            .ok());
+    largest_json = std::max(largest_json, json.size());
+    most_rows = std::max<size_t>(most_rows, status.replicas_size());
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  for (std::thread& sender : senders) sender.join();
+  std::printf(
+      "20000 one-shot ids: %d admitted, %d refused; status.json at most %zu "
+      "bytes, %zu rows\n",
+      admitted.load(), refused.load(), largest_json, most_rows);
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_EQ(admitted + refused, kIds);
+  EXPECT_LT(largest_json, 1024u * 1024);
+  EXPECT_LE(most_rows, 500u);
+  // Forgotten 400 ms after their heartbeat, a tick later at most.
+  const absl::Time deadline = absl::Now() + kLong;
+  while (!lighthouse->Status().replicas.empty() && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_TRUE(lighthouse->Status().replicas.empty());
+  // Room again for a new id.
+  EXPECT_TRUE(client->Heartbeat(Beat("late"), kLong).ok());
 }
 
 }  // namespace

@@ -1,11 +1,16 @@
-// The quorum rules on a fake clock: one test per rule.
+// The quorum rules on a fake clock: one test per rule, and the limits on
+// what replicas may send and how many are remembered.
 #include "lib/lighthouse/quorum_rules.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "lib/lighthouse/lighthouse_status_history.h"
 
 namespace sluice::lighthouse {
 namespace {
@@ -413,6 +418,215 @@ TEST(QuorumRulesOptionsTest, RejectsOutOfRangeOptions) {
   EXPECT_EQ(ValidateQuorumRulesOptions(options).message(),
             "lighthouse: heartbeat_timeout must be positive, got 0");
   EXPECT_TRUE(ValidateQuorumRulesOptions(QuorumRulesOptions()).ok());
+}
+
+}  // namespace
+}  // namespace sluice::lighthouse
+
+// Limits (docs/lighthouse.md, "Limits"): what a replica id may be, the
+// replicas forgotten, the cap on known replicas, a live process's id.
+namespace sluice::lighthouse {
+namespace {
+
+QuorumRules RulesWith(int max_replicas = 10000) {
+  QuorumRulesOptions options;
+  options.heartbeat_timeout = absl::Seconds(5);
+  options.forget_after = absl::Seconds(60);
+  options.max_replicas = max_replicas;
+  return QuorumRules(options);
+}
+
+absl::Time At(double seconds) { return kStart + absl::Seconds(seconds); }
+
+proto::QuorumRequest AskOf(const std::string& id) {
+  proto::QuorumRequest request;
+  request.mutable_replica()->set_replica_id(id);
+  request.mutable_replica()->set_incarnation(1);
+  return request;
+}
+
+TEST(ReplicaIdTest, AcceptsTheDocumentedCharacters) {
+  EXPECT_TRUE(CheckReplicaId("replica-0_a.b:7/x").ok());
+  EXPECT_TRUE(CheckReplicaId(std::string(kMaxReplicaIdBytes, 'a')).ok());
+}
+
+TEST(ReplicaIdTest, RefusesALongIdNamingTheRule) {
+  const absl::Status status =
+      CheckReplicaId(std::string(kMaxReplicaIdBytes + 1, 'a'));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("is 129 bytes long: a replica id is at "
+                                  "most 128 bytes"),
+            std::string::npos)
+      << status;
+  // The id is cut in the message.
+  EXPECT_LT(status.message().size(), 200u) << status;
+}
+
+TEST(ReplicaIdTest, RefusesANewlineAndNeverWritesItRaw) {
+  const absl::Status status =
+      CheckReplicaId("a\nlighthouse 1.2.3.4:5: quorum 9 formed with evil");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message().find('\n'), std::string::npos) << status;
+  EXPECT_NE(status.message().find(
+                "replica id \"a\\nlighthouse 1.2.3.4:5: quorum 9 formed with "
+                "evil\" has \"\\n\" at byte 1: a replica id is made of "
+                "A-Z a-z 0-9 . _ : / -"),
+            std::string::npos)
+      << status;
+  for (const std::string id : {"a b", "<b>", "\xc3\xa9", "a\"b", "a\\b"}) {
+    EXPECT_EQ(CheckReplicaId(id).code(), absl::StatusCode::kInvalidArgument)
+        << id;
+  }
+  EXPECT_EQ(CheckReplicaId("").message(), "the request names no replica_id");
+}
+
+TEST(ReplicaIdTest, EscapedCutsWholeEscapes) {
+  EXPECT_EQ(Escaped("a\nb"), "a\\nb");
+  const std::string cut = Escaped(std::string(100, '\x01'), 10);
+  // \x01 is four bytes: two fit, then the cut.
+  EXPECT_EQ(cut, "\\x01\\x01...");
+}
+
+TEST(ReplicaIdTest, AddressesAreBounded) {
+  EXPECT_TRUE(CheckReplicaAddress("host-1.example.com:29510").ok());
+  EXPECT_TRUE(CheckReplicaAddress("").ok());  // a replica that serves no heal
+  const absl::Status long_address =
+      CheckReplicaAddress(std::string(kMaxReplicaAddressBytes + 1, 'h'));
+  EXPECT_EQ(long_address.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(long_address.message().find("an address is at most 256 bytes"),
+            std::string::npos)
+      << long_address;
+  const absl::Status newline = CheckReplicaAddress("h:1\nforged");
+  EXPECT_EQ(newline.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(newline.message().find('\n'), std::string::npos) << newline;
+}
+
+TEST(ReplicaIdTest, FailureTextsLoseControlCharactersAndLength) {
+  EXPECT_EQ(WithoutControlCharacters("a\nb\xc3\xa9", 512), "a\\x0ab\xc3\xa9");
+  // Cut on a character boundary: "é" is two bytes.
+  EXPECT_EQ(WithoutControlCharacters("ab\xc3\xa9", 3), "ab");
+}
+
+TEST(QuorumRulesOptionsTest, ForgetAfterAndMaxReplicasAreChecked) {
+  QuorumRulesOptions options;
+  options.heartbeat_timeout = absl::Seconds(5);
+  options.forget_after = absl::Seconds(4);
+  EXPECT_EQ(ValidateQuorumRulesOptions(options).code(),
+            absl::StatusCode::kInvalidArgument);
+  options.forget_after = absl::Seconds(5);
+  EXPECT_TRUE(ValidateQuorumRulesOptions(options).ok());
+  options.min_replicas = 3;
+  options.max_replicas = 2;
+  const absl::Status status = ValidateQuorumRulesOptions(options);
+  EXPECT_EQ(status.message(),
+            "lighthouse: max_replicas must be at least min_replicas (3), got "
+            "2");
+}
+
+TEST(ForgetTest, ForgetsOnlySilentReplicasThatWaitForNothing) {
+  QuorumRules rules = RulesWith();
+  // c forms quorum 1 alone at 0, then goes silent: a participant is kept.
+  rules.Request(AskOf("c"), At(0));
+  QuorumDecision decision = rules.Evaluate(At(0));
+  ASSERT_TRUE(decision.formed.has_value()) << decision.waiting;
+  rules.Issue(*decision.formed);
+  rules.Heartbeat("a", 1, At(1));  // silent after 1
+  const uint64_t b_ticket = rules.Request(AskOf("b"), At(1));  // pending
+  rules.WatchOpened("d", 1, At(1));  // a stream still open
+  rules.Heartbeat("e", 1, At(2));    // silent after 2
+  ASSERT_EQ(rules.replica_count(), 5u);
+
+  EXPECT_TRUE(rules.Forget(At(60.9)).empty());  // not 60 s yet
+  EXPECT_EQ(rules.Forget(At(61)), std::vector<std::string>{"a"});
+  EXPECT_EQ(rules.replica_count(), 4u);
+  rules.Withdraw(b_ticket);
+  rules.WatchEnded("d", 1);
+  EXPECT_EQ(rules.Forget(At(62)), (std::vector<std::string>{"b", "d", "e"}));
+  EXPECT_EQ(rules.replica_count(), 1u);  // c, the participant
+  // A forgotten replica that speaks again is known again.
+  rules.Heartbeat("a", 1, At(63));
+  EXPECT_EQ(rules.replica_count(), 2u);
+  bool a_healthy = false;
+  for (const proto::ReplicaStatus& status : rules.Replicas(At(63))) {
+    if (status.replica().replica_id() == "a") a_healthy = status.healthy();
+  }
+  EXPECT_TRUE(a_healthy);
+}
+
+TEST(ForgetTest, AReplicaHeardFromIsNeverForgotten) {
+  QuorumRules rules = RulesWith();
+  for (int second = 0; second <= 300; second += 4) {
+    rules.Heartbeat("a", 1, At(second));
+    EXPECT_TRUE(rules.Forget(At(second + 3)).empty()) << second;
+  }
+  EXPECT_EQ(rules.replica_count(), 1u);
+}
+
+TEST(MaxReplicasTest, ANewIdPastTheCapIsRefusedKnownOnesGoOn) {
+  QuorumRules rules = RulesWith(/*max_replicas=*/2);
+  ASSERT_TRUE(rules.Admit("a", 1, At(0)).ok());
+  rules.Heartbeat("a", 1, At(0));
+  ASSERT_TRUE(rules.Admit("b", 1, At(10)).ok());
+  rules.Heartbeat("b", 1, At(10));
+  const absl::Status refused = rules.Admit("c", 1, At(11));
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(refused.message(),
+            "replica c is refused: 2 replicas are known, max_replicas 2; a "
+            "replica is forgotten once silent for 60 s");
+  EXPECT_TRUE(rules.Admit("a", 1, At(11)).ok());
+  EXPECT_TRUE(rules.Admit("b", 2, At(11)).ok());  // a restart, no watch
+  // a is forgotten at 60: c takes its place.
+  EXPECT_EQ(rules.Forget(At(60)), std::vector<std::string>{"a"});
+  EXPECT_TRUE(rules.Admit("c", 1, At(60)).ok());
+}
+
+TEST(AdmitTest, ANewIncarnationWaitsWhileALiveProcessWatches) {
+  QuorumRules rules = RulesWith();
+  rules.WatchOpened("a", 1, At(0));
+  const absl::Status taken = rules.Admit("a", 2, At(1));
+  EXPECT_EQ(taken.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(taken.message(),
+            "replica a is held by incarnation 1, which is healthy and "
+            "watching: incarnation 2 is taken once its watch stream ends or "
+            "it misses its heartbeat timeout (5 s)");
+  EXPECT_TRUE(rules.Admit("a", 1, At(1)).ok());
+  // Silent past its heartbeat timeout (a frozen process): the restart goes
+  // on.
+  EXPECT_TRUE(rules.Admit("a", 2, At(5)).ok());
+  // Its stream ended (the process died): at once.
+  rules.Heartbeat("a", 1, At(5));
+  rules.WatchEnded("a", 1);
+  EXPECT_TRUE(rules.Admit("a", 2, At(5)).ok());
+}
+
+// 20,000 ids that each speak once leave nothing behind once forgotten: the
+// rules and the status history hold at most the ids of the last
+// forget_after.
+TEST(ForgetTest, OneShotIdsLeaveMemoryBounded) {
+  QuorumRules rules = RulesWith();
+  StatusHistory history;
+  constexpr int kIds = 20000;
+  size_t most_known = 0;
+  for (int i = 0; i < kIds; ++i) {
+    // One id every 10 ms: 200 s in all, 6,000 within any 60 s.
+    const absl::Time now = kStart + absl::Milliseconds(10 * i);
+    const std::string id = absl::StrCat("one-shot-", i);
+    ASSERT_TRUE(rules.Admit(id, 1, now).ok()) << i;
+    rules.Heartbeat(id, 1, now);
+    history.Heard(id, 1, now);
+    if (i % 10 == 0) {  // a tick every 100 ms
+      for (const std::string& gone : rules.Forget(now)) history.Forget(gone);
+    }
+    most_known = std::max(most_known, rules.replica_count());
+  }
+  std::printf("20000 one-shot ids: at most %zu known at once\n", most_known);
+  EXPECT_LE(most_known, 6011u);
+  for (const std::string& gone : rules.Forget(
+           kStart + absl::Milliseconds(10 * kIds) + absl::Seconds(60))) {
+    history.Forget(gone);
+  }
+  EXPECT_EQ(rules.replica_count(), 0u);
+  EXPECT_EQ(history.remembered_replicas(), 0u);
 }
 
 }  // namespace

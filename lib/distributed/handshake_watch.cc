@@ -1,0 +1,115 @@
+#include "lib/distributed/handshake_watch.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "lib/support/grpc_credentials.h"
+
+namespace sluice::dist::internal {
+namespace {
+
+// No service has it: a server that completed the handshake answers
+// UNIMPLEMENTED.
+constexpr char kProbeMethod[] = "/sluice.HandshakeProbe/Probe";
+constexpr absl::Duration kProbeTimeout = absl::Seconds(2);
+
+bool ClosedAtConnect(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+         absl::StrContains(status.error_message(), "failed to connect") &&
+         absl::StrContains(status.error_message(), "Socket closed");
+}
+
+grpc::Status ClosedInHandshake(const grpc::Status& status) {
+  return grpc::Status(
+      grpc::StatusCode::UNAVAILABLE,
+      absl::StrCat("the task closed every connection in the handshake (",
+                   status.error_message(),
+                   "): it refused this process's certificate (none, expired, "
+                   "or of another CA), or it requires TLS"));
+}
+
+}  // namespace
+
+HandshakeWatch::HandshakeWatch(
+    std::shared_ptr<grpc::Channel> channel,
+    std::function<void(const grpc::Status&)> on_failure)
+    : channel_(std::move(channel)), on_failure_(std::move(on_failure)) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+HandshakeWatch::~HandshakeWatch() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void HandshakeWatch::SetBusy(bool busy) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = busy;
+  }
+  changed_.notify_all();
+}
+
+std::optional<grpc::Status> HandshakeWatch::failure() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failure_;
+}
+
+grpc::Status HandshakeWatch::Probe() {
+  grpc::GenericStub stub(channel_);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + kProbeTimeout));
+  // An uninitialized ByteBuffer is no message at all: an empty one is.
+  grpc::Slice empty;
+  grpc::ByteBuffer request(&empty, 1);
+  grpc::ByteBuffer response;
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  std::optional<grpc::Status> done;
+  stub.UnaryCall(&context, kProbeMethod, grpc::StubOptions(), &request,
+                 &response, [&](grpc::Status status) {
+                   std::lock_guard<std::mutex> lock(done_mu);
+                   done = std::move(status);
+                   done_cv.notify_all();
+                 });
+  std::unique_lock<std::mutex> lock(done_mu);
+  done_cv.wait(lock, [&] { return done.has_value(); });
+  return *done;
+}
+
+void HandshakeWatch::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    changed_.wait_for(lock, absl::ToChronoNanoseconds(kLookEvery),
+                      [this] { return stopping_; });
+    if (stopping_) return;
+    if (!busy_) continue;
+    const grpc_connectivity_state state =
+        channel_->GetState(/*try_to_connect=*/false);
+    if (state == GRPC_CHANNEL_READY) failure_.reset();
+    if (state != GRPC_CHANNEL_TRANSIENT_FAILURE) continue;
+    lock.unlock();
+    grpc::Status probe = Probe();
+    lock.lock();
+    // A server that refuses this side's certificate, or that speaks TLS to
+    // a plaintext client, closes the connection at once; a process dying
+    // mid-connection does so once, and then refuses connections.
+    const bool closed = ClosedAtConnect(probe);
+    if (closed && closed_before_) probe = ClosedInHandshake(probe);
+    closed_before_ = closed;
+    if (!HandshakeFailed(probe)) continue;
+    // Recorded first: the RPCs that on_failure_ ends read it.
+    failure_ = probe;
+    lock.unlock();
+    on_failure_(probe);
+    lock.lock();
+  }
+}
+
+}  // namespace sluice::dist::internal
