@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The example job under sluice_launch, scaled down (4 epochs of 250 steps),
-# with the step monitor's stuck limit at 3 s: the coordinator (ps_train,
-# rank 6) stopped with SIGSTOP after its first epoch is found stuck within
-# the limit + 1 s, every rank is restarted, ps_train resumes from the
-# checkpoint of that epoch and the job finishes well above chance (1/8).
+# with the step monitor's stuck and progress limits at 3 s: the coordinator
+# (ps_train, rank 6) stopped with SIGSTOP after its first epoch (in a step,
+# or in the checkpoint save that follows the epoch, a phase between steps)
+# is found stuck within the limit + 1 s, every rank is restarted, ps_train
+# resumes from the checkpoint of that epoch and the job finishes well above
+# chance (1/8).
 set -euo pipefail
 
 launch="$1"
@@ -20,6 +22,7 @@ source "$PWD/examples/launch_job_test_helpers.sh"
 
 "$launch" --monitor_binary="$monitor" \
   --jobs=ps:2,worker:4,chief:1 --chief=chief --stuck_timeout_s=3 \
+  --progress_timeout_s=3 \
   --step_kind=first:30 --grace_period_s=1 --restart_backoff_ms=100 -- \
   "$launch_rank" --checkpoint_dir="$scratch/ckpt" --epochs=4 \
   --steps_per_epoch=250 --signal_every_steps=25 \
@@ -29,7 +32,7 @@ wait_for "$scratch/out" '^\[6\] epoch 1/4: ' 40
 chief=$(pgrep -P "$launcher_pid" -x ps_train) || fail "no ps_train process"
 kill -STOP "$chief"
 stopped_at=$(now)
-wait_for "$scratch/err" '^sluice_launch: stopping all ranks: monitor: stuck: rank 6 stuck in step [0-9]+ for [0-9.]+ ?s \(limit 3 ?s\)' 10
+wait_for "$scratch/err" '^sluice_launch: stopping all ranks: monitor: stuck: rank 6 stuck (in step [0-9]+|in phase .checkpoint save.|between steps: no step begun) for [0-9.]+ ?s \((progress )?limit 3 ?s\)' 10
 seen_at=$(now)
 python3 -c "import sys; d = $seen_at - $stopped_at; print('stuck coordinator found after %.2f s' % d); sys.exit(0 if d <= 4.0 else 1)" ||
   fail "the stuck coordinator was found later than its limit + 1 s"

@@ -785,34 +785,21 @@ grpc::ServerUnaryReactor* WorkerService::Execute(
 
 absl::Status WorkerService::AdmitExecution(const std::string& client,
                                            const std::string& function) {
-  // Retryable: the client's own earlier calls hold the share, and free it
-  // as they end.
-  auto refusal = [&](const std::string& why) {
-    return MarkRetryable(
-        absl::ResourceExhaustedError(
-            absl::StrCat("task ", task_name_, " refuses a call of '", function,
-                         "' from client ", client, ": ", why)),
-        task_name_);
-  };
-  if (client_work_ledger_ != nullptr) {
-    const ClientWorkLedger::BlockingUse use =
-        ClientWorkLedger::UseOf(*client_work_ledger_->AccountOf(client));
-    const int bound = client_work_ledger_->max_blocking_tasks_per_client();
-    if (use.running >= bound) {
-      return refusal(absl::StrCat(
-          "its blocking work holds ", use.running,
-          " threads of the blocking pool, the most one client may "
-          "(max_client_blocking_tasks=", bound, "), and ", use.waiting,
-          " more of its blocking tasks wait"));
-    }
-  }
+  // A client whose blocking share is full is not refused: its blocking
+  // tasks wait in its own queue (ClientWorkLedger), which leaves the pool
+  // to the others. Its calls are bounded, as each holds memory.
   std::lock_guard<std::mutex> lock(executions_mu_);
   int& running = executions_per_client_[client];
   if (running >= max_executions_per_client_) {
-    return refusal(absl::StrCat("it runs ", running,
-                                " calls here already, the most one client may "
-                                "(max_client_executions=",
-                                max_executions_per_client_, ")"));
+    // Retryable: the client's own earlier calls hold the share, and free
+    // it as they end.
+    return MarkRetryable(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "task ", task_name_, " refuses a call of '", function,
+            "' from client ", client, ": it runs ", running,
+            " calls here already, the most one client may "
+            "(max_client_executions=", max_executions_per_client_, ")")),
+        task_name_);
   }
   ++running;
   ++active_executions_;

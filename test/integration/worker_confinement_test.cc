@@ -280,16 +280,11 @@ TEST_F(ClientBoundsTest, AClientHoldsAtMostItsShareOfTheBlockingPool) {
   PendingCall four = StartCall(task(0), Function(program_, "sleep_four"),
                                absl::ToInt64Microseconds(kSleep));
   ASSERT_NO_FATAL_FAILURE(AwaitActive(1));
-
-  auto refused = CallNow(task(0), Function(program_, "add"), Args(I32(1), I32(2)));
-  ASSERT_TRUE(refused[0]->IsError());
-  EXPECT_EQ(refused[0]->GetError().code(),
-            absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(refused[0]->GetError().message(),
-              HasSubstr("its blocking work holds 2 threads of the blocking "
-                        "pool, the most one client may "
-                        "(max_client_blocking_tasks=2), and 2 more of its "
-                        "blocking tasks wait"));
+  // Meanwhile the client's calls that need no blocking thread run.
+  auto meanwhile =
+      CallNow(task(0), Function(program_, "add"), Args(I32(1), I32(2)));
+  ASSERT_FALSE(meanwhile[0]->IsError()) << meanwhile[0]->GetError();
+  EXPECT_LT(absl::Now() - start, kSleep);
 
   ASSERT_TRUE(AwaitFor(four.results));
   EXPECT_FALSE(four.results[0]->IsError()) << four.results[0]->GetError();

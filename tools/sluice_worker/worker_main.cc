@@ -136,8 +136,8 @@ struct WorkerFlags {
   tools::Flag<int> max_client_blocking_tasks{
       set, "max_client_blocking_tasks",
       "blocking-pool threads the calls of one client may hold at once; its "
-      "further blocking tasks wait for one of them, and its new calls are "
-      "refused with RESOURCE_EXHAUSTED meanwhile",
+      "further blocking tasks wait for one of them, leaving the pool to the "
+      "other clients",
       kDefaultClientBlockingTasks,
       tools::InRange(1, kMaxClientBlockingTasks)};
   tools::KernelFlags kernels{set};
