@@ -30,6 +30,11 @@ extern "C" const char* __tsan_default_suppressions() {
          "called_from_lib:libabsl_graphcycles_internal.so\n"
          "called_from_lib:libabsl_time_zone.so\n"
          "called_from_lib:libabsl_random_internal_pool_urbg.so\n"
+         // gRPC's TLS: OpenSSL's own locks are not seen.
+         "called_from_lib:libssl.so\n"
+         "called_from_lib:libcrypto.so\n"
+         "race:libcrypto.so\n"
+         "race:libssl.so\n"
          "race:grpc::*\n"
          "race:grpc_core::*\n"
          "race:grpc_event_engine::*\n"
