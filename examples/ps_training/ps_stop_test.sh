@@ -1,6 +1,6 @@
 #!/bin/bash
 # A parameter server stopped with SIGSTOP: the coordinator names it, and
-# does not count the steps that waited on it as worker failures.
+# counts the steps that waited on it as its own, not as worker failures.
 #  1. Stopped 12 s under a liveness timeout of 30 s: the workers' steps
 #     miss the 2 s closure deadline while it is stopped, and training goes
 #     on once it continues. The summary names ps 0 and counts the missed
@@ -31,7 +31,17 @@ summary=$(grep '^closures ' "$TEST_TMPDIR/stalled.out") ||
 stalled_s=${BASH_REMATCH[1]}
 awk -v s="$stalled_s" 'BEGIN { exit !(s >= 9 && s <= 15) }' ||
   fail "ps 0 went unanswered for $stalled_s s, not about 12: $summary"
-[[ $summary =~ "worker failures 0;" ]] ||
+# The steps that waited on ps 0 count as its own. A step whose deadline
+# fell at the very edge of the stall, before the watch saw ps 0 silent for
+# 2 s or after it answered again, may still count as a worker's: at most
+# two, on a machine slowed by a sanitizer.
+[[ $summary =~ "worker failures "([0-9]+)";" ]] ||
+  fail "the summary counts no worker failures: $summary"
+unattributed=${BASH_REMATCH[1]}
+[[ $summary =~ "("([0-9]+)" worker failures were steps waiting on it)" ]] ||
+  fail "the summary counts no steps that waited on ps 0: $summary"
+attributed=${BASH_REMATCH[1]}
+((unattributed <= 2 && attributed > unattributed)) ||
   fail "the summary counts ps 0's stall as worker failures: $summary"
 
 run failed --epochs=50 --steps_per_epoch=100 --stop_ps_at=3 \
