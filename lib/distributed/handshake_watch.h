@@ -47,8 +47,8 @@ class HandshakeWatch {
   const std::function<void(const grpc::Status&)> on_failure_;
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  bool busy_ = false;      // guarded by mu_
-  bool stopping_ = false;  // guarded by mu_
+  bool busy_ = false;                    // guarded by mu_
+  bool stopping_ = false;                // guarded by mu_
   std::optional<grpc::Status> failure_;  // guarded by mu_
   bool closed_before_ = false;  // the last probe's connection was closed
   std::thread thread_;

@@ -32,7 +32,8 @@ absl::StatusOr<TlsConfig> TlsConfigFromEnvironment() {
   config.cert_file = Variable("SLUICE_TLS_CERT");
   config.key_file = Variable("SLUICE_TLS_KEY");
   config.ca_file = Variable("SLUICE_TLS_CA");
-  absl::StatusOr<TlsCredentialFiles> files = ReadTlsFiles(config, "SLUICE_TLS_");
+  absl::StatusOr<TlsCredentialFiles> files =
+      ReadTlsFiles(config, "SLUICE_TLS_");
   if (!files.ok()) return files.status();
   return config;
 }

@@ -4,6 +4,8 @@
 // one, is refused, and the error names the task, says the handshake failed
 // and is fatal (retrying will not help). A worker refuses to listen beyond
 // loopback without TLS unless --insecure is given.
+#include "sluice/support/tls.h"
+
 #include <string>
 #include <vector>
 
@@ -12,7 +14,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sluice/support/failure.h"
-#include "sluice/support/tls.h"
 #include "test/integration/remote_test_util.h"
 #include "test/integration/worker_fixture.h"
 #include "test/integration/worker_process.h"
@@ -114,8 +115,7 @@ TEST_F(TlsTest, AnExpiredClientCertificateIsRefused) {
 }
 
 TEST_F(TlsTest, AServerCertificateTheClientDoesNotTrustIsRefused) {
-  ASSERT_NO_FATAL_FAILURE(Start(&certificates_.good,
-                                certificates_.trusts_other,
+  ASSERT_NO_FATAL_FAILURE(Start(&certificates_.good, certificates_.trusts_other,
                                 /*expect_answer=*/false));
   ExpectRefused();
 }
@@ -149,8 +149,10 @@ TEST_F(TlsTest, AWorkerBeyondLoopbackNeedsTlsOrInsecure) {
   insecure.name = "insecure_worker";
   ChildProcess allowed(insecure);
   ASSERT_TRUE(allowed.started()) << allowed.start_error();
-  EXPECT_FALSE(allowed.WaitForLine("sluice_worker /job:worker/task:0 listening on",
-                                    absl::Seconds(20)).empty())
+  EXPECT_FALSE(allowed
+                   .WaitForLine("sluice_worker /job:worker/task:0 listening on",
+                                absl::Seconds(20))
+                   .empty())
       << absl::StrJoin(allowed.Lines(), "\n");
   EXPECT_THAT(absl::StrJoin(allowed.Lines(), "\n"),
               HasSubstr("listens on " + address + " without TLS (--insecure)"));

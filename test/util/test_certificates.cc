@@ -35,7 +35,8 @@ absl::Status RunShell(const std::string& dir, const std::string& script) {
 std::string Leaf(const std::string& name, const std::string& ca, int days) {
   return absl::StrCat(
       "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-      "-keyout ", name, ".key -out ", name, ".csr -subj /CN=", name,
+      "-keyout ",
+      name, ".key -out ", name, ".csr -subj /CN=", name,
       " && openssl x509 -req -in ", name, ".csr -CA ", ca, ".pem -CAkey ", ca,
       ".key -CAcreateserial -out ", name, ".pem -days ", days,
       " -extfile leaf.ext");
@@ -44,8 +45,8 @@ std::string Leaf(const std::string& name, const std::string& ca, int days) {
 std::string Authority(const std::string& name) {
   return absl::StrCat(
       "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
-      "-nodes -keyout ", name, ".key -out ", name, ".pem -days 30 -subj /CN=",
-      name);
+      "-nodes -keyout ",
+      name, ".key -out ", name, ".pem -days 30 -subj /CN=", name);
 }
 
 }  // namespace
@@ -58,12 +59,12 @@ std::vector<std::string> TestCertificates::Flags(const TlsConfig& config) {
 absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir) {
   mkdir(dir.c_str(), 0700);
   absl::Status made = RunShell(
-      dir, absl::StrCat(
-               "printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n"
-               "extendedKeyUsage=serverAuth,clientAuth\\n' > leaf.ext && ",
-               Authority("ca"), " && ", Authority("other_ca"), " && ",
-               Leaf("good", "ca", 30), " && ", Leaf("expired", "ca", -1),
-               " && ", Leaf("stranger", "other_ca", 30)));
+      dir,
+      absl::StrCat("printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n"
+                   "extendedKeyUsage=serverAuth,clientAuth\\n' > leaf.ext && ",
+                   Authority("ca"), " && ", Authority("other_ca"), " && ",
+                   Leaf("good", "ca", 30), " && ", Leaf("expired", "ca", -1),
+                   " && ", Leaf("stranger", "other_ca", 30)));
   if (!made.ok()) return made;
   auto in = [&](const std::string& file) { return dir + "/" + file; };
   TestCertificates certificates;

@@ -14,11 +14,11 @@
 namespace sluice::testing {
 
 struct TestCertificates {
-  TlsConfig good;           // signed by the CA, valid for 30 days
-  TlsConfig expired;        // signed by the CA, expired yesterday
-  TlsConfig other_ca;       // another CA's certificate, trusting that CA
-  TlsConfig trusts_other;   // the good certificate, trusting the other CA
-  std::string ca_file;      // the CA every `good` peer trusts
+  TlsConfig good;          // signed by the CA, valid for 30 days
+  TlsConfig expired;       // signed by the CA, expired yesterday
+  TlsConfig other_ca;      // another CA's certificate, trusting that CA
+  TlsConfig trusts_other;  // the good certificate, trusting the other CA
+  std::string ca_file;     // the CA every `good` peer trusts
 
   // The flags that give a tool `config`.
   static std::vector<std::string> Flags(const TlsConfig& config);
