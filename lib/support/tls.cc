@@ -27,14 +27,11 @@ std::atomic<int> insecure_allowed{-1};  // -1: not read from the environment
 
 }  // namespace
 
-absl::StatusOr<TlsConfig> TlsConfigFromEnvironment() {
+TlsConfig TlsConfigInEnvironment() {
   TlsConfig config;
   config.cert_file = Variable("SLUICE_TLS_CERT");
   config.key_file = Variable("SLUICE_TLS_KEY");
   config.ca_file = Variable("SLUICE_TLS_CA");
-  absl::StatusOr<TlsCredentialFiles> files =
-      ReadTlsFiles(config, "SLUICE_TLS_");
-  if (!files.ok()) return files.status();
   return config;
 }
 
@@ -88,10 +85,7 @@ absl::Status SetTlsConfig(const TlsConfig& config) {
 ProcessTls CurrentTls() {
   std::lock_guard<std::mutex> lock(tls_mu);
   if (!process_tls.has_value()) {
-    TlsConfig config;
-    config.cert_file = Variable("SLUICE_TLS_CERT");
-    config.key_file = Variable("SLUICE_TLS_KEY");
-    config.ca_file = Variable("SLUICE_TLS_CA");
+    const TlsConfig config = TlsConfigInEnvironment();
     absl::StatusOr<TlsCredentialFiles> files =
         ReadTlsFiles(config, "SLUICE_TLS_");
     if (files.ok()) {

@@ -40,7 +40,8 @@ namespace {
 // setting and the one TLS setting. The flags live as long as the process,
 // as the FlagSet refers to them.
 struct ConnectionFlags {
-  explicit ConnectionFlags(FlagSet& flags, int64_t liveness_ms)
+  ConnectionFlags(FlagSet& flags, int64_t liveness_ms,
+                  const TlsConfig& tls)
       : liveness(flags, "liveness_timeout_ms",
                  "how long a connection between Sluice processes may stay "
                  "silent (a vanished host, a partition, a stopped process) "
@@ -54,24 +55,19 @@ struct ConnectionFlags {
                  "this process's certificate (PEM) for mutual TLS on every "
                  "connection it makes or serves, with --tls_key and --tls_ca; "
                  "default SLUICE_TLS_CERT (docs/security.md)",
-                 Variable("SLUICE_TLS_CERT")),
+                 tls.cert_file),
         tls_key(flags, "tls_key",
                 "the private key of --tls_cert (PEM); default SLUICE_TLS_KEY",
-                Variable("SLUICE_TLS_KEY")),
+                tls.key_file),
         tls_ca(flags, "tls_ca",
                "the CA (PEM) that signs every peer's certificate; default "
                "SLUICE_TLS_CA",
-               Variable("SLUICE_TLS_CA")),
+               tls.ca_file),
         insecure(flags, "insecure",
                  "let a server listen on an address other than loopback "
                  "without TLS, where anyone who reaches it is served (said "
                  "as a warning at start); default SLUICE_INSECURE=1",
-                 Variable("SLUICE_INSECURE") == "1") {}
-
-  static std::string Variable(const char* name) {
-    const char* value = std::getenv(name);
-    return value == nullptr ? "" : value;
-  }
+                 InsecureListeningAllowed()) {}
 
   // Applies the flags to the process and exports them, so that the
   // processes a tool starts (the launcher's ranks) take the same.
@@ -107,7 +103,8 @@ ConnectionFlags& AddConnectionFlags(FlagSet& flags) {
       LivenessTimeoutFromEnvironment();
   if (!from_environment.ok()) ExitWithFlagError(from_environment.status());
   static std::optional<ConnectionFlags> connection;
-  connection.emplace(flags, absl::ToInt64Milliseconds(*from_environment));
+  connection.emplace(flags, absl::ToInt64Milliseconds(*from_environment),
+                     TlsConfigInEnvironment());
   return *connection;
 }
 

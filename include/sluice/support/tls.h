@@ -35,9 +35,9 @@ struct TlsCredentialFiles {
   std::string ca;
 };
 
-// SLUICE_TLS_CERT, SLUICE_TLS_KEY and SLUICE_TLS_CA; none set is plaintext.
-// An error names the variable that is missing or whose file is not PEM.
-absl::StatusOr<TlsConfig> TlsConfigFromEnvironment();
+// The paths in SLUICE_TLS_CERT, SLUICE_TLS_KEY and SLUICE_TLS_CA, unchecked
+// (ReadTlsFiles checks them); none set is plaintext.
+TlsConfig TlsConfigInEnvironment();
 
 // Reads and checks the files: all three or none given, each readable and
 // PEM. The error names the file and what is wrong; `flag_prefix` says how
