@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "lib/support/grpc_credentials.h"
@@ -14,12 +13,6 @@ namespace {
 // UNIMPLEMENTED.
 constexpr char kProbeMethod[] = "/sluice.HandshakeProbe/Probe";
 constexpr absl::Duration kProbeTimeout = absl::Seconds(2);
-
-bool ClosedAtConnect(const grpc::Status& status) {
-  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
-         absl::StrContains(status.error_message(), "failed to connect") &&
-         absl::StrContains(status.error_message(), "Socket closed");
-}
 
 grpc::Status ClosedInHandshake(const grpc::Status& status) {
   return grpc::Status(

@@ -168,7 +168,14 @@ class RpcChannel {
   }
 
   ~RpcChannel() {
-    handshakes_.reset();  // no EndEveryRpc from here on
+    std::unique_ptr<HandshakeWatch> handshakes;
+    {
+      // Taken under mu_: an End on a gRPC thread may be telling it that
+      // the channel went idle.
+      std::lock_guard<std::mutex> lock(mu_);
+      handshakes = std::move(handshakes_);
+    }
+    handshakes.reset();  // joins its thread: no EndEveryRpc from here on
     std::unique_lock<std::mutex> lock(mu_);
     closing_ = true;
     for (RpcContext* rpc : in_flight_) rpc->TryCancel();

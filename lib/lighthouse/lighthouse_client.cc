@@ -10,6 +10,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "grpcpp/grpcpp.h"
+#include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/failure.h"
 #include "sluice/support/logging.h"
@@ -29,14 +30,27 @@ std::string NamedLeader(const grpc::ClientContext& context) {
   return std::string(it->second.data(), it->second.size());
 }
 
+// A refused TLS handshake: fatal, since calling again fails again.
+absl::Status HandshakeRefused(const grpc::Status& status, const char* method,
+                              const std::string& address) {
+  return MarkFailureClass(
+      absl::UnavailableError(absl::StrCat(method, " to lighthouse ", address,
+                                          ": ", HandshakeReason(status))),
+      FailureClass::kFatal);
+}
+
 // The lighthouse's answer as a retryable error naming it. A request the
-// lighthouse calls invalid stays what it is: sending it again fails again.
+// lighthouse calls invalid or forbids stays what it is: sending it again
+// fails again.
 absl::Status FromGrpc(const grpc::Status& status, const char* method,
                       const std::string& address) {
   absl::Status error(static_cast<absl::StatusCode>(status.error_code()),
                      absl::StrCat(method, " to lighthouse ", address, ": ",
                                   status.error_message()));
-  if (error.code() == absl::StatusCode::kInvalidArgument) return error;
+  if (error.code() == absl::StatusCode::kInvalidArgument ||
+      error.code() == absl::StatusCode::kPermissionDenied) {
+    return error;
+  }
   return MarkRetryable(std::move(error), absl::StrCat("lighthouse ", address));
 }
 
@@ -160,6 +174,7 @@ absl::Status LighthouseClient::Call(
   const absl::Time deadline = absl::Now() + timeout;
   size_t misses = 0;  // refusals that named no other leader
   size_t hops = 0;    // leaders followed since the last pause
+  bool closed_before = false;  // the last attempt was closed at connect
   while (true) {
     Target& target = Current(kind);
     grpc::ClientContext context;
@@ -171,6 +186,11 @@ absl::Status LighthouseClient::Call(
       Answered(target, kind != CallKind::kStatus);
       return absl::OkStatus();
     }
+    const bool closed = ClosedAtConnect(status);
+    if (HandshakeFailed(status) || (closed && closed_before)) {
+      return HandshakeRefused(status, method, target.address());
+    }
+    closed_before = closed;
     const bool timed_out =
         status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
     if (kind != CallKind::kWaiting && timed_out && Suspect(target)) {

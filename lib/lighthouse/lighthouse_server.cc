@@ -24,6 +24,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -429,8 +430,30 @@ class LighthouseService final : public proto::Lighthouse::Service {
                                      " names no incarnation"));
       return true;
     }
+    *status = NotCarriedByCertificate(*context, replica);
+    if (!status->ok()) return true;
     *status = NotLeader(context);
     return !status->ok();
+  }
+
+  // With TLS a replica is who its certificate says: it may speak only for
+  // an id that the certificate carries as its common name or as a
+  // subjectAltName, so that one member cannot pose as another. In
+  // plaintext (loopback) any caller may speak for any id.
+  grpc::Status NotCarriedByCertificate(const grpc::ServerContext& context,
+                                       const std::string& replica) const {
+    const std::vector<std::string> names = PeerCertificateNames(context);
+    if (names.empty() ||
+        std::find(names.begin(), names.end(), replica) != names.end()) {
+      return grpc::Status::OK;
+    }
+    return grpc::Status(
+        grpc::StatusCode::PERMISSION_DENIED,
+        absl::StrCat("lighthouse ", address_, ": refusing to hear replica ",
+                     replica, " from a certificate that names ",
+                     absl::StrJoin(names, ", "),
+                     ": a replica's certificate must carry its id as its "
+                     "common name or a subjectAltName"));
   }
 
   grpc::Status Invalid(absl::string_view why) const {

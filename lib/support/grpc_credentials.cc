@@ -1,5 +1,7 @@
 #include "lib/support/grpc_credentials.h"
 
+#include <grpc/grpc_security_constants.h>
+
 #include <cstdio>
 
 #include "absl/strings/match.h"
@@ -63,6 +65,26 @@ bool HandshakeFailed(const grpc::Status& status) {
   return absl::StrContains(message, "andshake") ||
          absl::StrContains(message, "SSL_ERROR") ||
          absl::StrContains(message, "certificate");
+}
+
+bool ClosedAtConnect(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+         absl::StrContains(status.error_message(), "failed to connect") &&
+         absl::StrContains(status.error_message(), "Socket closed");
+}
+
+std::vector<std::string> PeerCertificateNames(
+    const grpc::ServerContext& context) {
+  std::vector<std::string> names;
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (auth == nullptr || !auth->IsPeerAuthenticated()) return names;
+  for (const char* property :
+       {GRPC_X509_CN_PROPERTY_NAME, GRPC_X509_SAN_PROPERTY_NAME}) {
+    for (const grpc::string_ref& name : auth->FindPropertyValues(property)) {
+      names.emplace_back(name.data(), name.size());
+    }
+  }
+  return names;
 }
 
 std::string HandshakeReason(const grpc::Status& status) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "grpcpp/grpcpp.h"
@@ -29,10 +30,23 @@ std::shared_ptr<grpc::ServerCredentials> NewServerCredentials();
 absl::Status CheckListenAddress(const std::string& address,
                                 std::string_view server);
 
+// The names the client's certificate carries (its common name and its
+// subjectAltNames, as gRPC reads them), or none when the client presented
+// no certificate: a server in plaintext.
+std::vector<std::string> PeerCertificateNames(
+    const grpc::ServerContext& context);
+
 // Whether a call failed in the TLS handshake: the peer's certificate was
 // refused (another CA, expired, none) or one side speaks plaintext.
 // Retrying will not help.
 bool HandshakeFailed(const grpc::Status& status);
+
+// Whether a connection was closed by the server, without a word, while it
+// was being set up. A server that refuses this side's certificate, or that
+// speaks TLS to a plaintext client, does so every time; a process dying
+// mid-connection at most once, and then refuses connections: twice in a
+// row is taken for a refused handshake.
+bool ClosedAtConnect(const grpc::Status& status);
 
 // What HandshakeFailed's error says, for the user: what failed and what to
 // check.

@@ -30,16 +30,18 @@ absl::Status RunShell(const std::string& dir, const std::string& script) {
       absl::StrCat("making test certificates failed: ", output));
 }
 
-// A P-256 key and a certificate for 127.0.0.1 and localhost, for client
-// and server use, signed by `ca` for `days` (negative: already expired).
-std::string Leaf(const std::string& name, const std::string& ca, int days) {
+// A P-256 key and a certificate with the extensions in `extensions`
+// (leaf.ext: for 127.0.0.1 and localhost, client and server use), signed by
+// `ca` for `days` (negative: already expired).
+std::string Leaf(const std::string& name, const std::string& ca, int days,
+                 const std::string& extensions = "leaf.ext") {
   return absl::StrCat(
       "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
       "-keyout ",
       name, ".key -out ", name, ".csr -subj /CN=", name,
       " && openssl x509 -req -in ", name, ".csr -CA ", ca, ".pem -CAkey ", ca,
       ".key -CAcreateserial -out ", name, ".pem -days ", days,
-      " -extfile leaf.ext");
+      " -extfile ", extensions);
 }
 
 std::string Authority(const std::string& name) {
@@ -76,6 +78,19 @@ absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir) {
   certificates.trusts_other = {in("good.pem"), in("good.key"),
                                in("other_ca.pem")};
   return certificates;
+}
+
+absl::StatusOr<TlsConfig> MakeNamedCertificate(const std::string& dir,
+                                               const std::string& name) {
+  absl::Status made = RunShell(
+      dir, absl::StrCat("printf 'subjectAltName=IP:127.0.0.1,DNS:localhost,"
+                        "DNS:",
+                        name,
+                        "\\nextendedKeyUsage=serverAuth,clientAuth\\n' > ",
+                        name, ".ext && ", Leaf(name, "ca", 30, name + ".ext")));
+  if (!made.ok()) return made;
+  return TlsConfig{dir + "/" + name + ".pem", dir + "/" + name + ".key",
+                   dir + "/ca.pem"};
 }
 
 }  // namespace sluice::testing

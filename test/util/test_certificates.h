@@ -28,6 +28,12 @@ struct TestCertificates {
 // output.
 absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir);
 
+// A certificate signed by the CA of MakeTestCertificates(dir), made before,
+// whose common name is `name` and whose subjectAltNames are 127.0.0.1,
+// localhost and `name`: a member that is who `name` says (a replica id).
+absl::StatusOr<TlsConfig> MakeNamedCertificate(const std::string& dir,
+                                               const std::string& name);
+
 }  // namespace sluice::testing
 
 #endif  // SLUICE_TEST_UTIL_TEST_CERTIFICATES_H_
