@@ -17,6 +17,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "lib/lighthouse/etcd_tls.h"
 #include "sluice/support/liveness.h"
 
 namespace sluice::lighthouse {
@@ -152,33 +154,72 @@ std::vector<std::string> EtcdClient::SplitEndpoints(const std::string& list) {
 
 absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Create(
     std::vector<std::string> endpoints, absl::Duration request_timeout) {
+  // Only an https endpoint needs the files: reading them may report a bad
+  // environment, which a plaintext client has no use for.
+  const bool any_https = std::any_of(
+      endpoints.begin(), endpoints.end(),
+      [](const auto& url) { return absl::StartsWith(url, "https://"); });
+  return Create(std::move(endpoints), request_timeout,
+                any_https ? CurrentTls() : ProcessTls());
+}
+
+absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Create(
+    std::vector<std::string> endpoints, absl::Duration request_timeout,
+    const ProcessTls& tls) {
   if (endpoints.empty()) {
     return absl::InvalidArgumentError("no etcd endpoint given");
   }
   std::vector<Endpoint> parsed;
+  std::unique_ptr<const EtcdTls> loaded;
   for (const std::string& url : endpoints) {
     absl::string_view rest = url;
-    if (absl::StartsWith(rest, "https://")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "etcd endpoint '", url, "': only http:// endpoints are supported"));
-    }
-    absl::ConsumePrefix(&rest, "http://");
-    absl::ConsumeSuffix(&rest, "/");
-    const size_t colon = rest.rfind(':');
     Endpoint endpoint;
     endpoint.url = url;
+    endpoint.https = absl::ConsumePrefix(&rest, "https://");
+    if (!endpoint.https) absl::ConsumePrefix(&rest, "http://");
+    absl::ConsumeSuffix(&rest, "/");
+    const size_t colon = rest.rfind(':');
     if (colon == absl::string_view::npos || colon == 0 ||
+        absl::StrContains(rest.substr(0, colon), '/') ||
         !absl::SimpleAtoi(rest.substr(colon + 1), &endpoint.port) ||
         endpoint.port <= 0 || endpoint.port > 65535) {
       return absl::InvalidArgumentError(
-          absl::StrCat("etcd endpoint '", url, "' is not http://host:port"));
+          absl::StrCat("etcd endpoint '", url,
+                       "' is not http://host:port or https://host:port"));
     }
     endpoint.host = std::string(rest.substr(0, colon));
+    if (endpoint.https && loaded == nullptr) {
+      if (!tls.enabled) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "etcd endpoint '", url,
+            "' is https but this process has no TLS configured: give "
+            "--tls_cert, --tls_key and --tls_ca (docs/security.md), the "
+            "certificate etcd accepts and the CA that signs etcd's"));
+      }
+      absl::StatusOr<std::unique_ptr<EtcdTls>> files = EtcdTls::Load(tls.files);
+      if (!files.ok()) {
+        return absl::Status(files.status().code(),
+                            absl::StrCat("etcd endpoint '", url,
+                                         "': ", files.status().message()));
+      }
+      loaded = *std::move(files);
+    }
     parsed.push_back(std::move(endpoint));
   }
   return std::unique_ptr<EtcdClient>(
-      new EtcdClient(std::move(parsed), request_timeout, LivenessTimeout()));
+      new EtcdClient(std::move(parsed), request_timeout, LivenessTimeout(),
+                     std::move(loaded)));
 }
+
+EtcdClient::EtcdClient(std::vector<Endpoint> endpoints,
+                       absl::Duration request_timeout, absl::Duration liveness,
+                       std::unique_ptr<const EtcdTls> tls)
+    : endpoints_(std::move(endpoints)),
+      request_timeout_(request_timeout),
+      liveness_(liveness),
+      tls_(std::move(tls)) {}
+
+EtcdClient::~EtcdClient() = default;
 
 std::string EtcdClient::DescribeEndpoints() const {
   return absl::StrJoin(endpoints_, ", ",
@@ -197,17 +238,42 @@ absl::StatusOr<Json> EtcdClient::Post(const std::string& path,
   for (size_t i = 0; i < endpoints_.size(); ++i) {
     const size_t index = (first + i) % endpoints_.size();
     const Endpoint& endpoint = endpoints_[index];
-    httplib::Client client(endpoint.host, endpoint.port);
-    client.set_connection_timeout(timeout);
-    client.set_read_timeout(timeout);
-    client.set_write_timeout(timeout);
-    client.set_socket_options(
+    EtcdTls::PeerCheck check;
+    std::unique_ptr<httplib::ClientImpl> client =
+        endpoint.https ? tls_->NewClient(endpoint.host, endpoint.port, &check)
+                       : std::make_unique<httplib::ClientImpl>(endpoint.host,
+                                                               endpoint.port);
+    client->set_connection_timeout(timeout);
+    client->set_read_timeout(timeout);
+    client->set_write_timeout(timeout);
+    client->set_socket_options(
         [liveness = liveness_](int fd) { SetLivenessOptions(fd, liveness); });
+    if (endpoint.https) EtcdTls::ClearErrors();
+    const absl::Time started = absl::Now();
     httplib::Result result =
-        client.Post(path.c_str(), body, "application/json");
+        client->Post(path.c_str(), body, "application/json");
     if (!result) {
-      failures.push_back(
-          absl::StrCat(endpoint.url, ": ", DescribeHttpError(result.error())));
+      // A connection etcd closed without a word, not one that timed out:
+      // neither the request's timeout nor TCP's liveness bound comes so
+      // soon. etcd does that to a plaintext request on its TLS port, and
+      // to a certificate it refuses once this side's handshake is over.
+      const bool closed_at_once =
+          (result.error() == httplib::Error::Read ||
+           result.error() == httplib::Error::Write) &&
+          absl::Now() - started < std::min(request_timeout_, liveness_);
+      std::string why =
+          endpoint.https
+              ? EtcdTls::DescribeFailure(result.error(), check, closed_at_once)
+              : "";
+      if (why.empty() && closed_at_once && !endpoint.https) {
+        why = absl::StrCat(
+            "no reply: etcd closed the connection at once (if it serves "
+            "only TLS on that port, give https://",
+            endpoint.host, ":", endpoint.port,
+            " and --tls_cert, --tls_key and --tls_ca)");
+      }
+      if (why.empty()) why = DescribeHttpError(result.error());
+      failures.push_back(absl::StrCat(endpoint.url, ": ", why));
       continue;
     }
     // etcd's replies nest a few levels. A deeper one is not etcd's, and

@@ -9,6 +9,12 @@
 // the last one that answered; an endpoint that cannot be reached, or that
 // answers that it is unavailable, passes the request to the next one. When
 // none answers the call fails with UNAVAILABLE naming every endpoint.
+//
+// An https:// endpoint is dialed with the process's mutual TLS files
+// (sluice/support/tls.h, as at Create): the client presents its certificate
+// and accepts only an etcd certificate of the CA naming the host dialed. A
+// handshake that fails passes the request on like an unreachable endpoint,
+// the error saying that the TLS handshake failed and why.
 #ifndef SLUICE_LIB_LIGHTHOUSE_ETCD_CLIENT_H_
 #define SLUICE_LIB_LIGHTHOUSE_ETCD_CLIENT_H_
 
@@ -23,8 +29,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "sluice/support/tls.h"
 
 namespace sluice::lighthouse {
+
+class EtcdTls;
 
 struct EtcdKeyValue {
   std::string key;
@@ -62,11 +71,19 @@ struct EtcdTxnResult {
 
 class EtcdClient {
  public:
-  // `endpoints` are "http://host:port" (the scheme may be left out);
-  // INVALID_ARGUMENT for an empty list or a malformed endpoint. The
-  // liveness bound is LivenessTimeout() as it is now.
+  // `endpoints` are "http://host:port" or "https://host:port" (no scheme
+  // means http); INVALID_ARGUMENT for an empty list, a malformed endpoint,
+  // or an https one when the process has no TLS configured (or TLS files
+  // OpenSSL cannot use). The liveness bound is LivenessTimeout() and the TLS
+  // files CurrentTls() as they are now.
   static absl::StatusOr<std::unique_ptr<EtcdClient>> Create(
       std::vector<std::string> endpoints, absl::Duration request_timeout);
+  // The same with `tls` in place of the process's.
+  static absl::StatusOr<std::unique_ptr<EtcdClient>> Create(
+      std::vector<std::string> endpoints, absl::Duration request_timeout,
+      const ProcessTls& tls);
+
+  ~EtcdClient();
 
   // "http://a:2379,http://b:2379" → its endpoints.
   static std::vector<std::string> SplitEndpoints(const std::string& list);
@@ -90,14 +107,12 @@ class EtcdClient {
   struct Endpoint {
     std::string host;
     int port = 0;
+    bool https = false;
     std::string url;  // as given, for messages
   };
 
   EtcdClient(std::vector<Endpoint> endpoints, absl::Duration request_timeout,
-             absl::Duration liveness)
-      : endpoints_(std::move(endpoints)),
-        request_timeout_(request_timeout),
-        liveness_(liveness) {}
+             absl::Duration liveness, std::unique_ptr<const EtcdTls> tls);
 
   // POSTs `request` to `path` on the endpoints in turn; the reply (a JSON
   // object), or the error etcd answered with (its gRPC code, which absl
@@ -107,7 +122,9 @@ class EtcdClient {
 
   const std::vector<Endpoint> endpoints_;
   const absl::Duration request_timeout_;
-  const absl::Duration liveness_;     // LivenessTimeout() at Create
+  const absl::Duration liveness_;  // LivenessTimeout() at Create
+  // The TLS files for the https endpoints; null when there are none.
+  const std::unique_ptr<const EtcdTls> tls_;
   std::atomic<size_t> preferred_{0};  // the endpoint that answered last
 };
 

@@ -102,7 +102,9 @@ tools::Flag<int> http_port(
 tools::Flag<std::string> etcd(
     flags, "etcd",
     "etcd endpoints, e.g. http://127.0.0.1:2379,http://h2:2379: lighthouses "
-    "sharing them elect one leader (default: alone)");
+    "sharing them elect one leader; an https://host:port endpoint is dialed "
+    "with the --tls_cert, --tls_key and --tls_ca files, etcd's certificate "
+    "naming the host (default: alone)");
 tools::Flag<std::string> etcd_prefix(
     flags, "etcd_prefix",
     "prefix of this group of lighthouses' etcd keys (default "

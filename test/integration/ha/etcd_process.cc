@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -26,16 +27,24 @@ std::string TempRoot() {
   return dir != nullptr && *dir != '\0' ? dir : "/tmp";
 }
 
-bool Healthy(int port) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(std::chrono::milliseconds(300));
-  client.set_read_timeout(std::chrono::milliseconds(500));
-  httplib::Result result = client.Get("/health");
+}  // namespace
+
+bool EtcdProcess::Healthy() const {
+  std::unique_ptr<httplib::ClientImpl> client;
+  if (tls_.has_value()) {
+    auto tls_client = std::make_unique<httplib::SSLClient>(
+        "127.0.0.1", client_port_, tls_->cert_file, tls_->key_file);
+    tls_client->set_ca_cert_path(tls_->ca_file.c_str());
+    client = std::move(tls_client);
+  } else {
+    client = std::make_unique<httplib::ClientImpl>("127.0.0.1", client_port_);
+  }
+  client->set_connection_timeout(std::chrono::milliseconds(300));
+  client->set_read_timeout(std::chrono::milliseconds(500));
+  httplib::Result result = client->Get("/health");
   return result && result->status == 200 &&
          absl::StrContains(result->body, "\"health\":\"true\"");
 }
-
-}  // namespace
 
 absl::StatusOr<int> PickFreePort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -57,7 +66,8 @@ absl::StatusOr<int> PickFreePort() {
   return ntohs(address.sin_port);
 }
 
-absl::StatusOr<std::unique_ptr<EtcdProcess>> EtcdProcess::Start() {
+absl::StatusOr<std::unique_ptr<EtcdProcess>> EtcdProcess::Start(
+    std::optional<TlsConfig> tls) {
   absl::Status last;
   // A picked port may be taken by someone else before etcd binds it.
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -71,7 +81,7 @@ absl::StatusOr<std::unique_ptr<EtcdProcess>> EtcdProcess::Start() {
           absl::StrCat("mkdtemp ", dir, ": ", strerror(errno)));
     }
     std::unique_ptr<EtcdProcess> etcd(
-        new EtcdProcess(dir, *client_port, *peer_port));
+        new EtcdProcess(dir, *client_port, *peer_port, tls));
     last = etcd->Launch();
     if (last.ok()) return etcd;
   }
@@ -79,19 +89,30 @@ absl::StatusOr<std::unique_ptr<EtcdProcess>> EtcdProcess::Start() {
 }
 
 absl::Status EtcdProcess::Launch() {
-  const std::string client = absl::StrCat("http://127.0.0.1:", client_port_);
+  const std::string client = endpoint();
   const std::string peer = absl::StrCat("http://127.0.0.1:", peer_port_);
-  absl::StatusOr<std::unique_ptr<LoggedProcess>> process = LoggedProcess::Start(
-      absl::StrCat("etcd on ", client),
-      {"/usr/bin/etcd", "--name=test", "--data-dir=" + data_dir_ + "/data",
-       "--listen-client-urls=" + client, "--advertise-client-urls=" + client,
-       "--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
-       "--initial-cluster=test=" + peer, "--log-level=warn"});
+  std::vector<std::string> argv = {"/usr/bin/etcd",
+                                   "--name=test",
+                                   "--data-dir=" + data_dir_ + "/data",
+                                   "--listen-client-urls=" + client,
+                                   "--advertise-client-urls=" + client,
+                                   "--listen-peer-urls=" + peer,
+                                   "--initial-advertise-peer-urls=" + peer,
+                                   "--initial-cluster=test=" + peer,
+                                   "--log-level=warn"};
+  if (tls_.has_value()) {
+    argv.insert(
+        argv.end(),
+        {"--cert-file=" + tls_->cert_file, "--key-file=" + tls_->key_file,
+         "--client-cert-auth", "--trusted-ca-file=" + tls_->ca_file});
+  }
+  absl::StatusOr<std::unique_ptr<LoggedProcess>> process =
+      LoggedProcess::Start(absl::StrCat("etcd on ", client), std::move(argv));
   if (!process.ok()) return process.status();
   process_ = *std::move(process);
   const absl::Time deadline = absl::Now() + kHealthTimeout;
   while (absl::Now() < deadline) {
-    if (Healthy(client_port_)) return absl::OkStatus();
+    if (Healthy()) return absl::OkStatus();
     if (process_->WaitForExit(absl::Milliseconds(100))) {
       return absl::UnavailableError(absl::StrCat(
           "etcd exited before it was healthy:\n", process_->Tail()));
@@ -109,7 +130,8 @@ EtcdProcess::~EtcdProcess() {
 }
 
 std::string EtcdProcess::endpoint() const {
-  return absl::StrCat("http://127.0.0.1:", client_port_);
+  return absl::StrCat(tls_.has_value() ? "https" : "http",
+                      "://127.0.0.1:", client_port_);
 }
 
 void EtcdProcess::Kill() {

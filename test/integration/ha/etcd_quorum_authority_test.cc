@@ -371,7 +371,7 @@ TEST(EtcdQuorumAuthorityOptionsTest, RejectsBadOptions) {
   options.address = "127.0.0.1:1";
   options.endpoints = {"https://127.0.0.1:2379"};
   EXPECT_THAT(EtcdQuorumAuthority::Create(options).status().message(),
-              HasSubstr("only http:// endpoints"));
+              HasSubstr("is https but this process has no TLS configured"));
   options.endpoints = {"127.0.0.1"};
   EXPECT_THAT(EtcdQuorumAuthority::Create(options).status().message(),
               HasSubstr("is not http://host:port"));

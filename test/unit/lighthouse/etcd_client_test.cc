@@ -184,8 +184,12 @@ TEST(EtcdClientTest, ASilentEndpointTimesOut) {
 
 TEST(EtcdClientTest, RejectsBadEndpoints) {
   EXPECT_THAT(
-      EtcdClient::Create({"https://h:1"}, absl::Seconds(1)).status().message(),
-      HasSubstr("only http:// endpoints"));
+      EtcdClient::Create({"https://h:1"}, absl::Seconds(1), ProcessTls())
+          .status()
+          .message(),
+      HasSubstr("etcd endpoint 'https://h:1' is https but this "
+                "process has no TLS configured: give --tls_cert, "
+                "--tls_key and --tls_ca"));
   EXPECT_THAT(
       EtcdClient::Create({"http://h"}, absl::Seconds(1)).status().message(),
       HasSubstr("'http://h' is not http://host:port"));
