@@ -31,6 +31,15 @@
 #     goes on after the heal. Both times every replica commits every step
 #     up to the last with equal checksums, none is restarted, and the
 #     accuracy is above 0.85. Needs root and nft; says SKIP without them.
+# tls: the replica_kill case's run with a kill, under run.py --tls: the
+#     same checks pass (the heal runs over TLS too), and the job really
+#     ran over mutual TLS: while it ran, the lighthouse's port and each
+#     replica's healing service served no plaintext client and no TLS
+#     client without a certificate, only one holding the job's, and showed
+#     the process's own certificate: the job's on the lighthouse, one
+#     whose common name and DNS subjectAltName are replica_R on replica R
+#     (tls_probe.py). The keys were readable by their owner alone, and
+#     run.py removed them at the end.
 set -euo pipefail
 
 run_py="$1"
@@ -248,6 +257,75 @@ if [[ $case == leader_kill ]]; then
     fail "a replica died: $(grep '^sluice_launch: restarting rank' "$scratch/leader")"
   echo "$generations"
   echo "first step of the new leader's quorum ${failover} s after the kill; accuracy $accuracy"
+  echo PASS
+  exit 0
+fi
+# Probes the run writing to $1 (pid $2) once the lighthouse and the three
+# replicas' healing services are up: prints the probe's lines, and returns
+# 1 when a port failed it, a key is not mode 600, or the ports never came
+# up.
+probe_tls() {
+  local output="$1" job="$2" deadline=$((SECONDS + 120)) ca="" lighthouse=""
+  local dir key mode line replica address failed=0
+  local -a healing=()
+  # As run.py finds tls_certificates.py: in the parameter-server example.
+  local probe_py
+  probe_py="$(dirname "$run_py")/../ps_training/tls_probe.py"
+  until [[ ${#healing[@]} -eq 3 ]]; do
+    if ! kill -0 "$job" 2>/dev/null || ((SECONDS > deadline)); then
+      echo "the replicas' healing services did not all come up"
+      return 1
+    fi
+    sleep 0.05
+    mapfile -t healing < <(sed -nE 's/^\[([0-9])\] replica_\1: rank [0-9]+ of 3, pid [0-9]+, healing service at (127\.0\.0\.1:[0-9]+)$/\1 \2/p' \
+      "$output" | awk '!seen[$1]++')
+  done
+  ca=$(sed -n 's/^run.py: the job runs over mutual TLS: CA at //p' "$output")
+  lighthouse=$(sed -n 's/^run.py: lighthouse at //p' "$output")
+  [[ -n $ca && -n $lighthouse ]] ||
+    { echo "no line saying the job runs over mutual TLS, or no lighthouse"; return 1; }
+  dir=$(dirname "$ca")
+  for key in "$dir"/job.key "$dir"/replica_{0,1,2}.key; do
+    mode=$(stat -c %a "$key") || { failed=1; continue; }
+    [[ $mode == 600 ]] || { echo "$key has mode $mode, not 600"; failed=1; }
+  done
+  python3 "$probe_py" --ca="$ca" --cert="$dir/job.pem" --key="$dir/job.key" \
+    --name=job "$lighthouse" || failed=1
+  for line in "${healing[@]}"; do
+    read -r replica address <<<"$line"
+    python3 "$probe_py" --ca="$ca" --cert="$dir/job.pem" \
+      --key="$dir/job.key" --name="replica_$replica" "$address" || failed=1
+  done
+  return $failed
+}
+
+if [[ $case == tls ]]; then
+  run tls --tls --kill_replica_at=100 --kill_replica=1 &
+  job=$!
+  probe_status=0
+  probes=$(probe_tls "$scratch/tls" $job) || probe_status=$?
+  # run printed the output, and FAIL when run.py failed.
+  wait $job || exit 1
+  echo "$probes"
+  ((probe_status == 0)) || fail "the job did not serve mutual TLS alone"
+  ca=$(sed -n 's/^run.py: the job runs over mutual TLS: CA at //p' "$scratch/tls")
+  [[ ! -e $(dirname "$ca") ]] ||
+    fail "run.py left its certificates in $(dirname "$ca")"
+  accuracy=$(check_steps tls) || fail "run with a kill under --tls: $accuracy"
+  check_accuracy "$accuracy"
+  grep -q '^run.py: every replica that committed a step held the same checksum' \
+    "$scratch/tls" || fail "run.py did not find the checksums equal"
+  summary=$(grep '^run.py: replica 1 killed after step 100:' "$scratch/tls") ||
+    fail "no summary of the kill"
+  [[ $summary =~ replica\ [02]\ committed\ step\ [0-9]+\ with\ quorum\ 2\  ]] ||
+    fail "the survivors did not commit with quorum 2: $summary"
+  [[ $summary =~ it\ healed\ from\ replica_[02]\ to\ step\ [0-9]+ ]] ||
+    fail "replica 1 did not heal from a peer: $summary"
+  [[ $summary =~ rejoined\ at\ step\ [0-9]+ ]] ||
+    fail "replica 1 did not rejoin: $summary"
+  [[ $(grep -c '^sluice_launch: restarting rank' "$scratch/tls") -eq 1 ]] ||
+    fail "not replica 1 alone was restarted: $(grep '^sluice_launch: restarting rank' "$scratch/tls")"
+  echo "under --tls: $summary; accuracy $accuracy"
   echo PASS
   exit 0
 fi

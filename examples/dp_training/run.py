@@ -4,7 +4,7 @@
 
     python3 examples/dp_training/run.py [--steps=N]
         [--kill_replica_at=STEP [--kill_replica=R]] [--kills=K]
-        [--lighthouses=L [--kill_leader_at=STEP]]
+        [--lighthouses=L [--kill_leader_at=STEP]] [--tls]
 
 With --kill_replica_at, replica R is killed with SIGKILL once it has
 committed step STEP; with --kills=K, K replicas in turn (0, 1, 2, 0, ...),
@@ -32,6 +32,12 @@ its own (needs root and nft) and, S seconds after the first committed
 step, cuts the target off the network with nftables: replica R (which
 then runs as a fault user) as a host that vanished, or the lighthouse's
 port; it prints when the others went on and when the target came back.
+
+With --tls every gRPC connection of the job is mutual TLS: run.py makes a
+throwaway CA in a temporary folder with openssl (tls_certificates.py,
+shared with the parameter-server example), a certificate for the
+lighthouses and the launcher, and one per replica whose common name is its
+replica id, which the lighthouse checks the replica's heartbeats against.
 """
 
 import argparse
@@ -43,6 +49,7 @@ import shlex
 import shutil
 import signal
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -56,6 +63,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # Shared with the parameter-server example.
 sys.path.insert(0, os.path.join(ROOT, "examples", "ps_training"))
 import network_partition  # noqa: E402
+import tls_certificates  # noqa: E402
 PR_SET_PDEATHSIG = 1
 
 STEP_LINE = re.compile(
@@ -66,6 +74,9 @@ HEALED_LINE = re.compile(r"^\[(\d+)\] healed from (\S+) to step (\d+)")
 ACCURACY_LINE = re.compile(r"^\[(\d+)\] held-out accuracy ([0-9.]+)")
 STATUS_PAGE_LINE = re.compile(r"^status page at (\S+)$")
 ETCD = "/usr/bin/etcd"
+# With --tls the lighthouses serve their status pages over HTTPS: run.py
+# reads them with the job's CA and certificate.
+https_context = None
 
 
 def parse_args():
@@ -99,6 +110,16 @@ def parse_args():
                         "committed STEP (needs --lighthouses=2 or more)")
     parser.add_argument("--timeout", type=float, default=600,
                         help="kill everything after SECONDS (a hang)")
+    parser.add_argument("--tls", action="store_true",
+                        help="run every gRPC connection of the job over "
+                        "mutual TLS: make a throwaway CA in a temporary "
+                        "folder (with the openssl tool; removed at the end), "
+                        "a certificate for 127.0.0.1 for the lighthouses and "
+                        "the launcher, and one per replica whose common name "
+                        "is its replica id (replica_R), and give each "
+                        "process its own through SLUICE_TLS_CERT, "
+                        "SLUICE_TLS_KEY and SLUICE_TLS_CA (docs/security.md)."
+                        " Gloo's allreduce payloads stay plaintext")
     network_partition.add_arguments(
         parser, "replica:R: every connection of replica R (run as a fault "
         "user), as a host that vanished; lighthouse or lighthouse:I: the "
@@ -166,7 +187,9 @@ def wait_listening(port, process, seconds):
 
 
 def get_json(url, timeout):
-    with urllib.request.urlopen(url, timeout=timeout) as response:
+    context = https_context if url.startswith("https:") else None
+    with urllib.request.urlopen(url, timeout=timeout,
+                                context=context) as response:
         return json.load(response)
 
 
@@ -470,6 +493,34 @@ class Chaos:
         return not differing
 
 
+def use_tls(args, directory):
+    """Makes the job's certificates in DIRECTORY; every process run.py
+    starts takes the job's certificate from the environment, and each
+    replica its own (replica_command_with_tls)."""
+    global https_context
+    names = ["job"] + ["replica_%d" % rank for rank in range(args.replicas)]
+    certificates = tls_certificates.make(directory, names)
+    os.environ.update(certificates.environment("job"))
+    https_context = ssl.create_default_context(cafile=certificates.ca)
+    https_context.load_cert_chain(certificates.cert("job"),
+                                  certificates.key("job"))
+    print("run.py: the job runs over mutual TLS: CA at %s" % certificates.ca,
+          flush=True)
+    return certificates
+
+
+def replica_command_with_tls(certificates, command):
+    """COMMAND with the certificate of the replica's own id in place of the
+    job's: the launcher gives every rank its environment, and only the
+    shell it starts knows the rank."""
+    # dp_train's replica id is replica_$SLUICE_RANK, as the names in
+    # use_tls, unless --replica_id says otherwise.
+    in_dir = shlex.quote(certificates.directory) + "/replica_$SLUICE_RANK"
+    return ["/bin/sh", "-c",
+            "export SLUICE_TLS_CERT=%s.pem SLUICE_TLS_KEY=%s.key; "
+            'exec "$@"' % (in_dir, in_dir), "dp_train"] + command
+
+
 def main():
     args = parse_args()
     build = ("bazel build //examples/dp_training:dp_train "
@@ -488,8 +539,14 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     processes = []
     etcd_dir = None
+    tls_dir = None
     stop = threading.Event()
     try:
+        certificates = None
+        if args.tls:
+            tls_dir = tempfile.mkdtemp(prefix="dp_tls.",
+                                       dir=os.environ.get("TEST_TMPDIR"))
+            certificates = use_tls(args, tls_dir)
         etcd = None
         if args.lighthouses > 1:
             etcd_dir = tempfile.mkdtemp(prefix="dp_etcd.",
@@ -504,6 +561,9 @@ def main():
         replica_command = [args.dp_train, "--model=" + args.model,
                            "--lighthouse=" + lighthouse_address,
                            "--steps=%d" % args.steps]
+        if certificates is not None:
+            replica_command = replica_command_with_tls(certificates,
+                                                       replica_command)
         partition = None
         partition_replica = None
         if args.partition_target is not None:
@@ -573,6 +633,8 @@ def main():
             process.wait()
         if etcd_dir:
             shutil.rmtree(etcd_dir, ignore_errors=True)
+        if tls_dir:
+            shutil.rmtree(tls_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ checkpoints in --workdir/checkpoints, which later runs resume from.
         [--stop_ps_at=SECONDS [--stop_ps_for=SECONDS]]
         [--partition_after_s=SECONDS --partition_target=ps:I|worker:I
          [--partition_for_s=SECONDS] [--partition_traffic=both|to|from]]
-        [--liveness_timeout_ms=MS]
+        [--liveness_timeout_ms=MS] [--tls]
 
 Prints the coordinator's output and exits with its exit status: 0 when
 training finished, 75 when running the command again, without the flags
@@ -16,7 +16,10 @@ that inject the failure or delete the checkpoints, resumes it (a parameter
 server or the coordinator was lost); it prints that command. Every process it started
 is killed when it exits, however it exits. With --partition_after_s it runs
 in a network namespace of its own and cuts the target task's port off
-there with nftables (network_partition.py; needs root). See README.md.
+there with nftables (network_partition.py; needs root). With --tls every
+connection of the job is mutual TLS, with a throwaway CA and certificate
+that it makes in --workdir/tls (tls_certificates.py; needs openssl). See
+README.md.
 """
 
 import argparse
@@ -37,6 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import network_partition  # noqa: E402  (found next to this file)
+import tls_certificates  # noqa: E402
 
 RESTARTABLE = 75
 # What the command that resumes a run leaves out: the failures it injected
@@ -78,6 +82,13 @@ def parse_args():
                         help="kill -9 the coordinator after SECONDS")
     parser.add_argument("--timeout", type=float, default=1200,
                         help="kill everything after SECONDS (a hang)")
+    parser.add_argument("--tls", action="store_true",
+                        help="run every connection of the job over mutual "
+                        "TLS: make a throwaway CA and a certificate for "
+                        "127.0.0.1 signed by it in WORKDIR/tls (with the "
+                        "openssl tool, afresh each run) and give every "
+                        "process SLUICE_TLS_CERT, SLUICE_TLS_KEY and "
+                        "SLUICE_TLS_CA (docs/security.md)")
     network_partition.add_arguments(
         parser, "ps:I or worker:I: the task whose port --partition_after_s "
         "cuts off, SECONDS after the coordinator started (every connection "
@@ -274,6 +285,14 @@ def main():
         shutil.rmtree(os.path.join(args.workdir, "checkpoints"),
                       ignore_errors=True)
         shutil.rmtree(os.path.join(args.workdir, "logs"), ignore_errors=True)
+    if args.tls:
+        # Through the environment, every process gets it: the tasks, the
+        # coordinator, and whatever they start in turn.
+        certificates = tls_certificates.make(
+            os.path.join(args.workdir, "tls"), ["job"])
+        os.environ.update(certificates.environment("job"))
+        print("the job runs over mutual TLS: CA at %s" % certificates.ca,
+              flush=True)
     # SIGTERM ends the run as Ctrl-C does, through the finally below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
