@@ -411,6 +411,15 @@ absl::Status Train() {
     if (!healing) state.Get(&step, &parameters);
     if (step >= *steps) break;
     absl::StatusOr<sluice::ft::QuorumView> view = (*manager)->StartQuorum(step);
+    if (!view.ok() && sluice::ft::IsDrainedByOperator(view.status())) {
+      // Exit status 0: the launcher restarts no rank that ends well, and a
+      // drained replica is to stay out.
+      std::printf("replica %s drained by the operator at step %lld (%s)\n",
+                  options.replica_id.c_str(), static_cast<long long>(step),
+                  std::string(view.status().message()).c_str());
+      std::fflush(stdout);
+      return absl::OkStatus();
+    }
     if (!view.ok()) {
       std::printf("no quorum for step %lld: %s\n", static_cast<long long>(step),
                   sluice::DescribeError(view.status()).c_str());

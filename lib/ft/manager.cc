@@ -2,9 +2,12 @@
 // client, the healing service and Gloo groups.
 #include "sluice/ft/manager.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -13,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
@@ -31,6 +36,22 @@ namespace sluice::ft {
 namespace {
 
 using ccl::CollectiveGroup;
+
+// Marks the error of a drained replica's StartQuorum.
+constexpr char kDrainedPayload[] = "type.sluice.dev/ft.DrainedByOperator";
+// What the lighthouse's FAILED_PRECONDITION says when an operator drained
+// the replica (LighthouseService::Act); the other FAILED_PRECONDITION, an id
+// held by a live process, is retryable.
+constexpr char kDrainedPhrase[] = " was drained by the operator (";
+
+void KillNow(const std::string& message) {
+  SLUICE_LOG(ERROR) << message;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Not exit(): the training thread may be in a collective, and static
+  // destructors would race it.
+  _exit(kKilledByOperatorExitCode);
+}
 
 absl::Status ValidateOptions(const ManagerOptions& options) {
   if (options.lighthouses.empty()) {
@@ -265,6 +286,19 @@ void ManagerImpl::HeartbeatLoop() {
 }
 
 void ManagerImpl::OnEvent(const lighthouse::proto::LighthouseEvent& event) {
+  if (event.kind() == lighthouse::proto::LighthouseEvent::KILLED) {
+    if (event.replica_id() != options_.replica_id) return;
+    const std::string message =
+        absl::StrCat("replica ", options_.replica_id,
+                     ": killed by the operator (", event.operator_name(),
+                     " from the lighthouse status page)");
+    if (options_.on_kill) {
+      options_.on_kill(message);
+    } else {
+      KillNow(message);
+    }
+    return;
+  }
   RCReference<CollectiveGroup> group;
   absl::Status reason;
   {
@@ -538,6 +572,17 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
   self->set_healing(stale_);
   absl::StatusOr<lighthouse::proto::Quorum> quorum =
       client_->Quorum(request, options_.quorum_timeout);
+  if (!quorum.ok() && absl::IsFailedPrecondition(quorum.status()) &&
+      absl::StrContains(quorum.status().message(), kDrainedPhrase)) {
+    // Without the lighthouse's address in front: the program says it.
+    absl::string_view message = quorum.status().message();
+    const size_t named = message.find(
+        absl::StrCat("replica ", options_.replica_id, kDrainedPhrase));
+    if (named != absl::string_view::npos) message.remove_prefix(named);
+    absl::Status drained = absl::FailedPreconditionError(message);
+    drained.SetPayload(kDrainedPayload, absl::Cord("drained"));
+    return drained;
+  }
   if (!quorum.ok()) {
     return MarkRetryable(
         absl::Status(quorum.status().code(),
@@ -699,6 +744,10 @@ absl::StatusOr<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options,
   auto manager = std::make_unique<ManagerImpl>(std::move(options), state);
   if (absl::Status started = manager->Start(); !started.ok()) return started;
   return std::unique_ptr<Manager>(std::move(manager));
+}
+
+bool IsDrainedByOperator(const absl::Status& status) {
+  return status.GetPayload(kDrainedPayload).has_value();
 }
 
 }  // namespace sluice::ft

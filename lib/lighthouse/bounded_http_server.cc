@@ -3,7 +3,11 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -69,6 +73,14 @@ struct Connection {
   int answered = 0;
   bool close_after_sending = false;
   bool client_done = false;  // it shut down its side
+  // HTTPS: the session, null over plain HTTP.
+  SSL* ssl = nullptr;
+  bool handshaking = false;
+  // What the session waits for (POLLIN or POLLOUT), 0 when it waits for
+  // nothing HTTP would not: a handshake reads and writes in turns, and a
+  // TLS write may need to read first.
+  short tls_wants = 0;
+  ClientIdentity client;
 };
 
 // What HttpRoutes reads a request from and writes its answer to: the bytes
@@ -158,14 +170,18 @@ absl::StatusOr<int> Listen(const std::string& host, int port) {
 class BoundedHttpServer::Loop {
  public:
   Loop(int listen_fd, int wake_fd, std::unique_ptr<HttpRoutes> routes,
-       const HttpServerLimits& limits)
+       const HttpServerLimits& limits, std::unique_ptr<HttpTls> tls)
       : listen_fd_(listen_fd),
         wake_fd_(wake_fd),
         routes_(std::move(routes)),
-        limits_(limits) {}
+        limits_(limits),
+        tls_(std::move(tls)) {}
 
   ~Loop() {
-    for (auto& [id, connection] : connections_) close(connection.fd);
+    for (auto& [id, connection] : connections_) {
+      if (connection.ssl != nullptr) SSL_free(connection.ssl);
+      close(connection.fd);
+    }
     close(listen_fd_);
     close(wake_fd_);
   }
@@ -195,11 +211,16 @@ class BoundedHttpServer::Loop {
   bool Receive(Connection& connection);
   bool Send(Connection& connection);
   void AnswerOne(Connection& connection, absl::Time now);
+  // Takes the TLS handshake as far as it goes; false on a failed one.
+  bool Handshake(Connection& connection);
+  bool ReceiveTls(Connection& connection);
+  bool SendTls(Connection& connection);
 
   const int listen_fd_;
   const int wake_fd_;
   const std::unique_ptr<HttpRoutes> routes_;
   const HttpServerLimits limits_;
+  const std::unique_ptr<HttpTls> tls_;  // null over plain HTTP
   Connections connections_;
   uint64_t next_id_ = 0;
   absl::flat_hash_map<std::string, int> per_client_;
@@ -207,6 +228,13 @@ class BoundedHttpServer::Loop {
 };
 
 void BoundedHttpServer::Loop::Run() {
+  // OpenSSL writes to the socket without MSG_NOSIGNAL: a client gone while
+  // its answer is sent must cost an EPIPE, not the process. Blocked for
+  // this thread only, the signal stays pending on it and is dropped with it.
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
   std::vector<pollfd> polled;
   std::vector<uint64_t> ids;
   for (;;) {
@@ -218,7 +246,9 @@ void BoundedHttpServer::Loop::Run() {
     polled.push_back({accepting ? listen_fd_ : -1, POLLIN, 0});
     absl::Time wake = accepting ? absl::InfiniteFuture() : accept_paused_until_;
     for (const auto& [id, connection] : connections_) {
-      const short events = connection.output.empty() ? POLLIN : POLLOUT;
+      const short events = connection.tls_wants != 0 ? connection.tls_wants
+                           : connection.output.empty() ? POLLIN
+                                                       : POLLOUT;
       polled.push_back({connection.fd, events, 0});
       ids.push_back(id);
       wake = std::min(wake, connection.deadline);
@@ -278,7 +308,17 @@ void BoundedHttpServer::Loop::Add(int fd, const sockaddr_storage& peer,
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
     ReadAddress(local, connection.local_ip, connection.local_port);
   }
+  // The handshake counts against the request's time: a client that stalls
+  // in it is dropped like one that stalls in its head.
   connection.deadline = now + limits_.request_timeout;
+  if (tls_ != nullptr) {
+    connection.ssl = tls_->NewSession(fd);
+    if (connection.ssl == nullptr) {
+      close(fd);
+      return;
+    }
+    connection.handshaking = true;
+  }
   const std::string client = connection.client_ip;
   connections_.emplace(next_id_++, std::move(connection));
   // The oldest goes: a fresh request is served even while one client holds
@@ -295,6 +335,7 @@ void BoundedHttpServer::Loop::Add(int fd, const sockaddr_storage& peer,
 }
 
 void BoundedHttpServer::Loop::Close(Connections::iterator connection) {
+  if (connection->second.ssl != nullptr) SSL_free(connection->second.ssl);
   close(connection->second.fd);
   auto count = per_client_.find(connection->second.client_ip);
   if (--count->second == 0) per_client_.erase(count);
@@ -304,6 +345,12 @@ void BoundedHttpServer::Loop::Close(Connections::iterator connection) {
 void BoundedHttpServer::Loop::CloseAfterAnswer(
     Connections::iterator connection) {
   const int fd = connection->second.fd;
+  if (SSL* ssl = connection->second.ssl; ssl != nullptr) {
+    // Best effort: the close_notify tells the client the answer is whole;
+    // one that cannot be sent now is not waited for.
+    SSL_shutdown(ssl);
+    ERR_clear_error();
+  }
   shutdown(fd, SHUT_WR);
   char buffer[4096];
   for (size_t dropped = 0; dropped < kDropAtClose;) {
@@ -324,6 +371,7 @@ void BoundedHttpServer::Loop::CloseExpired(absl::Time now) {
 }
 
 bool BoundedHttpServer::Loop::Receive(Connection& connection) {
+  if (connection.ssl != nullptr) return ReceiveTls(connection);
   char buffer[4096];
   while (!connection.client_done &&
          connection.input.size() <= limits_.max_request_bytes) {
@@ -343,6 +391,7 @@ bool BoundedHttpServer::Loop::Receive(Connection& connection) {
 }
 
 bool BoundedHttpServer::Loop::Send(Connection& connection) {
+  if (connection.ssl != nullptr) return SendTls(connection);
   while (connection.sent < connection.output.size()) {
     const ssize_t count =
         send(connection.fd, connection.output.data() + connection.sent,
@@ -359,9 +408,85 @@ bool BoundedHttpServer::Loop::Send(Connection& connection) {
   return true;
 }
 
+bool BoundedHttpServer::Loop::Handshake(Connection& connection) {
+  ERR_clear_error();
+  const int done = SSL_do_handshake(connection.ssl);
+  if (done == 1) {
+    connection.handshaking = false;
+    connection.client = IdentityOf(connection.ssl);
+    return true;
+  }
+  switch (SSL_get_error(connection.ssl, done)) {
+    case SSL_ERROR_WANT_READ:
+      connection.tls_wants = POLLIN;
+      return true;
+    case SSL_ERROR_WANT_WRITE:
+      connection.tls_wants = POLLOUT;
+      return true;
+    default:
+      ERR_clear_error();
+      return false;
+  }
+}
+
+bool BoundedHttpServer::Loop::ReceiveTls(Connection& connection) {
+  char buffer[4096];
+  while (!connection.client_done &&
+         connection.input.size() <= limits_.max_request_bytes) {
+    ERR_clear_error();
+    const int count = SSL_read(connection.ssl, buffer, sizeof(buffer));
+    if (count > 0) {
+      connection.input.append(buffer, static_cast<size_t>(count));
+      continue;
+    }
+    switch (SSL_get_error(connection.ssl, count)) {
+      case SSL_ERROR_WANT_READ:
+        return true;
+      case SSL_ERROR_WANT_WRITE:
+        connection.tls_wants = POLLOUT;
+        return true;
+      case SSL_ERROR_ZERO_RETURN:
+        connection.client_done = true;
+        break;
+      default:
+        ERR_clear_error();
+        return false;
+    }
+  }
+  return true;
+}
+
+bool BoundedHttpServer::Loop::SendTls(Connection& connection) {
+  while (connection.sent < connection.output.size()) {
+    ERR_clear_error();
+    const size_t left = std::min<size_t>(connection.output.size() -
+                                             connection.sent,
+                                         std::numeric_limits<int>::max());
+    const int count =
+        SSL_write(connection.ssl, connection.output.data() + connection.sent,
+                  static_cast<int>(left));
+    if (count > 0) {
+      connection.sent += static_cast<size_t>(count);
+      continue;
+    }
+    switch (SSL_get_error(connection.ssl, count)) {
+      case SSL_ERROR_WANT_WRITE:
+        return true;
+      case SSL_ERROR_WANT_READ:
+        connection.tls_wants = POLLIN;
+        return true;
+      default:
+        ERR_clear_error();
+        return false;
+    }
+  }
+  return true;
+}
+
 void BoundedHttpServer::Loop::AnswerOne(Connection& connection,
                                         absl::Time now) {
   BufferedStream stream(connection);
+  routes_->set_client(connection.client);
   const bool last =
       connection.answered + 1 >= limits_.max_requests_per_connection;
   bool client_closes = false;
@@ -380,6 +505,11 @@ void BoundedHttpServer::Loop::AnswerOne(Connection& connection,
 void BoundedHttpServer::Loop::Advance(Connections::iterator entry,
                                       absl::Time now) {
   Connection& connection = entry->second;
+  connection.tls_wants = 0;
+  if (connection.handshaking) {
+    if (!Handshake(connection)) return Close(entry);
+    if (connection.handshaking) return;
+  }
   for (;;) {
     if (!connection.output.empty()) {
       if (!Send(connection)) return Close(entry);
@@ -411,6 +541,12 @@ void BoundedHttpServer::Loop::Advance(Connections::iterator entry,
 absl::StatusOr<std::unique_ptr<BoundedHttpServer>> BoundedHttpServer::Start(
     const std::string& host, int port, std::unique_ptr<HttpRoutes> routes,
     const HttpServerLimits& limits) {
+  return Start(host, port, std::move(routes), limits, std::nullopt);
+}
+
+absl::StatusOr<std::unique_ptr<BoundedHttpServer>> BoundedHttpServer::Start(
+    const std::string& host, int port, std::unique_ptr<HttpRoutes> routes,
+    const HttpServerLimits& limits, const std::optional<HttpTlsFiles>& tls) {
   if (limits.request_timeout <= absl::ZeroDuration() ||
       limits.write_timeout <= absl::ZeroDuration() ||
       limits.max_request_bytes == 0 || limits.max_requests_per_connection < 1 ||
@@ -418,6 +554,12 @@ absl::StatusOr<std::unique_ptr<BoundedHttpServer>> BoundedHttpServer::Start(
     return absl::InvalidArgumentError(
         "http server limits must be positive: timeouts, request bytes, "
         "requests per connection and connections");
+  }
+  std::unique_ptr<HttpTls> session_maker;
+  if (tls.has_value()) {
+    absl::StatusOr<std::unique_ptr<HttpTls>> made = HttpTls::Create(*tls);
+    if (!made.ok()) return made.status();
+    session_maker = *std::move(made);
   }
   absl::StatusOr<int> listen_fd = Listen(host, port);
   if (!listen_fd.ok()) return listen_fd.status();
@@ -442,7 +584,8 @@ absl::StatusOr<std::unique_ptr<BoundedHttpServer>> BoundedHttpServer::Start(
   routes->set_keep_alive_timeout(absl::ToInt64Seconds(limits.request_timeout));
   return std::unique_ptr<BoundedHttpServer>(new BoundedHttpServer(
       bound_port,
-      std::make_unique<Loop>(*listen_fd, wake_fd, std::move(routes), limits)));
+      std::make_unique<Loop>(*listen_fd, wake_fd, std::move(routes), limits,
+                             std::move(session_maker))));
 }
 
 BoundedHttpServer::BoundedHttpServer(int port, std::unique_ptr<Loop> loop)

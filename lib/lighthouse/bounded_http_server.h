@@ -9,6 +9,10 @@
 // the routes once it is whole, and sends the answer as fast as the client
 // takes it. A slow client costs a socket and a bounded buffer, never a
 // thread, and each connection is held to HttpServerLimits.
+//
+// Given HttpTlsFiles it serves HTTPS instead, in the same loop: the
+// handshake is taken as far as each socket allows, and counts against
+// request_timeout like the head it precedes.
 #ifndef SLUICE_LIB_LIGHTHOUSE_BOUNDED_HTTP_SERVER_H_
 #define SLUICE_LIB_LIGHTHOUSE_BOUNDED_HTTP_SERVER_H_
 
@@ -16,11 +20,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "lib/lighthouse/http_tls.h"
 
 namespace sluice::lighthouse {
 
@@ -53,6 +60,16 @@ class HttpRoutes : public httplib::Server {
   bool Answer(httplib::Stream& stream, bool last, bool& client_closes) {
     return process_request(stream, last, client_closes, nullptr);
   }
+
+  // Who the client of the request being answered is: read by handlers, in
+  // which alone it is valid. Never verified over plain HTTP.
+  const ClientIdentity& client() const { return client_; }
+
+  // Set by the server before it answers.
+  void set_client(ClientIdentity client) { client_ = std::move(client); }
+
+ private:
+  ClientIdentity client_;
 };
 
 class BoundedHttpServer {
@@ -62,6 +79,11 @@ class BoundedHttpServer {
   static absl::StatusOr<std::unique_ptr<BoundedHttpServer>> Start(
       const std::string& host, int port, std::unique_ptr<HttpRoutes> routes,
       const HttpServerLimits& limits);
+  // The same over HTTPS with `tls`, when given. INVALID_ARGUMENT when
+  // OpenSSL refuses the files.
+  static absl::StatusOr<std::unique_ptr<BoundedHttpServer>> Start(
+      const std::string& host, int port, std::unique_ptr<HttpRoutes> routes,
+      const HttpServerLimits& limits, const std::optional<HttpTlsFiles>& tls);
 
   // Stops.
   ~BoundedHttpServer();

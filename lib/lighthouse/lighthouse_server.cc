@@ -177,6 +177,9 @@ class LighthouseService final : public proto::Lighthouse::Service {
                     &refused)) {
       return refused;
     }
+    if (grpc::Status drained = Drained(replica); !drained.ok()) {
+      return drained;
+    }
     HeardFrom(replica, start);
     history_.Heard(replica, request->replica().incarnation(), start);
     const uint64_t ticket = rules_.Request(*request, start);
@@ -187,6 +190,10 @@ class LighthouseService final : public proto::Lighthouse::Service {
         *response->mutable_quorum() = std::move(answer->second);
         answers_.erase(answer);
         return grpc::Status::OK;
+      }
+      if (grpc::Status drained = Drained(replica); !drained.ok()) {
+        rules_.Withdraw(ticket);
+        return drained;
       }
       if (!rules_.IsPending(ticket)) {
         return grpc::Status(
@@ -362,6 +369,53 @@ class LighthouseService final : public proto::Lighthouse::Service {
     return status;
   }
 
+  // Lighthouse::Kill and Lighthouse::Drain.
+  absl::Status Act(bool kill, const std::string& replica_id,
+                   const std::string& by, const std::string& from) {
+    ready_.WaitForNotification();
+    std::unique_lock<std::mutex> lock(mu_);
+    const absl::Time now = Awake();
+    if (!authority_->IsLeader()) {
+      const std::string leader = authority_->LeaderAddress();
+      return absl::UnavailableError(absl::StrCat(
+          "lighthouse ", address_, " is not the leader (leader: ",
+          leader.empty() ? "unknown" : leader, "): act on replica ",
+          replica_id, " there"));
+    }
+    const std::string why =
+        kill ? absl::StrCat("replica ", replica_id,
+                            " was killed by the operator (", by, ")")
+             : absl::StrCat("replica ", replica_id,
+                            " was drained by the operator (", by, ")");
+    const bool known =
+        kill ? rules_.Kill(replica_id, why) : rules_.Drain(replica_id, why);
+    if (!known) {
+      return absl::NotFoundError(absl::StrCat(
+          "lighthouse ", address_, " knows no replica ", Escaped(replica_id)));
+    }
+    Log(absl::StrCat(kill ? "killed" : "drained", " replica ", replica_id,
+                     " for the operator ", by, " at ", from,
+                     " (status page)"));
+    history_.OperatorActed(kill ? proto::HistoryEntry::OPERATOR_KILLED
+                                : proto::HistoryEntry::OPERATOR_DRAINED,
+                           replica_id,
+                           absl::StrCat(why, " from ", from), now);
+    if (kill) {
+      proto::LighthouseEvent event;
+      event.set_kind(proto::LighthouseEvent::KILLED);
+      event.set_quorum_id(rules_.quorum_id());
+      event.set_replica_id(replica_id);
+      event.set_reason(why);
+      event.set_operator_name(by);
+      for (Watcher* watcher : watchers_) {
+        if (watcher->replica_id == replica_id) watcher->events.push_back(event);
+      }
+    }
+    // Its peers are told it is lost, and the next quorum forms without it.
+    Update(lock);
+    return absl::OkStatus();
+  }
+
   // Heartbeat timeouts, join timeouts and silences happen between requests.
   void Tick() {
     std::unique_lock<std::mutex> lock(mu_);
@@ -454,6 +508,13 @@ class LighthouseService final : public proto::Lighthouse::Service {
                      absl::StrJoin(names, ", "),
                      ": a replica's certificate must carry its id as its "
                      "common name or a subjectAltName"));
+  }
+
+  // FAILED_PRECONDITION when an operator drained `replica`. Under mu_.
+  grpc::Status Drained(const std::string& replica) const {
+    const std::string why = rules_.WhyDrained(replica);
+    if (why.empty()) return grpc::Status::OK;
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, why);
   }
 
   grpc::Status Invalid(absl::string_view why) const {
@@ -935,6 +996,16 @@ const std::string& Lighthouse::address() const {
 
 std::string Lighthouse::WhyNotIssuedHere(int64_t generation) const {
   return impl_->service.WhyNotIssuedHere(generation);
+}
+
+absl::Status Lighthouse::Kill(const std::string& replica_id,
+                              const std::string& by, const std::string& from) {
+  return impl_->service.Act(/*kill=*/true, replica_id, by, from);
+}
+
+absl::Status Lighthouse::Drain(const std::string& replica_id,
+                               const std::string& by, const std::string& from) {
+  return impl_->service.Act(/*kill=*/false, replica_id, by, from);
 }
 
 LighthouseStatus Lighthouse::Status() const {

@@ -43,6 +43,10 @@ static_assert(static_cast<int>(HistoryKind::kAuthorityTrouble) ==
               proto::HistoryEntry::AUTHORITY_TROUBLE);
 static_assert(static_cast<int>(HistoryKind::kAuthorityBack) ==
               proto::HistoryEntry::AUTHORITY_BACK);
+static_assert(static_cast<int>(HistoryKind::kOperatorKilled) ==
+              proto::HistoryEntry::OPERATOR_KILLED);
+static_assert(static_cast<int>(HistoryKind::kOperatorDrained) ==
+              proto::HistoryEntry::OPERATOR_DRAINED);
 
 LighthouseStatus::HistoryEntry FromProto(const proto::HistoryEntry& entry) {
   LighthouseStatus::HistoryEntry plain;
@@ -92,6 +96,7 @@ LighthouseStatus StatusFromProto(const proto::LighthouseStatus& status) {
     to.in_quorum = replica.in_quorum();
     to.recovering = replica.recovering();
     to.requesting = replica.requesting();
+    to.drained = replica.drained();
   }
   plain.min_replicas = status.min_replicas();
   plain.heartbeat_timeout = absl::Milliseconds(status.heartbeat_timeout_ms());
@@ -130,6 +135,7 @@ proto::LighthouseStatus StatusToProto(const LighthouseStatus& status) {
     to.set_in_quorum(replica.in_quorum);
     to.set_recovering(replica.recovering);
     to.set_requesting(replica.requesting);
+    to.set_drained(replica.drained);
   }
   message.set_min_replicas(status.min_replicas);
   message.set_heartbeat_timeout_ms(

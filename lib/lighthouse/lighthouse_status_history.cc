@@ -90,6 +90,17 @@ void StatusHistory::Record(proto::HistoryEntry::Kind kind,
   Add(std::move(entry));
 }
 
+void StatusHistory::OperatorActed(proto::HistoryEntry::Kind kind,
+                                  const std::string& replica_id,
+                                  const std::string& reason, absl::Time now) {
+  proto::HistoryEntry entry;
+  entry.set_kind(kind);
+  entry.set_time_us(absl::ToUnixMicros(now));
+  entry.set_replica_id(replica_id);
+  entry.set_reason(reason);
+  Add(std::move(entry));
+}
+
 void StatusHistory::Add(proto::HistoryEntry entry) {
   if (entry.replica_id().size() > kMaxReplicaIdBytes) {
     entry.set_replica_id(TruncateUtf8(entry.replica_id(), kMaxReplicaIdBytes));

@@ -53,6 +53,11 @@ class StatusHistory {
   // A participant of quorum `quorum_id` stopped being healthy.
   void MemberLost(int64_t quorum_id, const std::string& replica_id,
                   const std::string& reason, absl::Time now);
+  // An operator killed or drained `replica_id` (OPERATOR_KILLED,
+  // OPERATOR_DRAINED); `reason` names them.
+  void OperatorActed(proto::HistoryEntry::Kind kind,
+                     const std::string& replica_id, const std::string& reason,
+                     absl::Time now);
   // Anything else: leadership, a pause, the quorum authority's trouble.
   void Record(proto::HistoryEntry::Kind kind, const std::string& reason,
               absl::Time now);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
 #include "lib/lighthouse/bounded_http_server.h"
+#include "lib/lighthouse/lighthouse_status_page_actions.h"
 #include "sluice/support/host_port.h"
 
 namespace sluice::lighthouse {
@@ -29,6 +30,14 @@ absl::StatusOr<std::unique_ptr<LighthouseStatusPage>>
 LighthouseStatusPage::Start(const std::string& host, int port,
                             LighthouseStatusFunction status,
                             const HttpServerLimits& limits) {
+  return Start(host, port, std::move(status), limits, std::nullopt);
+}
+
+absl::StatusOr<std::unique_ptr<LighthouseStatusPage>>
+LighthouseStatusPage::Start(const std::string& host, int port,
+                            LighthouseStatusFunction status,
+                            const HttpServerLimits& limits,
+                            std::optional<StatusPageActions> actions) {
   // A port past 65535 would wrap to 16 bits in the socket address: 95177
   // would serve on 29641.
   absl::Status valid = CheckPort(port);
@@ -39,17 +48,27 @@ LighthouseStatusPage::Start(const std::string& host, int port,
                      port, "': ", valid.message()));
   }
   auto routes = std::make_unique<HttpRoutes>();
-  routes->Get("/status.json", [status = std::move(status)](
+  const bool https = actions.has_value();
+  routes->Get("/status.json", [status = std::move(status), https](
                                   const httplib::Request&,
                                   httplib::Response& response) {
+    proto::LighthouseStatus now = status();
+    now.set_operator_actions(https);
     response.set_header("Cache-Control", "no-store");
-    response.set_content(StatusToJson(status()), "application/json");
+    response.set_content(StatusToJson(now), "application/json");
   });
+  std::optional<HttpTlsFiles> tls;
+  ReplicaActionFunction act;
+  if (https) {
+    tls = std::move(actions->tls);
+    act = std::move(actions->act);
+  }
+  AddActionRoutes(*routes, std::move(act));
   routes->Get("/", [](const httplib::Request&, httplib::Response& response) {
     response.set_content(StatusPageHtml(), "text/html; charset=utf-8");
   });
   absl::StatusOr<std::unique_ptr<BoundedHttpServer>> server =
-      BoundedHttpServer::Start(host, port, std::move(routes), limits);
+      BoundedHttpServer::Start(host, port, std::move(routes), limits, tls);
   if (!server.ok()) {
     return absl::Status(
         server.status().code(),
@@ -57,7 +76,7 @@ LighthouseStatusPage::Start(const std::string& host, int port,
                      port, ": ", server.status().message()));
   }
   return std::unique_ptr<LighthouseStatusPage>(
-      new LighthouseStatusPage(host, std::move(*server)));
+      new LighthouseStatusPage(host, https, std::move(*server)));
 }
 
 absl::StatusOr<std::unique_ptr<LighthouseStatusPage>>
@@ -67,15 +86,16 @@ LighthouseStatusPage::Start(const std::string& host, int port,
 }
 
 LighthouseStatusPage::LighthouseStatusPage(
-    std::string host, std::unique_ptr<BoundedHttpServer> server)
+    std::string host, bool https, std::unique_ptr<BoundedHttpServer> server)
     : host_(std::move(host)),
+      https_(https),
       port_(server->port()),
       server_(std::move(server)) {}
 
 LighthouseStatusPage::~LighthouseStatusPage() { Stop(); }
 
 std::string LighthouseStatusPage::url() const {
-  return absl::StrCat("http://", host_, ":", port_, "/");
+  return absl::StrCat(https_ ? "https://" : "http://", host_, ":", port_, "/");
 }
 
 void LighthouseStatusPage::Stop() { server_->Stop(); }

@@ -9,6 +9,13 @@
 //   /status.json  the lighthouse's proto::LighthouseStatus as JSON (proto
 //                 field names; 64-bit integers as strings)
 //
+//   POST /replicas/<id>/drain, POST /replicas/<id>/kill
+//                 with StatusPageActions only (HTTPS): carried out for a
+//                 client whose certificate verified against the CA, else
+//                 403 with the reason in plain text; 404 for a replica the
+//                 lighthouse does not know. Without them, 403 saying the
+//                 lighthouse needs TLS.
+//
 // The page runs on a thread of its own, never the lighthouse's gRPC
 // threads; `status` is called from it and must be thread-safe. Slow and
 // greedy clients are held to HttpServerLimits (bounded_http_server.h,
@@ -19,9 +26,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "lib/lighthouse/http_tls.h"
 #include "lib/lighthouse/lighthouse_service.pb.h"
 
 namespace sluice::lighthouse {
@@ -30,6 +40,29 @@ class BoundedHttpServer;
 struct HttpServerLimits;
 
 using LighthouseStatusFunction = std::function<proto::LighthouseStatus()>;
+
+enum class ReplicaAction { kDrain, kKill };
+
+// Carries out `action` on `replica_id` for the operator `by` (their
+// certificate's common name) at `from` (host:port); NOT_FOUND for a replica
+// the lighthouse does not know. Called on the page's thread.
+using ReplicaActionFunction = std::function<absl::Status(
+    ReplicaAction action, const std::string& replica_id,
+    const std::string& by, const std::string& from)>;
+
+// What makes the page offer drain and kill: it is served over HTTPS with
+// `tls`, and acts through `act`.
+struct StatusPageActions {
+  HttpTlsFiles tls;
+  ReplicaActionFunction act;
+};
+
+// The 403 reasons of the action routes.
+inline constexpr char kActionsNeedTls[] =
+    "drain and kill need the lighthouse to run with TLS (--tls_cert, "
+    "--tls_key, --tls_ca)";
+inline constexpr char kActionsNeedCertificate[] =
+    "drain and kill need a client certificate of the cluster's CA";
 
 // The JSON of /status.json.
 std::string StatusToJson(const proto::LighthouseStatus& status);
@@ -48,6 +81,12 @@ class LighthouseStatusPage {
   static absl::StatusOr<std::unique_ptr<LighthouseStatusPage>> Start(
       const std::string& host, int port, LighthouseStatusFunction status,
       const HttpServerLimits& limits);
+  // The same over HTTPS with drain and kill when `actions` is given.
+  // INVALID_ARGUMENT also when OpenSSL refuses its files.
+  static absl::StatusOr<std::unique_ptr<LighthouseStatusPage>> Start(
+      const std::string& host, int port, LighthouseStatusFunction status,
+      const HttpServerLimits& limits,
+      std::optional<StatusPageActions> actions);
 
   // Stops and joins.
   ~LighthouseStatusPage();
@@ -55,7 +94,7 @@ class LighthouseStatusPage {
   LighthouseStatusPage& operator=(const LighthouseStatusPage&) = delete;
 
   int port() const { return port_; }
-  // "http://host:port/".
+  // "http://host:port/", or https.
   std::string url() const;
 
   // Stops serving: closes the port and every connection (an answer being
@@ -63,10 +102,11 @@ class LighthouseStatusPage {
   void Stop();
 
  private:
-  LighthouseStatusPage(std::string host,
+  LighthouseStatusPage(std::string host, bool https,
                        std::unique_ptr<BoundedHttpServer> server);
 
   const std::string host_;
+  const bool https_;
   const int port_;
   std::unique_ptr<BoundedHttpServer> server_;
 };

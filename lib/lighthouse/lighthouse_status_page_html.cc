@@ -10,6 +10,11 @@
 //
 // The history table lists status.json's history as it comes, newest first;
 // each row's data-kind is the entry's proto kind (e.g. "MEMBER_LOST").
+//
+// Over HTTPS (status.json's operator_actions) each member's row has a
+// drain and a kill button (classes "drain" and "kill"). Their answer, the
+// reason when refused, stays in #action-result: rows are rebuilt on every
+// refresh, so the row cannot hold it.
 #include <string>
 
 #include "lib/lighthouse/lighthouse_status_page.h"
@@ -44,11 +49,17 @@ tr.history-entry.bad td { background: #fee; }
 tr.history-entry.formed td { background: #efe; }
 h2 { font-size: 1.1em; margin-top: 1.5em; }
 .leader-self { color: #060; font-weight: bold; }
+#action-result.refused { color: #a00; font-weight: bold; }
+#action-result.done { color: #060; font-weight: bold; }
+td.actions { white-space: nowrap; }
+td.actions button { margin-right: 0.4em; }
+tr.replica.drained td { color: #777; font-style: italic; }
 </style>
 </head>
 <body>
 <h1>Sluice lighthouse <span id="lighthouse-address"></span></h1>
 <p id="error" hidden></p>
+<p id="action-result" hidden></p>
 <dl id="summary">
   <dt>Quorum id</dt><dd id="quorum-id">-</dd>
   <dt>Why it formed</dt><dd id="quorum-reason">-</dd>
@@ -72,6 +83,7 @@ h2 { font-size: 1.1em; margin-top: 1.5em; }
   <th>replica id</th><th>step</th><th>address</th><th>in quorum</th>
   <th>recovering</th><th>requesting</th><th>healthy</th>
   <th>heartbeat age</th><th>world size</th><th>incarnation</th>
+  <th id="actions-header" hidden>operator</th>
 </tr></thead>
 <tbody id="member-rows"></tbody>
 </table>
@@ -122,7 +134,42 @@ const HISTORY_KINDS = {
   PAUSED: ["did not run", "bad"],
   AUTHORITY_TROUBLE: ["quorum authority trouble", "bad"],
   AUTHORITY_BACK: ["quorum authority back", ""],
+  OPERATOR_KILLED: ["killed by the operator", "bad"],
+  OPERATOR_DRAINED: ["drained by the operator", "bad"],
 };
+
+// POSTs `action` for `replicaId` and shows what the lighthouse answered.
+async function act(action, replicaId) {
+  const result = document.getElementById("action-result");
+  let text;
+  let ok = false;
+  try {
+    const reply = await fetch(
+        "replicas/" + encodeURIComponent(replicaId) + "/" + action,
+        {method: "POST", cache: "no-store"});
+    ok = reply.ok;
+    text = await reply.text();
+  } catch (error) {
+    text = action + " of replica " + replicaId + " failed: " + error.message;
+  }
+  result.textContent = text;
+  result.className = ok ? "done" : "refused";
+  result.hidden = false;
+}
+
+function addActions(row, replicaId) {
+  const cell = document.createElement("td");
+  cell.className = "actions";
+  for (const action of ["drain", "kill"]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = action;
+    button.textContent = action;
+    button.addEventListener("click", () => act(action, replicaId));
+    cell.appendChild(button);
+  }
+  row.appendChild(cell);
+}
 
 // "a (world size 1, incarnation 7), b (...) and 3 more".
 function participantsText(entry) {
@@ -195,7 +242,8 @@ function render(status) {
     const stale = !member.healthy || ageMs > timeoutMs / 2;
     const row = document.createElement("tr");
     row.className = "replica" + (stale ? " stale" : "") +
-                    (member.recovering ? " recovering" : "");
+                    (member.recovering ? " recovering" : "") +
+                    (member.drained ? " drained" : "");
     row.setAttribute("data-replica-id", info.replica_id || "");
     addCell(row, "replica-id", info.replica_id || "");
     addCell(row, "step", String(toNumber(info.step)));
@@ -207,8 +255,10 @@ function render(status) {
     addCell(row, "heartbeat-age", ageMs + " ms");
     addCell(row, "world-size", String(toNumber(info.world_size)));
     addCell(row, "incarnation", info.incarnation || "0");
+    if (status.operator_actions) addActions(row, info.replica_id || "");
     rows.push(row);
   }
+  document.getElementById("actions-header").hidden = !status.operator_actions;
   document.getElementById("member-rows").replaceChildren(...rows);
   document.getElementById("history-rows").replaceChildren(
       ...(status.history || []).map(historyRow));

@@ -147,6 +147,10 @@ QuorumRules::Replica& QuorumRules::Touch(const std::string& replica_id,
     it->second.incarnation = incarnation;
     it->second.info.set_replica_id(replica_id);
     it->second.info.set_incarnation(incarnation);
+    // A drained replica's restart stays out.
+    if (auto drained = drained_.find(replica_id); drained != drained_.end()) {
+      it->second.removed = drained->second;
+    }
   }
   it->second.last_heard = now;
   it->second.watch_ended = false;
@@ -200,7 +204,7 @@ std::vector<std::string> QuorumRules::Forget(absl::Time now) {
 }
 
 bool QuorumRules::Healthy(const Replica& replica, absl::Time now) const {
-  return !replica.watch_ended &&
+  return !replica.watch_ended && replica.removed.empty() &&
          now - replica.last_heard < options_.heartbeat_timeout;
 }
 
@@ -278,6 +282,7 @@ std::string QuorumRules::WhyLost(const proto::ReplicaInfo& participant,
                         replica.incarnation, ", was ",
                         participant.incarnation(), ")");
   }
+  if (!replica.removed.empty()) return replica.removed;
   if (replica.watch_ended) {
     return absl::StrCat("replica ", id, " lost: its watch stream ended");
   }
@@ -302,6 +307,29 @@ std::vector<LostMember> QuorumRules::TakeLostMembers(absl::Time now) {
         {current_.quorum_id(), participant.replica_id(), std::move(why)});
   }
   return lost;
+}
+
+bool QuorumRules::Kill(const std::string& replica_id, const std::string& why) {
+  auto it = replicas_.find(replica_id);
+  if (it == replicas_.end()) return false;
+  it->second.removed = why;
+  it->second.ticket.reset();
+  return true;
+}
+
+bool QuorumRules::Drain(const std::string& replica_id,
+                        const std::string& why) {
+  auto it = replicas_.find(replica_id);
+  if (it == replicas_.end()) return false;
+  drained_[replica_id] = why;
+  it->second.removed = why;
+  it->second.ticket.reset();
+  return true;
+}
+
+std::string QuorumRules::WhyDrained(const std::string& replica_id) const {
+  auto it = drained_.find(replica_id);
+  return it == drained_.end() ? "" : it->second;
 }
 
 QuorumDecision QuorumRules::Evaluate(absl::Time now) const {
@@ -449,6 +477,7 @@ std::vector<proto::ReplicaStatus> QuorumRules::Replicas(absl::Time now) const {
         status.in_quorum() &&
         (replica.info.healing() || replica.info.step() < max_step));
     status.set_requesting(replica.ticket.has_value());
+    status.set_drained(drained_.count(id) > 0);
     statuses.push_back(std::move(status));
   }
   return statuses;

@@ -170,6 +170,18 @@ class QuorumRules {
   // come back: their peers dropped the group of this one.
   std::vector<LostMember> TakeLostMembers(absl::Time now);
 
+  // An operator killed the replica's current incarnation: it is lost at
+  // once for `why`, and a new incarnation of it is a new member. False when
+  // the id is not known.
+  bool Kill(const std::string& replica_id, const std::string& why);
+  // An operator drained the replica: every incarnation of it is left out of
+  // quorums from now on, as lost for `why`, and its pending request is
+  // dropped. Holds for as long as these rules do (the lighthouse's life).
+  // False when the id is not known.
+  bool Drain(const std::string& replica_id, const std::string& why);
+  // Why `replica_id` was drained, "" when it was not.
+  std::string WhyDrained(const std::string& replica_id) const;
+
   // Whether a quorum forms now.
   QuorumDecision Evaluate(absl::Time now) const;
   // Makes `formed` (from Evaluate, with nothing changed since) the current
@@ -189,6 +201,9 @@ class QuorumRules {
     std::optional<uint64_t> ticket;  // its pending request
     absl::Time requested;
     int64_t commit_failures = 0;  // reported with the pending request
+    // Why an operator took this incarnation out (Kill, Drain): it is lost
+    // whatever it sends. "" when none did.
+    std::string removed;
   };
 
   // The replica `replica_id` speaking as `incarnation`: a new entry when it
@@ -209,6 +224,7 @@ class QuorumRules {
   // when nothing forces one.
   std::string forced_new_generation_;
   std::set<std::string> reported_lost_;  // of the current quorum
+  std::map<std::string, std::string> drained_;  // why, by replica id
   uint64_t next_ticket_ = 1;
 };
 

@@ -12,6 +12,7 @@
 //   allreduce_error step=S ms=T at_ms=U error=MESSAGE
 //   commit step=S generation=G commit=0|1 at_ms=U
 //   quorum_error: MESSAGE
+//   replica ID drained by the operator at step S   (then exits 0)
 //   serving bytes=N at_ms=U         (its state saved for a healing peer)
 //
 // where U is the wall clock in Unix milliseconds, for a test to time
@@ -198,6 +199,12 @@ int Run(const Flags& flags) {
   while (step < flags.until_step) {
     const absl::Time step_start = absl::Now();
     absl::StatusOr<QuorumView> view = (*manager)->StartQuorum(step);
+    if (!view.ok() && IsDrainedByOperator(view.status())) {
+      std::printf("replica %s drained by the operator at step %lld\n",
+                  flags.replica_id.c_str(), static_cast<long long>(step));
+      std::fflush(stdout);
+      return 0;
+    }
     if (!view.ok()) {
       std::printf("quorum_error: %s\n", view.status().ToString().c_str());
       std::fflush(stdout);

@@ -2,22 +2,26 @@
 // (docs/lighthouse.md). Replica groups heartbeat it, ask it for quorums and
 // vote on their commits; it serves until SIGTERM or SIGINT. With --etcd,
 // several lighthouses share one etcd and one of them leads; with
-// --http_port, it serves its status page.
+// --http_port, it serves its status page: over HTTPS, with drain and kill
+// buttons, when it runs with TLS (--tls_cert, --tls_key, --tls_ca).
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/collective/store_service.h"
+#include "lib/lighthouse/bounded_http_server.h"
 #include "lib/lighthouse/etcd_quorum_authority.h"
 #include "lib/lighthouse/lighthouse_status.h"
 #include "lib/lighthouse/lighthouse_status_page.h"
 #include "sluice/lighthouse/lighthouse.h"
 #include "sluice/support/host_port.h"
+#include "sluice/support/tls.h"
 #include "tools/common/flag_checks.h"
 #include "tools/common/flags.h"
 #include "tools/common/tool_flags.h"
@@ -144,6 +148,24 @@ NewAuthority(const std::string& dialed) {
       *std::move(authority));
 }
 
+// With TLS, the page is served with the lighthouse's certificate, and an
+// operator whose client certificate the CA signed may drain and kill.
+std::optional<sluice::lighthouse::StatusPageActions> OperatorActions(
+    sluice::lighthouse::Lighthouse* lighthouse) {
+  const sluice::ProcessTls tls = sluice::CurrentTls();
+  if (!tls.enabled) return std::nullopt;
+  sluice::lighthouse::StatusPageActions actions;
+  actions.tls = {tls.files.cert, tls.files.key, tls.files.ca};
+  actions.act = [lighthouse](sluice::lighthouse::ReplicaAction action,
+                             const std::string& replica, const std::string& by,
+                             const std::string& from) {
+    return action == sluice::lighthouse::ReplicaAction::kKill
+               ? lighthouse->Kill(replica, by, from)
+               : lighthouse->Drain(replica, by, from);
+  };
+  return actions;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -210,9 +232,12 @@ int main(int argc, char** argv) {
   if (*http_port != kNoStatusPage) {
     const std::string host = address->substr(0, address->rfind(':'));
     auto started = sluice::lighthouse::LighthouseStatusPage::Start(
-        host, *http_port, [lighthouse = lighthouse->get()] {
+        host, *http_port,
+        [lighthouse = lighthouse->get()] {
           return sluice::lighthouse::StatusToProto(lighthouse->Status());
-        });
+        },
+        sluice::lighthouse::HttpServerLimits(),
+        OperatorActions(lighthouse->get()));
     if (!started.ok()) return Fail(std::string(started.status().message()));
     page = *std::move(started);
     std::printf("status page at %s\n", page->url().c_str());

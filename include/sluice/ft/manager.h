@@ -16,6 +16,7 @@
 #define SLUICE_FT_MANAGER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,6 +29,17 @@
 #include "sluice/support/ref_count.h"
 
 namespace sluice::ft {
+
+// The exit status of a replica process killed by an operator from the
+// lighthouse's status page (EX_TEMPFAIL): not 0, so that the launcher's
+// restart policy applies as for a crash.
+inline constexpr int kKilledByOperatorExitCode = 75;
+
+// Whether `status` (from StartQuorum) says an operator drained this replica
+// from the lighthouse's status page: it is left out of every quorum until
+// the lighthouse restarts, so the program should end, and successfully,
+// rather than ask again.
+bool IsDrainedByOperator(const absl::Status& status);
 
 // The replica's training state, as the program keeps it: what a recovering
 // peer receives (variables, optimizer state, step).
@@ -62,6 +74,12 @@ struct ManagerOptions {
   // the state is loaded (QuorumView::loaded_step) re-applies the kept
   // updates of that step and later. The peers do not wait for the heal.
   bool heal_in_background = false;
+  // Called on the manager's watch thread when an operator killed this
+  // replica from the lighthouse's status page, with the line that says so
+  // ("replica <id>: killed by the operator (<name> from the lighthouse
+  // status page)"). Null: the line goes to the log and the process ends
+  // at once with kKilledByOperatorExitCode. Tests set their own.
+  std::function<void(const std::string& message)> on_kill;
 };
 
 // What StartQuorum found.
@@ -105,7 +123,8 @@ class Manager {
   // is behind the quorum's highest step, loads the state of an up-to-date
   // participant (chosen round-robin) before returning. Errors are
   // retryable (no quorum in time, a heal that failed); the caller calls
-  // again.
+  // again, except after an operator drained this replica
+  // (IsDrainedByOperator), when every call fails alike.
   virtual absl::StatusOr<QuorumView> StartQuorum(int64_t step) = 0;
 
   // Records that a collective of the current step failed: this replica

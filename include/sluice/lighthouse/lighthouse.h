@@ -86,6 +86,7 @@ struct ReplicaStatus {
   bool in_quorum = false;        // a participant of the current quorum
   bool recovering = false;       // in the quorum with a step behind its highest
   bool requesting = false;       // waiting in a quorum request now
+  bool drained = false;  // by an operator (Lighthouse::Drain)
 };
 
 // What GetStatus answers (the same fields as its proto::LighthouseStatus).
@@ -124,6 +125,8 @@ struct LighthouseStatus {
       kPaused = 6,
       kAuthorityTrouble = 7,
       kAuthorityBack = 8,
+      kOperatorKilled = 9,
+      kOperatorDrained = 10,
     };
     Kind kind = Kind::kGenerationFormed;
     absl::Time time = absl::UnixEpoch();
@@ -175,6 +178,21 @@ class Lighthouse {
   // that replicas building the group of a quorum issued before a restart
   // fail at once instead of waiting for peers that wrote to the old store.
   std::string WhyNotIssuedHere(int64_t generation) const;
+
+  // What an operator does to a replica from the status page. `by` names
+  // them (their client certificate's common name) and `from` their
+  // address, for the log and the history. NOT_FOUND for a replica this
+  // lighthouse does not know, UNAVAILABLE when it does not lead.
+  //
+  // Kill: the replica's process is told to end (its watch stream) and is
+  // lost at once; a restart of it joins again.
+  absl::Status Kill(const std::string& replica_id, const std::string& by,
+                    const std::string& from);
+  // Drain: the replica is left out of every quorum from the next one on and
+  // its quorum requests fail with FAILED_PRECONDITION, until this
+  // lighthouse restarts (a restart of the replica stays drained).
+  absl::Status Drain(const std::string& replica_id, const std::string& by,
+                     const std::string& from);
 
   // Stops serving: waiting Quorum and Commit calls and Watch streams end
   // with UNAVAILABLE at once. Idempotent.
