@@ -41,6 +41,8 @@
 #include "lib/collective/gloo_store.h"
 #include "lib/collective/group_error.h"
 #include "lib/collective/op_header.h"
+#include "lib/support/grpc_credentials.h"
+#include "lib/support/grpc_handshake.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/error_util.h"
 #include "sluice/support/failure.h"
@@ -595,6 +597,24 @@ absl::StatusOr<RCReference<CollectiveGroup>> CreateGlooGroup(
   std::string what = absl::StrCat(
       "connecting rank ", options.rank, " of ", options.size, " (generation ",
       options.generation, ") through the store at ", options.store_address);
+  // The store's calls wait for it, and would wait out the connect timeout
+  // on a refused TLS handshake, saying nothing of why. Fatal: the store
+  // would refuse it again.
+  if (grpc::Status reached = WaitForServer(
+          options.store_address, absl::Now() + options.connect_timeout);
+      !reached.ok()) {
+    const bool refused = HandshakeFailed(reached);
+    ErrorContext origin;
+    origin.generation = options.generation;
+    return MarkFailureClass(
+        AddErrorContext(
+            absl::Status(static_cast<absl::StatusCode>(reached.error_code()),
+                         absl::StrCat(what, " failed: rendezvous store: ",
+                                      refused ? HandshakeReason(reached)
+                                              : reached.error_message())),
+            origin),
+        refused ? FailureClass::kFatal : FailureClass::kRetryable);
+  }
   GlooStore store(NewLivenessChannel(options.store_address), options.generation,
                   options.connect_timeout);
   std::shared_ptr<gloo::transport::Device> device;

@@ -6,6 +6,8 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/collective/store_keys.h"
 #include "lib/collective/store_service.grpc.pb.h"
+#include "lib/support/grpc_credentials.h"
+#include "lib/support/grpc_handshake.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/failure.h"
 
@@ -16,6 +18,12 @@ constexpr char kUniqueIdKey[] = "nccl_unique_id";
 
 absl::Status StoreError(const grpc::Status& status, const std::string& what,
                         int64_t generation) {
+  // Fatal: the store would refuse it again.
+  if (HandshakeFailed(status)) {
+    return MarkFailureClass(absl::UnavailableError(absl::StrCat(
+                                what, " failed: ", HandshakeReason(status))),
+                            FailureClass::kFatal);
+  }
   absl::Status error(static_cast<absl::StatusCode>(status.error_code()),
                      absl::StrCat(what, " failed: ", status.error_message()));
   if (error.code() == absl::StatusCode::kAborted) {
@@ -30,6 +38,14 @@ absl::StatusOr<ncclUniqueId> ExchangeUniqueId(NcclApi& api,
                                               const std::string& store_address,
                                               int64_t generation, int rank,
                                               absl::Time deadline) {
+  // The calls below wait for the store, and would wait out `deadline` on a
+  // refused TLS handshake, saying nothing of why.
+  if (grpc::Status reached = WaitForServer(store_address, deadline);
+      !reached.ok()) {
+    return StoreError(reached,
+                      absl::StrCat("reaching the store at ", store_address),
+                      generation);
+  }
   auto stub = proto::KeyValueStore::NewStub(NewLivenessChannel(store_address));
   const std::string key = GenerationKey(generation, kUniqueIdKey);
   grpc::ClientContext context;

@@ -15,7 +15,8 @@ namespace sluice::ccl {
 
 // Errors: the store's (UNAVAILABLE or DEADLINE_EXCEEDED when it or rank 0
 // did not answer by `deadline`; ABORTED, marked stale, when the store has
-// dropped the generation), or ncclGetUniqueId's.
+// dropped the generation; UNAVAILABLE marked fatal when it refused the TLS
+// handshake), or ncclGetUniqueId's.
 absl::StatusOr<ncclUniqueId> ExchangeUniqueId(NcclApi& api,
                                               const std::string& store_address,
                                               int64_t generation, int rank,

@@ -10,6 +10,7 @@
 #include "lib/ft/heal_service.grpc.pb.h"
 #include "lib/support/crc32.h"
 #include "lib/support/grpc_credentials.h"
+#include "lib/support/grpc_handshake.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/failure.h"
 
@@ -61,6 +62,14 @@ absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
   if (!reader->Read(&chunk) || !chunk.has_header()) {
     grpc::Status status = reader->Finish();
     if (!status.ok()) {
+      status = CheckHandshake(peer.address, status);
+      // Fatal: asking this peer again would be refused again.
+      if (HandshakeFailed(status)) {
+        return MarkFailureClass(
+            PeerFailure(peer, absl::StatusCode::kUnavailable,
+                        HandshakeReason(status)),
+            FailureClass::kFatal);
+      }
       return PeerFailure(peer,
                          static_cast<absl::StatusCode>(status.error_code()),
                          Why(status));

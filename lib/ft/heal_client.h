@@ -25,7 +25,8 @@ struct HealPeer {
 // replica `requester` before `deadline`. Every failure (the peer is down,
 // slow, at another step, or sent a short stream or bytes that fail the
 // checksum) is a retryable error naming the peer replica and its address:
-// another peer may serve it.
+// another peer may serve it. A refused TLS handshake is fatal instead
+// (docs/security.md): this peer would refuse it again.
 absl::StatusOr<ServedState> FetchState(const HealPeer& peer,
                                        std::string_view requester, int64_t step,
                                        absl::Time deadline,

@@ -19,6 +19,7 @@
 #include "lib/launcher/leftover_processes.h"
 #include "lib/launcher/process.h"
 #include "lib/launcher/process_output.h"
+#include "sluice/support/failure.h"
 
 namespace sluice::launcher {
 namespace {
@@ -714,7 +715,12 @@ absl::StatusOr<JoinInfo> Launcher::Join(RendezvousClient& rendezvous) {
   for (;;) {
     absl::StatusOr<JoinInfo> joined = rendezvous.Join(
         options_.node_rank, LocalCount(), options_.host, kMonitorCallTimeout);
-    if (joined.ok() || absl::IsInvalidArgument(joined.status())) return joined;
+    // Node 0 refused this node, or the TLS handshake: asking again until
+    // the rendezvous timeout would be refused again.
+    if (joined.ok() || absl::IsInvalidArgument(joined.status()) ||
+        Classify(joined.status()) == FailureClass::kFatal) {
+      return joined;
+    }
     if (absl::Now() >= deadline) {
       return absl::DeadlineExceededError(absl::StrCat(
           "node 0 did not answer within ",

@@ -9,14 +9,25 @@
 #include "absl/strings/str_cat.h"
 #include "lib/launcher/launcher_cluster.h"
 #include "lib/monitor/monitor_service.grpc.pb.h"
+#include "lib/support/grpc_credentials.h"
+#include "lib/support/grpc_handshake.h"
 #include "lib/support/grpc_liveness.h"
+#include "sluice/support/failure.h"
 
 namespace sluice::launcher {
 namespace {
 
+// A refused TLS handshake is fatal: the monitor would refuse it again.
 absl::Status FromGrpc(const grpc::Status& status, const std::string& what,
                       const std::string& address) {
   if (status.ok()) return absl::OkStatus();
+  const grpc::Status checked = CheckHandshake(address, status);
+  if (HandshakeFailed(checked)) {
+    return MarkFailureClass(absl::UnavailableError(absl::StrCat(
+                                what, " on the monitor at ", address, ": ",
+                                HandshakeReason(checked))),
+                            FailureClass::kFatal);
+  }
   return absl::UnavailableError(absl::StrCat(
       what, " on the monitor at ", address, ": ", status.error_message()));
 }
@@ -95,8 +106,14 @@ absl::Status MonitorClient::Reset(int64_t min_finished_epoch_floor,
 }
 
 absl::Status MonitorClient::WaitUntilServing(absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  // A call that waits for the connection would wait out its deadline on a
+  // refused handshake, saying nothing of why.
+  if (grpc::Status reached = WaitForServer(address_, deadline); !reached.ok()) {
+    return FromGrpc(reached, "GetState", address_);
+  }
   grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  context.set_deadline(absl::ToChronoTime(deadline));
   context.set_wait_for_ready(true);
   monitor::proto::GetStateRequest request;
   monitor::proto::JobState state;
@@ -122,7 +139,9 @@ absl::StatusOr<std::unique_ptr<MonitorProcess>> MonitorProcess::Start(
           "the monitor (", monitor->options_.binary, ") at ", address,
           " exited before serving: ", DescribeWaitStatus(*ended)));
     }
-    if (client.WaitUntilServing(absl::Milliseconds(200)).ok()) break;
+    absl::Status serving = client.WaitUntilServing(absl::Milliseconds(200));
+    if (serving.ok()) break;
+    if (Classify(serving) == FailureClass::kFatal) return serving;
     if (absl::Now() > deadline) {
       return absl::DeadlineExceededError(absl::StrCat(
           "the monitor at ", address, " did not answer within 20 s"));

@@ -40,7 +40,7 @@ class MonitorClient {
   const std::string& address() const { return address_; }
 
   // Every call fails (with the address) when the monitor does not answer
-  // within `timeout`.
+  // within `timeout`, marked fatal when it refuses the TLS handshake.
   absl::StatusOr<MonitorSnapshot> GetState(absl::Duration timeout);
   absl::Status ReportExit(int rank, int wait_status, absl::Duration timeout);
   absl::Status Reset(int64_t min_finished_epoch_floor, absl::Duration timeout);

@@ -7,7 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "lib/launcher/rendezvous_service.grpc.pb.h"
 #include "lib/support/grpc_credentials.h"
+#include "lib/support/grpc_handshake.h"
 #include "lib/support/grpc_liveness.h"
+#include "sluice/support/failure.h"
 #include "sluice/support/host_port.h"
 
 namespace sluice::launcher {
@@ -42,9 +44,17 @@ RendezvousView FromProto(const proto::JobView& view) {
   return out;
 }
 
+// A refused TLS handshake is fatal: node 0 would refuse this node again.
 absl::Status FromGrpc(const grpc::Status& status, const std::string& what,
                       const std::string& address) {
   if (status.ok()) return absl::OkStatus();
+  const grpc::Status checked = CheckHandshake(address, status);
+  if (HandshakeFailed(checked)) {
+    return MarkFailureClass(absl::UnavailableError(absl::StrCat(
+                                what, " on the rendezvous at ", address, ": ",
+                                HandshakeReason(checked))),
+                            FailureClass::kFatal);
+  }
   return absl::UnavailableError(absl::StrCat(
       what, " on the rendezvous at ", address, ": ", status.error_message()));
 }
@@ -268,8 +278,14 @@ RendezvousClient::~RendezvousClient() = default;
 absl::StatusOr<JoinInfo> RendezvousClient::Join(int node_rank, int nproc,
                                                 const std::string& host,
                                                 absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  // A call that waits for the connection would wait out its deadline on a
+  // refused handshake, saying nothing of why.
+  if (grpc::Status reached = WaitForServer(address_, deadline); !reached.ok()) {
+    return FromGrpc(reached, "Join", address_);
+  }
   grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  context.set_deadline(absl::ToChronoTime(deadline));
   // Until node 0 listens, a call waits for the connection.
   context.set_wait_for_ready(true);
   proto::JoinRequest request;

@@ -99,7 +99,8 @@ struct JoinInfo {
 };
 
 // A non-zero node's side. Calls fail (with the address) when node 0 does
-// not answer within `timeout`.
+// not answer within `timeout`, marked fatal when it refuses the TLS
+// handshake.
 class RendezvousClient {
  public:
   explicit RendezvousClient(const std::string& address);

@@ -19,6 +19,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/monitor/monitor_service.grpc.pb.h"
 #include "lib/support/grpc_credentials.h"
+#include "lib/support/grpc_handshake.h"
 #include "lib/support/grpc_liveness.h"
 #include "sluice/support/liveness.h"
 #include "sluice/support/logging.h"
@@ -153,9 +154,14 @@ class StepReporter::Impl {
   void Disconnected(std::optional<grpc::Status> status) {
     if (!status) status = writer_->Finish();
     if (!warned_) {
+      // A monitor that refuses this rank's certificate is not down, and
+      // waiting for it will not help: the warning says what to fix.
+      const grpc::Status checked = CheckHandshake(address_, *status);
       SLUICE_LOG(WARNING) << "rank " << rank_ << ": step monitor at "
                           << address_ << " unreachable ("
-                          << status->error_message()
+                          << (HandshakeFailed(checked)
+                                  ? HandshakeReason(checked)
+                                  : status->error_message())
                           << "); training goes on, retrying in the background";
       warned_ = true;
     }

@@ -26,6 +26,7 @@ namespace {
 using ::sluice::testing::ChildProcess;
 using ::sluice::testing::ChildProcessOptions;
 using ::sluice::testing::MakeTestCertificates;
+using ::sluice::testing::TestCertificateDir;
 using ::sluice::testing::TestCertificates;
 using ::testing::HasSubstr;
 
@@ -33,16 +34,11 @@ using ::testing::HasSubstr;
 constexpr absl::Duration kDeadline = absl::Seconds(20);
 constexpr absl::Duration kRefusedWithin = absl::Seconds(5);
 
-std::string TempDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
-}
-
 class TlsTest : public WorkerFixture {
  protected:
   void SetUp() override {
     absl::StatusOr<TestCertificates> certificates =
-        MakeTestCertificates(TempDir() + "/certificates");
+        MakeTestCertificates(TestCertificateDir());
     ASSERT_TRUE(certificates.ok()) << certificates.status();
     certificates_ = *std::move(certificates);
   }

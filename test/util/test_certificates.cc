@@ -58,6 +58,11 @@ std::vector<std::string> TestCertificates::Flags(const TlsConfig& config) {
           "--tls_ca=" + config.ca_file};
 }
 
+std::string TestCertificateDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/certificates");
+}
+
 absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir) {
   mkdir(dir.c_str(), 0700);
   absl::Status made = RunShell(

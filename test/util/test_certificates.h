@@ -28,6 +28,10 @@ struct TestCertificates {
 // output.
 absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir);
 
+// The folder of the test's certificates: <TEST_TMPDIR>/certificates (under
+// /tmp outside Bazel).
+std::string TestCertificateDir();
+
 // A certificate signed by the CA of MakeTestCertificates(dir), made before,
 // whose common name is `name` and whose subjectAltNames are 127.0.0.1,
 // localhost and `name`: a member that is who `name` says (a replica id).

@@ -46,8 +46,9 @@ struct GlooGroupOptions {
 
 // Connects `options.size` ranks. Fails (marked retryable) when a rank does
 // not reach the store or its peers within the connect timeout, with
-// InvalidArgument for bad options, and marked stale when the store has
-// already dropped the generation's keys for newer ones.
+// InvalidArgument for bad options, marked stale when the store has already
+// dropped the generation's keys for newer ones, and marked fatal, at once,
+// when the store refuses the TLS handshake (docs/security.md).
 absl::StatusOr<RCReference<CollectiveGroup>> CreateGlooGroup(
     const GlooGroupOptions& options);
 
