@@ -50,6 +50,7 @@
 #include "sluice/kernels/math_kernels.h"
 #include "sluice/kernels/tensor_kernels.h"
 #include "sluice/support/error_util.h"
+#include "sluice/support/failure.h"
 #include "sluice/support/file_reading.h"
 #include "sluice/tensor/random.h"
 #include "tools/common/flag_checks.h"
@@ -419,6 +420,12 @@ absl::Status Train() {
                   std::string(view.status().message()).c_str());
       std::fflush(stdout);
       return absl::OkStatus();
+    }
+    // Asking again will not help (the lighthouse refused this replica's
+    // certificate, or its request): the launcher restarts on failure.
+    if (!view.ok() &&
+        sluice::Classify(view.status()) == sluice::FailureClass::kFatal) {
+      return view.status();
     }
     if (!view.ok()) {
       std::printf("no quorum for step %lld: %s\n", static_cast<long long>(step),

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -16,8 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/cord.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
@@ -36,13 +35,6 @@ namespace sluice::ft {
 namespace {
 
 using ccl::CollectiveGroup;
-
-// Marks the error of a drained replica's StartQuorum.
-constexpr char kDrainedPayload[] = "type.sluice.dev/ft.DrainedByOperator";
-// What the lighthouse's FAILED_PRECONDITION says when an operator drained
-// the replica (LighthouseService::Act); the other FAILED_PRECONDITION, an id
-// held by a live process, is retryable.
-constexpr char kDrainedPhrase[] = " was drained by the operator (";
 
 void KillNow(const std::string& message) {
   SLUICE_LOG(ERROR) << message;
@@ -162,6 +154,8 @@ class ManagerImpl final : public Manager {
  private:
   void HeartbeatLoop();
   void OnEvent(const lighthouse::proto::LighthouseEvent& event);
+  // An operator killed this replica from the lighthouse's status page.
+  void KilledBy(const std::string& operator_name);
   // This replica's state for a peer that heals from it: as of the step it
   // last joined a quorum with, or with `at_a_step_boundary` as saved at its
   // next StartQuorum (the peer heals in the background while this replica
@@ -195,6 +189,7 @@ class ManagerImpl final : public Manager {
   const ManagerOptions options_;
   ReplicaState* const state_;
   const uint64_t incarnation_;
+  std::atomic<bool> killed_{false};
   // Chosen once, in Start.
   ccl::CollectiveBackend backend_ = ccl::CollectiveBackend::kGloo;
   std::unique_ptr<lighthouse::LighthouseClient> client_;
@@ -260,7 +255,11 @@ void ManagerImpl::HeartbeatLoop() {
   std::unique_lock<std::mutex> lock(heartbeat_mu_);
   while (!stopping_) {
     lock.unlock();
-    absl::Status sent = client_->Heartbeat(request, timeout);
+    lighthouse::proto::HeartbeatResponse response;
+    absl::Status sent = client_->Heartbeat(request, timeout, &response);
+    if (sent.ok() && !response.killed_by().empty()) {
+      KilledBy(response.killed_by());
+    }
     const absl::Time now = absl::Now();
     if (!sent.ok()) {
       ++failures;
@@ -285,17 +284,23 @@ void ManagerImpl::HeartbeatLoop() {
   }
 }
 
+void ManagerImpl::KilledBy(const std::string& operator_name) {
+  // Told twice when both the watch and a heartbeat carry it.
+  if (killed_.exchange(true)) return;
+  const std::string message =
+      absl::StrCat("replica ", options_.replica_id, ": killed by the operator (",
+                   operator_name, " from the lighthouse status page)");
+  if (options_.on_kill) {
+    options_.on_kill(message);
+  } else {
+    KillNow(message);
+  }
+}
+
 void ManagerImpl::OnEvent(const lighthouse::proto::LighthouseEvent& event) {
   if (event.kind() == lighthouse::proto::LighthouseEvent::KILLED) {
-    if (event.replica_id() != options_.replica_id) return;
-    const std::string message =
-        absl::StrCat("replica ", options_.replica_id,
-                     ": killed by the operator (", event.operator_name(),
-                     " from the lighthouse status page)");
-    if (options_.on_kill) {
-      options_.on_kill(message);
-    } else {
-      KillNow(message);
+    if (event.replica_id() == options_.replica_id) {
+      KilledBy(event.operator_name());
     }
     return;
   }
@@ -572,16 +577,11 @@ absl::StatusOr<QuorumView> ManagerImpl::StartQuorum(int64_t step) {
   self->set_healing(stale_);
   absl::StatusOr<lighthouse::proto::Quorum> quorum =
       client_->Quorum(request, options_.quorum_timeout);
-  if (!quorum.ok() && absl::IsFailedPrecondition(quorum.status()) &&
-      absl::StrContains(quorum.status().message(), kDrainedPhrase)) {
-    // Without the lighthouse's address in front: the program says it.
-    absl::string_view message = quorum.status().message();
-    const size_t named = message.find(
-        absl::StrCat("replica ", options_.replica_id, kDrainedPhrase));
-    if (named != absl::string_view::npos) message.remove_prefix(named);
-    absl::Status drained = absl::FailedPreconditionError(message);
-    drained.SetPayload(kDrainedPayload, absl::Cord("drained"));
-    return drained;
+  if (!quorum.ok() && (lighthouse::IsDrained(quorum.status()) ||
+                       Classify(quorum.status()) == FailureClass::kFatal)) {
+    // As the lighthouse client made it: a drained replica, or one that
+    // asking again would not help (its certificate refused), stays so.
+    return quorum.status();
   }
   if (!quorum.ok()) {
     return MarkRetryable(
@@ -747,7 +747,7 @@ absl::StatusOr<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options,
 }
 
 bool IsDrainedByOperator(const absl::Status& status) {
-  return status.GetPayload(kDrainedPayload).has_value();
+  return lighthouse::IsDrained(status);
 }
 
 }  // namespace sluice::ft

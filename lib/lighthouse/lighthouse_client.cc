@@ -6,6 +6,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -19,6 +20,9 @@ namespace sluice::lighthouse {
 namespace {
 
 constexpr char kLeaderKey[] = "sluice-lighthouse-leader";
+// Set by the lighthouse on the refusal of a drained replica's request.
+constexpr char kDrainedKey[] = "sluice-lighthouse-drained";
+constexpr char kDrainedPayload[] = "type.sluice.dev/lighthouse.Drained";
 // The pause after every lighthouse refused or could not be reached, so
 // that a client waiting out a failover does not spin.
 constexpr absl::Duration kRoundPause = absl::Milliseconds(50);
@@ -39,6 +43,17 @@ absl::Status HandshakeRefused(const grpc::Status& status, const char* method,
       FailureClass::kFatal);
 }
 
+// A drained replica's refusal: not retryable, and marked so that
+// IsDrained tells it without reading the message.
+absl::Status DrainedError(const grpc::Status& status, const char* method,
+                          const std::string& address) {
+  absl::Status error(absl::StatusCode::kFailedPrecondition,
+                     absl::StrCat(method, " to lighthouse ", address, ": ",
+                                  status.error_message()));
+  error.SetPayload(kDrainedPayload, absl::Cord("drained"));
+  return error;
+}
+
 // The lighthouse's answer as a retryable error naming it. A request the
 // lighthouse calls invalid or forbids stays what it is: sending it again
 // fails again.
@@ -55,6 +70,10 @@ absl::Status FromGrpc(const grpc::Status& status, const char* method,
 }
 
 }  // namespace
+
+bool IsDrained(const absl::Status& status) {
+  return status.GetPayload(kDrainedPayload).has_value();
+}
 
 class LighthouseClient::Target {
  public:
@@ -204,6 +223,9 @@ absl::Status LighthouseClient::Call(
                        IsSuspect(target);
     if ((status.error_code() != grpc::StatusCode::UNAVAILABLE && !moved) ||
         absl::Now() >= deadline) {
+      if (context.GetServerTrailingMetadata().count(kDrainedKey) > 0) {
+        return DrainedError(status, method, target.address());
+      }
       return FromGrpc(status, method, target.address());
     }
     if (moved) continue;
@@ -229,11 +251,13 @@ absl::Status LighthouseClient::Call(
 }
 
 absl::Status LighthouseClient::Heartbeat(const proto::HeartbeatRequest& request,
-                                         absl::Duration timeout) {
-  proto::HeartbeatResponse response;
+                                         absl::Duration timeout,
+                                         proto::HeartbeatResponse* response) {
+  proto::HeartbeatResponse ignored;
+  if (response == nullptr) response = &ignored;
   return Call("heartbeat", CallKind::kPrompt, timeout,
               [&](proto::Lighthouse::Stub* stub, grpc::ClientContext* context) {
-                return stub->Heartbeat(context, request, &response);
+                return stub->Heartbeat(context, request, response);
               });
 }
 

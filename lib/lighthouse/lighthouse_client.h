@@ -38,6 +38,11 @@ class LighthouseWatch {
   virtual void Stop() = 0;
 };
 
+// Whether a call failed because an operator drained the replica it spoke
+// for (the lighthouse's status page): it is left out of every quorum until
+// the lighthouse restarts.
+bool IsDrained(const absl::Status& status);
+
 class LighthouseClient {
  public:
   // `addresses`: every lighthouse ("host:port"), at least one.
@@ -47,8 +52,10 @@ class LighthouseClient {
   LighthouseClient(const LighthouseClient&) = delete;
   LighthouseClient& operator=(const LighthouseClient&) = delete;
 
+  // The lighthouse's answer goes to `response` when it is not null.
   absl::Status Heartbeat(const proto::HeartbeatRequest& request,
-                         absl::Duration timeout);
+                         absl::Duration timeout,
+                         proto::HeartbeatResponse* response = nullptr);
   // Waits up to `timeout` for a quorum that includes the requester.
   absl::StatusOr<proto::Quorum> Quorum(const proto::QuorumRequest& request,
                                        absl::Duration timeout);

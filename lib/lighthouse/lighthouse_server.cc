@@ -47,6 +47,7 @@ namespace sluice::lighthouse {
 namespace {
 
 constexpr char kLeaderKey[] = "sluice-lighthouse-leader";
+constexpr char kDrainedKey[] = "sluice-lighthouse-drained";
 // How long a waiting call sleeps before it looks at its caller again.
 constexpr absl::Duration kWaitSlice = absl::Milliseconds(20);
 // A long poll answers this much before the caller's deadline, so that the
@@ -136,7 +137,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
 
   grpc::Status Heartbeat(grpc::ServerContext* context,
                          const proto::HeartbeatRequest* request,
-                         proto::HeartbeatResponse*) override {
+                         proto::HeartbeatResponse* response) override {
     grpc::Status refused;
     if (Refuse(context, request->replica_id(), request->incarnation(),
                &refused)) {
@@ -151,6 +152,8 @@ class LighthouseService final : public proto::Lighthouse::Service {
     HeardFrom(request->replica_id(), now);
     history_.Heard(request->replica_id(), request->incarnation(), now);
     rules_.Heartbeat(request->replica_id(), request->incarnation(), now);
+    response->set_killed_by(
+        rules_.KilledBy(request->replica_id(), request->incarnation()));
     Update(lock);
     return grpc::Status::OK;
   }
@@ -177,7 +180,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
                     &refused)) {
       return refused;
     }
-    if (grpc::Status drained = Drained(replica); !drained.ok()) {
+    if (grpc::Status drained = Drained(context, replica); !drained.ok()) {
       return drained;
     }
     HeardFrom(replica, start);
@@ -191,7 +194,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
         answers_.erase(answer);
         return grpc::Status::OK;
       }
-      if (grpc::Status drained = Drained(replica); !drained.ok()) {
+      if (grpc::Status drained = Drained(context, replica); !drained.ok()) {
         rules_.Withdraw(ticket);
         return drained;
       }
@@ -388,7 +391,7 @@ class LighthouseService final : public proto::Lighthouse::Service {
              : absl::StrCat("replica ", replica_id,
                             " was drained by the operator (", by, ")");
     const bool known =
-        kill ? rules_.Kill(replica_id, why) : rules_.Drain(replica_id, why);
+        kill ? rules_.Kill(replica_id, why, by) : rules_.Drain(replica_id, why);
     if (!known) {
       return absl::NotFoundError(absl::StrCat(
           "lighthouse ", address_, " knows no replica ", Escaped(replica_id)));
@@ -510,10 +513,14 @@ class LighthouseService final : public proto::Lighthouse::Service {
                      "common name or a subjectAltName"));
   }
 
-  // FAILED_PRECONDITION when an operator drained `replica`. Under mu_.
-  grpc::Status Drained(const std::string& replica) const {
+  // FAILED_PRECONDITION when an operator drained `replica`, with a trailer
+  // that says so: the client tells it from the other failed preconditions
+  // without reading the message. Under mu_.
+  grpc::Status Drained(grpc::ServerContext* context,
+                       const std::string& replica) const {
     const std::string why = rules_.WhyDrained(replica);
     if (why.empty()) return grpc::Status::OK;
+    context->AddTrailingMetadata(kDrainedKey, "1");
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, why);
   }
 

@@ -309,12 +309,23 @@ std::vector<LostMember> QuorumRules::TakeLostMembers(absl::Time now) {
   return lost;
 }
 
-bool QuorumRules::Kill(const std::string& replica_id, const std::string& why) {
+bool QuorumRules::Kill(const std::string& replica_id, const std::string& why,
+                       const std::string& by) {
   auto it = replicas_.find(replica_id);
   if (it == replicas_.end()) return false;
   it->second.removed = why;
+  it->second.killed_by = by;
   it->second.ticket.reset();
   return true;
+}
+
+std::string QuorumRules::KilledBy(const std::string& replica_id,
+                                  uint64_t incarnation) const {
+  auto it = replicas_.find(replica_id);
+  if (it == replicas_.end() || it->second.incarnation != incarnation) {
+    return "";
+  }
+  return it->second.killed_by;
 }
 
 bool QuorumRules::Drain(const std::string& replica_id,

@@ -170,10 +170,14 @@ class QuorumRules {
   // come back: their peers dropped the group of this one.
   std::vector<LostMember> TakeLostMembers(absl::Time now);
 
-  // An operator killed the replica's current incarnation: it is lost at
-  // once for `why`, and a new incarnation of it is a new member. False when
-  // the id is not known.
-  bool Kill(const std::string& replica_id, const std::string& why);
+  // An operator, `by`, killed the replica's current incarnation: it is
+  // lost at once for `why`, and a new incarnation of it is a new member.
+  // False when the id is not known.
+  bool Kill(const std::string& replica_id, const std::string& why,
+            const std::string& by);
+  // Who killed `incarnation` of `replica_id`, "" when no one did.
+  std::string KilledBy(const std::string& replica_id,
+                       uint64_t incarnation) const;
   // An operator drained the replica: every incarnation of it is left out of
   // quorums from now on, as lost for `why`, and its pending request is
   // dropped. Holds for as long as these rules do (the lighthouse's life).
@@ -204,6 +208,7 @@ class QuorumRules {
     // Why an operator took this incarnation out (Kill, Drain): it is lost
     // whatever it sends. "" when none did.
     std::string removed;
+    std::string killed_by;  // the operator who killed it, "" when none did
   };
 
   // The replica `replica_id` speaking as `incarnation`: a new entry when it

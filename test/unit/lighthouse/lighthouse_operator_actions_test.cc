@@ -165,6 +165,23 @@ TEST_F(OperatorActionsTest, KillTellsTheReplicaAndLosesItAtOnce) {
   EXPECT_EQ(together->participants_size(), 2);
 }
 
+// A replica whose watch stream is down when it is killed learns it from
+// its next heartbeat; a restart of it is not killed.
+TEST_F(OperatorActionsTest, AKilledIncarnationIsToldByItsHeartbeat) {
+  proto::HeartbeatRequest beat;
+  beat.set_replica_id("a");
+  beat.set_incarnation(1);
+  proto::HeartbeatResponse answer;
+  ASSERT_TRUE(client_->Heartbeat(beat, kLong, &answer).ok());
+  EXPECT_EQ(answer.killed_by(), "");
+  ASSERT_TRUE(lighthouse_->Kill("a", "alice", "127.0.0.1:4242").ok());
+  ASSERT_TRUE(client_->Heartbeat(beat, kLong, &answer).ok());
+  EXPECT_EQ(answer.killed_by(), "alice");
+  beat.set_incarnation(2);
+  ASSERT_TRUE(client_->Heartbeat(beat, kLong, &answer).ok());
+  EXPECT_EQ(answer.killed_by(), "");
+}
+
 TEST_F(OperatorActionsTest, DrainRefusesTheReplicaAndItsRestarts) {
   auto waiting = std::async(std::launch::async,
                             [&] { return client_->Quorum(Ask("a"), kLong); });
@@ -176,10 +193,12 @@ TEST_F(OperatorActionsTest, DrainRefusesTheReplicaAndItsRestarts) {
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(refused.status().message(),
               HasSubstr("replica a was drained by the operator (bob)"));
+  EXPECT_TRUE(IsDrained(refused.status()));
   EXPECT_THAT(NextQuorumOfB(), ElementsAre("b"));
   auto restarted = client_->Quorum(Ask("a", /*incarnation=*/2), kLong);
   ASSERT_FALSE(restarted.ok());
   EXPECT_EQ(restarted.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(IsDrained(restarted.status()));
   bool drained = false;
   for (const auto& replica : lighthouse_->Status().replicas) {
     if (replica.replica.replica_id == "a") drained = replica.drained;
