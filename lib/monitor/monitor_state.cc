@@ -1,6 +1,7 @@
 #include "lib/monitor/monitor_state.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -89,11 +90,28 @@ absl::Status ValidateMonitorOptions(const MonitorOptions& options) {
           absl::FormatDuration(timeout)));
     }
   }
+  // Written so that nan fails too.
+  if (!(options.straggler_threshold > 1) ||
+      !std::isfinite(options.straggler_threshold)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "monitor: the straggler threshold must be a finite ratio above 1, "
+        "not ",
+        options.straggler_threshold));
+  }
+  if (options.straggler_steps < 0 ||
+      options.straggler_steps > kMaxStragglerSteps) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "monitor: straggler steps must be 0 (no verdicts) to ",
+        kMaxStragglerSteps, ", not ", options.straggler_steps));
+  }
   return absl::OkStatus();
 }
 
 MonitorState::MonitorState(MonitorOptions options)
-    : options_(std::move(options)), ranks_(options_.world_size) {}
+    : options_(std::move(options)),
+      ranks_(options_.world_size),
+      stragglers_(options_.world_size, options_.straggler_threshold,
+                  options_.straggler_steps) {}
 
 void MonitorState::ForgetProcess(Rank& rank) {
   const int64_t finished_epochs = rank.finished_epochs;
@@ -126,7 +144,10 @@ absl::Status MonitorState::Apply(uint64_t stream,
   }
   Rank& rank = ranks_[index];
   if (opened) {
-    if (rank.incarnation != batch.incarnation()) ForgetProcess(rank);
+    if (rank.incarnation != batch.incarnation()) {
+      ForgetProcess(rank);
+      stragglers_.Forget(index);
+    }
     rank.incarnation = batch.incarnation();
     rank.stream = stream;
     rank.dropped = false;
@@ -150,7 +171,7 @@ absl::Status MonitorState::Apply(uint64_t stream,
   }
   for (const proto::Signal& signal : batch.signals()) {
     const int64_t age_us = std::max<int64_t>(0, newest_us - signal.time_us());
-    ApplySignal(rank, signal, now - absl::Microseconds(age_us));
+    ApplySignal(index, rank, signal, now - absl::Microseconds(age_us));
   }
   return absl::OkStatus();
 }
@@ -163,13 +184,14 @@ void MonitorState::MarkProgress(Rank& rank, Progress what, absl::Time at) {
   rank.progress_at = at;
 }
 
-void MonitorState::ApplySignal(Rank& rank, const proto::Signal& signal,
-                               absl::Time at) {
+void MonitorState::ApplySignal(int index, Rank& rank,
+                               const proto::Signal& signal, absl::Time at) {
   switch (signal.kind()) {
     case proto::Signal::STEP_BEGIN:
       rank.last_begin_step = signal.step();
       rank.in_step = true;
       rank.step_begun = at;
+      rank.step_begin_sent_us = signal.time_us();
       rank.step_kind = signal.step_kind();
       rank.last_signal = {true, signal.kind(), signal.step()};
       return;
@@ -180,6 +202,16 @@ void MonitorState::ApplySignal(Rank& rank, const proto::Signal& signal,
       if (signal.step() == rank.last_end_step &&
           signal.time_us() == rank.step_end_sent_us) {
         return;
+      }
+      // Steps with a kind (the first, a checkpoint) are slow by design and
+      // would pass for a straggler's.
+      if (rank.in_step && signal.step() == rank.last_begin_step &&
+          rank.step_kind.empty() && rank.step_begin_sent_us != 0 &&
+          signal.time_us() >= rank.step_begin_sent_us) {
+        stragglers_.StepTimed(
+            index, signal.step(),
+            absl::Microseconds(signal.time_us() - rank.step_begin_sent_us),
+            rank.step_begun, at);
       }
       rank.last_end_step = signal.step();
       rank.step_end_sent_us = signal.time_us();
@@ -269,8 +301,10 @@ absl::Status MonitorState::ApplyExit(const proto::ExitReport& exit,
 void MonitorState::Reset(int64_t min_finished_epoch_floor) {
   for (auto& [id, stream] : streams_) retired_streams_.insert(id);
   streams_.clear();
-  for (Rank& rank : ranks_) {
+  for (int index = 0; index < options_.world_size; ++index) {
+    Rank& rank = ranks_[index];
     ForgetProcess(rank);
+    stragglers_.Forget(index);
     rank.finished_epochs =
         std::max(rank.finished_epochs, min_finished_epoch_floor);
   }
@@ -459,19 +493,28 @@ proto::JobState MonitorState::Evaluate(absl::Time now) const {
     out->set_finished(rank.finished);
     out->set_phase(rank.phase);
     if (rank.exit.has_value()) out->set_exit_code(rank.exit->exit_code());
+    *out->mutable_step_times() = stragglers_.Stats(index);
+    out->set_straggler_recovered(stragglers_.Recovered(index));
     min_finished_epoch =
         min_finished_epoch < 0
             ? rank.finished_epochs
             : std::min(min_finished_epoch, rank.finished_epochs);
     if (std::optional<proto::Verdict> verdict = VerdictOf(index, rank, now)) {
       *state.add_verdicts() = *std::move(verdict);
+    } else if (std::optional<proto::Verdict> straggler =
+                   stragglers_.VerdictOf(index)) {
+      // The pace of a rank that is stuck, silent, dead or finished is no
+      // longer news.
+      *state.add_stragglers() = *std::move(straggler);
     }
   }
+  auto by_time = [](const proto::Verdict& a, const proto::Verdict& b) {
+    return a.time_us() < b.time_us();
+  };
   std::stable_sort(state.mutable_verdicts()->begin(),
-                   state.mutable_verdicts()->end(),
-                   [](const proto::Verdict& a, const proto::Verdict& b) {
-                     return a.time_us() < b.time_us();
-                   });
+                   state.mutable_verdicts()->end(), by_time);
+  std::stable_sort(state.mutable_stragglers()->begin(),
+                   state.mutable_stragglers()->end(), by_time);
   state.set_min_finished_epoch(min_finished_epoch);
   return state;
 }
@@ -491,9 +534,18 @@ JobState JobStateFromProto(const proto::JobState& state) {
     to.finished = rank.finished();
     if (rank.has_exit_code()) to.exit_code = rank.exit_code();
     to.phase = rank.phase();
+    const proto::StepTimes& times = rank.step_times();
+    to.step_times.steps = times.steps();
+    to.step_times.recent_median = absl::Microseconds(times.recent_median_us());
+    to.step_times.baseline_median =
+        absl::Microseconds(times.baseline_median_us());
+    to.step_times.relative = times.relative();
+    to.step_times.individual = times.individual();
+    to.step_times.straggling = times.straggling();
+    to.straggler_recovered = rank.straggler_recovered();
   }
-  for (const proto::Verdict& verdict : state.verdicts()) {
-    Verdict& to = plain.verdicts.emplace_back();
+  auto plain_verdict = [](const proto::Verdict& verdict) {
+    Verdict to;
     to.rank = verdict.rank();
     switch (verdict.kind()) {
       case proto::Verdict::SILENT:
@@ -505,12 +557,22 @@ JobState JobStateFromProto(const proto::JobState& state) {
       case proto::Verdict::FINISHED:
         to.kind = VerdictKind::kFinished;
         break;
+      case proto::Verdict::STRAGGLER:
+        to.kind = VerdictKind::kStraggler;
+        break;
       default:
         to.kind = VerdictKind::kStuck;
         break;
     }
     to.message = verdict.message();
     to.time = absl::FromUnixMicros(verdict.time_us());
+    return to;
+  };
+  for (const proto::Verdict& verdict : state.verdicts()) {
+    plain.verdicts.push_back(plain_verdict(verdict));
+  }
+  for (const proto::Verdict& verdict : state.stragglers()) {
+    plain.stragglers.push_back(plain_verdict(verdict));
   }
   plain.min_finished_epoch = state.min_finished_epoch();
   return plain;
@@ -535,6 +597,9 @@ std::string JobState::ToString() const {
   }
   for (const Verdict& verdict : verdicts) {
     absl::StrAppend(&text, "verdict: ", verdict.message, "\n");
+  }
+  for (const Verdict& straggler : stragglers) {
+    absl::StrAppend(&text, "verdict: ", straggler.message, "\n");
   }
   absl::StrAppend(&text, "min finished epoch: ", min_finished_epoch, "\n");
   return text;

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "lib/monitor/monitor_service.pb.h"
+#include "lib/monitor/straggler_detector.h"
 #include "sluice/monitor/monitor.h"
 
 namespace sluice::monitor {
@@ -26,7 +27,7 @@ namespace sluice::monitor {
 inline constexpr absl::Duration kSilentBeforeBreak = absl::Milliseconds(500);
 
 // An error naming the first option that cannot work (a world size below 1,
-// a timeout that is not positive).
+// a timeout that is not positive, a straggler threshold not above 1).
 absl::Status ValidateMonitorOptions(const MonitorOptions& options);
 
 // The job's state as MonitorServer::State answers it, from GetState's
@@ -94,6 +95,9 @@ class MonitorState {
     int64_t last_begin_step = -1;
     int64_t last_end_step = -1;
     bool in_step = false;
+    // The rank's own time (time_us) of last_begin_step's begin: a step's
+    // time is measured on the rank's clock, free of the network's delays.
+    int64_t step_begin_sent_us = 0;
     absl::Time step_begun;
     std::string step_kind;
     absl::Time step_ended;  // when last_end_step ended
@@ -125,7 +129,8 @@ class MonitorState {
 
   // Forgets what the rank's previous process did; keeps finished_epochs.
   static void ForgetProcess(Rank& rank);
-  void ApplySignal(Rank& rank, const proto::Signal& signal, absl::Time at);
+  void ApplySignal(int index, Rank& rank, const proto::Signal& signal,
+                   absl::Time at);
   static void MarkProgress(Rank& rank, Progress what, absl::Time at);
   std::optional<proto::Verdict> VerdictOf(int index, const Rank& rank,
                                           absl::Time now) const;
@@ -144,6 +149,7 @@ class MonitorState {
   std::vector<Rank> ranks_;
   std::map<uint64_t, Stream> streams_;
   std::set<uint64_t> retired_streams_;  // opened before the last Reset
+  StragglerDetector stragglers_;
 };
 
 }  // namespace sluice::monitor

@@ -1,9 +1,10 @@
 // sluice_monitor: the step monitor of a training job (docs/monitor.md).
 // Ranks stream step signals to it; it prints each verdict once as it first
-// holds, and answers a launcher's GetState, ReportExit and Reset, until
-// SIGTERM or SIGINT stops it.
+// holds (and a straggler's recovery once), and answers a launcher's
+// GetState, ReportExit and Reset, until SIGTERM or SIGINT stops it.
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -59,6 +60,18 @@ tools::Flag<std::vector<std::string>> phases(
                      "the progress limit); SECONDS",
                      tools::kMinSeconds, tools::kMaxSeconds));
 
+tools::Flag<double> straggler_threshold(
+    flags, "straggler_threshold",
+    "a rank whose steps each take more than this many times its peers' "
+    "median step time (alone in its job, its own earlier one) for "
+    "--straggler_steps steps in a row straggles (default 1.5)",
+    kDefaults.straggler_threshold, tools::InRange(1.01, 100.0));
+tools::Flag<int> straggler_steps(
+    flags, "straggler_steps",
+    "consecutive slow steps that make a straggler, and healthy ones that "
+    "clear it; 0: no straggler verdicts (default 5)",
+    kDefaults.straggler_steps, tools::InRange(0, 1000));
+
 int Fail(const std::string& message) {
   std::fprintf(stderr, "sluice_monitor: %s\n", message.c_str());
   return 1;
@@ -93,6 +106,8 @@ int main(int argc, char** argv) {
     options.step_kind_timeouts[kind->first] = absl::Seconds(kind->second);
   }
   options.progress_timeout = absl::Seconds(*progress_timeout_s);
+  options.straggler_threshold = *straggler_threshold;
+  options.straggler_steps = *straggler_steps;
   for (const std::string& spec : *phases) {
     absl::StatusOr<std::pair<std::string, double>> phase =
         tools::ParseNamedFlagNumber("phase", spec, "NAME:SECONDS",
@@ -110,20 +125,37 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   // A verdict is printed once, the first time it holds; one that clears
-  // (after a reset, or a rank that reconnected) may be printed again.
+  // (after a reset, or a rank that reconnected) may be printed again. A
+  // straggler verdict's end is printed once too, as it is news that the
+  // rank caught up.
   std::set<std::pair<int, sluice::monitor::VerdictKind>> printed;
+  std::map<int, std::string> printed_recoveries;
   auto print_new_verdicts = [&] {
     const sluice::monitor::JobState state = (*server)->State();
     std::set<std::pair<int, sluice::monitor::VerdictKind>> holding;
-    for (const sluice::monitor::Verdict& verdict : state.verdicts) {
+    auto print = [&](const sluice::monitor::Verdict& verdict) {
       const std::pair<int, sluice::monitor::VerdictKind> key(verdict.rank,
                                                              verdict.kind);
       holding.insert(key);
       if (printed.count(key) == 0) {
         std::printf("verdict: %s\n", verdict.message.c_str());
-        std::fflush(stdout);
       }
+    };
+    for (const sluice::monitor::Verdict& verdict : state.verdicts) {
+      print(verdict);
     }
+    for (const sluice::monitor::Verdict& verdict : state.stragglers) {
+      print(verdict);
+    }
+    for (const sluice::monitor::RankState& rank : state.ranks) {
+      std::string& said = printed_recoveries[rank.rank];
+      if (!rank.straggler_recovered.empty() &&
+          rank.straggler_recovered != said) {
+        std::printf("verdict cleared: %s\n", rank.straggler_recovered.c_str());
+      }
+      said = rank.straggler_recovered;
+    }
+    std::fflush(stdout);
     printed = std::move(holding);
   };
   absl::Notification stopping;

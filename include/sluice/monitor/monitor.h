@@ -36,9 +36,17 @@ struct MonitorOptions {
   // a rank in one of them longer than this is stuck; a phase of another
   // name takes progress_timeout.
   std::map<std::string, absl::Duration> phase_timeouts;
+  // A rank whose steps each take more than this many times its reference
+  // (its peers' recent median step time; alone in its job, its own earlier
+  // one) for straggler_steps consecutive steps straggles, until as many
+  // consecutive steps are back under it. Above 1.
+  double straggler_threshold = 1.5;
+  // 0: step times are kept, no straggler verdict is made. At most 1000.
+  int straggler_steps = 5;
 };
 
-enum class VerdictKind { kStuck, kSilent, kDead, kFinished };
+// kStraggler is informational (JobState::stragglers), never a failure.
+enum class VerdictKind { kStuck, kSilent, kDead, kFinished, kStraggler };
 
 struct Verdict {
   int rank = 0;
@@ -47,6 +55,21 @@ struct Verdict {
   // 10 s)".
   std::string message;
   absl::Time time = absl::UnixEpoch();  // when it became true (monitor clock)
+};
+
+// A rank's normal steps (those begun without a kind), timed on its own
+// clock from begin to end.
+struct StepTimes {
+  int64_t steps = 0;  // steps timed
+  absl::Duration recent_median;  // of its last 16
+  // Of its earlier healthy steps; zero while too few.
+  absl::Duration baseline_median;
+  // Relative score: recent median / the median of the other ranks' recent
+  // medians; 0 while no peer has a pace.
+  double relative = 0;
+  // Individual score: recent median / baseline median; 0 without one.
+  double individual = 0;
+  bool straggling = false;
 };
 
 struct RankState {
@@ -60,6 +83,10 @@ struct RankState {
   bool finished = false;                   // it sent its train end
   std::optional<int> exit_code;            // once a launcher reported its exit
   std::string phase;                       // the phase it is in; "": none
+  StepTimes step_times;
+  // What its last straggler verdict said as it cleared; "" when none
+  // cleared since its process started.
+  std::string straggler_recovered;
 };
 
 // The monitor's view of the job (what GetState answers).
@@ -69,6 +96,9 @@ struct JobState {
   // The minimum over all ranks of finished_epochs (0 while a rank never
   // reported one): the epoch a restarted job resumes from.
   int64_t min_finished_epoch = 0;
+  // Straggler verdicts, at most one per rank and none for a rank with a
+  // verdict above, newest last: what a launcher must not restart for.
+  std::vector<Verdict> stragglers;
 
   // Every rank's progress and every verdict, one per line, for logs and
   // test failures.
