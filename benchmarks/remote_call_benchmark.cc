@@ -9,6 +9,11 @@
 //   - where the difference goes: the bare call with, one at a time, the
 //     thread hand-offs and the reactor a Sluice call adds
 //     (BM_GrpcEmptyWithHops).
+//   - what a new connection costs: a channel of its own, its first call,
+//     and its end (BM_GrpcNewConnection).
+// With SLUICE_TLS_CERT, SLUICE_TLS_KEY and SLUICE_TLS_CA set, every
+// connection (Sluice's and the bare echo's) is mutual TLS, as a job's are;
+// benchmarks/tls_overhead.sh runs the set both ways.
 // Times are wall-clock (UseRealTime): the caller mostly waits.
 // cpu_us_per_call is the whole process's CPU time per call. Both hosts use
 // mstd:2 unless SLUICE_BENCH_WORKER_QUEUE / SLUICE_BENCH_CLIENT_QUEUE name
@@ -30,6 +35,7 @@
 #include "benchmark/benchmark.h"
 #include "benchmarks/echo_service.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "lib/support/grpc_credentials.h"
 #include "sluice/compiler/compile_program.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/distributed/worker_server.h"
@@ -137,6 +143,7 @@ struct Setup {
   std::unique_ptr<EchoService> echo_service;
   std::unique_ptr<grpc::Server> echo_server;
   std::unique_ptr<bench::Echo::Stub> echo_stub;
+  std::string echo_address;
 
   std::string payload = std::string(kPayloadBytes, 'p');
   std::string tensor_payload = std::string(kTensorBytes, 't');
@@ -230,8 +237,7 @@ Setup* MakeSetup() {
 
   int echo_port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &echo_port);
+  builder.AddListeningPort("127.0.0.1:0", NewServerCredentials(), &echo_port);
   setup->echo_service = std::make_unique<EchoService>(setup->worker_host.get());
   builder.RegisterService(setup->echo_service.get());
   builder.SetMaxReceiveMessageSize(RpcOptions().max_message_bytes);
@@ -242,9 +248,9 @@ Setup* MakeSetup() {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(RpcOptions().max_message_bytes);
   arguments.SetMaxSendMessageSize(RpcOptions().max_message_bytes);
-  setup->echo_stub = bench::Echo::NewStub(
-      grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", echo_port),
-                                grpc::InsecureChannelCredentials(), arguments));
+  setup->echo_address = absl::StrCat("127.0.0.1:", echo_port);
+  setup->echo_stub = bench::Echo::NewStub(grpc::CreateCustomChannel(
+      setup->echo_address, NewChannelCredentials(), arguments));
   return setup;
 }
 
@@ -480,6 +486,30 @@ BENCHMARK(BM_Sluice4MiBTensor)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Grpc4MiB)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // --- The benchmarks ---
+
+// A channel of its own per call (a subchannel pool of its own, or gRPC
+// would share the open connection): TCP, HTTP/2 setup, the TLS handshake
+// when TLS is on, one empty call, and the channel's end.
+void BM_GrpcNewConnection(benchmark::State& state) {
+  Setup& setup = GetSetup();
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  for (auto _ : state) {
+    std::unique_ptr<bench::Echo::Stub> stub =
+        bench::Echo::NewStub(grpc::CreateCustomChannel(
+            setup.echo_address, NewChannelCredentials(), arguments));
+    grpc::ClientContext context;
+    bench::EchoMessage request;
+    bench::EchoMessage response;
+    const grpc::Status status = stub->Echo(&context, request, &response);
+    if (!status.ok()) {
+      state.SkipWithError(status.error_message().c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_GrpcNewConnection)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // Liveness pings on (the default timeout) and off: a connection in use
 // never pings, so the two should agree within noise.
