@@ -2,9 +2,9 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "lib/support/grpc_credentials.h"
+#include "lib/support/grpc_handshake.h"
 
 namespace sluice::dist::internal {
 namespace {
@@ -14,21 +14,14 @@ namespace {
 constexpr char kProbeMethod[] = "/sluice.HandshakeProbe/Probe";
 constexpr absl::Duration kProbeTimeout = absl::Seconds(2);
 
-grpc::Status ClosedInHandshake(const grpc::Status& status) {
-  return grpc::Status(
-      grpc::StatusCode::UNAVAILABLE,
-      absl::StrCat("the task closed every connection in the handshake (",
-                   status.error_message(),
-                   "): it refused this process's certificate (none, expired, "
-                   "or of another CA), or it requires TLS"));
-}
-
 }  // namespace
 
 HandshakeWatch::HandshakeWatch(
-    std::shared_ptr<grpc::Channel> channel,
+    std::shared_ptr<grpc::Channel> channel, std::string address,
     std::function<void(const grpc::Status&)> on_failure)
-    : channel_(std::move(channel)), on_failure_(std::move(on_failure)) {
+    : channel_(std::move(channel)),
+      address_(std::move(address)),
+      on_failure_(std::move(on_failure)) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -88,14 +81,10 @@ void HandshakeWatch::Run() {
     if (state == GRPC_CHANNEL_READY) failure_.reset();
     if (state != GRPC_CHANNEL_TRANSIENT_FAILURE) continue;
     lock.unlock();
-    grpc::Status probe = Probe();
+    // The channel repeats its last failure until it reconnects: a
+    // connection closed at connect is tried again on one of its own.
+    const grpc::Status probe = CheckHandshake(address_, Probe());
     lock.lock();
-    // A server that refuses this side's certificate, or that speaks TLS to
-    // a plaintext client, closes the connection at once; a process dying
-    // mid-connection does so once, and then refuses connections.
-    const bool closed = ClosedAtConnect(probe);
-    if (closed && closed_before_) probe = ClosedInHandshake(probe);
-    closed_before_ = closed;
     if (!HandshakeFailed(probe)) continue;
     // Recorded first: the RPCs that on_failure_ ends read it.
     failure_ = probe;

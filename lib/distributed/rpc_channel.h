@@ -164,7 +164,7 @@ class RpcChannel {
     // Plaintext too: a plaintext client of a TLS task learns why it is
     // refused.
     handshakes_ = std::make_unique<HandshakeWatch>(
-        channel_, [this](const grpc::Status&) { EndEveryRpc(); });
+        channel_, address, [this](const grpc::Status&) { EndEveryRpc(); });
   }
 
   ~RpcChannel() {

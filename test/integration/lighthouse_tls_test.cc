@@ -10,7 +10,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/lighthouse/lighthouse_client.h"
@@ -23,6 +22,7 @@ namespace sluice::lighthouse {
 namespace {
 
 using ::sluice::testing::MakeNamedCertificate;
+using ::sluice::testing::TestCertificateDir;
 using ::sluice::testing::MakeTestCertificates;
 using ::sluice::testing::TestCertificates;
 using ::testing::HasSubstr;
@@ -30,11 +30,6 @@ using ::testing::HasSubstr;
 constexpr absl::Duration kTimeout = absl::Seconds(20);
 // A refused handshake is seen at once, far below the call's timeout.
 constexpr absl::Duration kRefusedWithin = absl::Seconds(5);
-
-std::string CertificateDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/certificates");
-}
 
 proto::QuorumRequest Ask(const std::string& id) {
   proto::QuorumRequest request;
@@ -55,11 +50,11 @@ class LighthouseTlsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<TestCertificates> certificates =
-        MakeTestCertificates(CertificateDir());
+        MakeTestCertificates(TestCertificateDir());
     ASSERT_TRUE(certificates.ok()) << certificates.status();
     certificates_ = *std::move(certificates);
     absl::StatusOr<TlsConfig> replica_a =
-        MakeNamedCertificate(CertificateDir(), "replica_a");
+        MakeNamedCertificate(TestCertificateDir(), "replica_a");
     ASSERT_TRUE(replica_a.ok()) << replica_a.status();
     replica_a_ = *std::move(replica_a);
   }
