@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/launcher/launcher_decisions.h"
@@ -37,6 +38,10 @@ constexpr absl::Duration kDrainTimeout = absl::Seconds(1);
 constexpr absl::Duration kReapTimeout = absl::Seconds(2);
 constexpr absl::Duration kStopReapStep = absl::Milliseconds(10);
 constexpr absl::Duration kExitReapStep = absl::Milliseconds(20);
+// How long a rank the monitor calls dead has to become reapable, so that
+// its exit is the reason given (PollMonitor).
+constexpr absl::Duration kDeadReapWait = absl::Milliseconds(200);
+constexpr absl::Duration kDeadReapStep = absl::Milliseconds(5);
 
 // A rank's process; what the launcher decides about it is in
 // JobDecisions or FollowerDecisions.
@@ -455,9 +460,19 @@ std::optional<int> Launcher::PollMonitor() {
   job_->MonitorEpoch(state->min_finished_epoch);
   if (!state->failures.empty()) {
     // A rank killed since the last reap ends its monitor stream too, and
-    // the monitor calls it dead; its exit, reapable by the time the answer
-    // is here, says more.
+    // the monitor calls it dead; its exit says more. The kernel closes the
+    // process's sockets before it makes the exit reapable, so on a loaded
+    // machine the monitor can be first: a dead verdict waits a moment for
+    // the exit.
+    const bool dead = absl::c_any_of(
+        state->failures,
+        [](const FailureVerdict& verdict) { return verdict.kind == "dead"; });
+    const absl::Time reap_until = absl::Now() + kDeadReapWait;
     LaunchDecisions exited = ReapRanks();
+    while (exited.empty() && dead && absl::Now() < reap_until) {
+      absl::SleepFor(kDeadReapStep);
+      exited = ReapRanks();
+    }
     if (!exited.empty()) return Carry(exited);
   }
   for (const FailureVerdict& verdict : state->failures) {

@@ -194,6 +194,10 @@ absl::Status LighthouseClient::Call(
   size_t misses = 0;  // refusals that named no other leader
   size_t hops = 0;    // leaders followed since the last pause
   bool closed_before = false;  // the last attempt was closed at connect
+  // The last refusal of a prompt call, and from where: an attempt that the
+  // deadline then cuts short says less.
+  grpc::Status refused;
+  std::string refused_by;
   while (true) {
     Target& target = Current(kind);
     grpc::ClientContext context;
@@ -226,7 +230,18 @@ absl::Status LighthouseClient::Call(
       if (context.GetServerTrailingMetadata().count(kDrainedKey) > 0) {
         return DrainedError(status, method, target.address());
       }
+      if (timed_out && !refused.ok()) {
+        return FromGrpc(
+            grpc::Status(refused.error_code(),
+                         absl::StrCat(refused.error_message(),
+                                      "; then no answer before the deadline")),
+            method, refused_by);
+      }
       return FromGrpc(status, method, target.address());
+    }
+    if (kind != CallKind::kWaiting) {
+      refused = status;
+      refused_by = target.address();
     }
     if (moved) continue;
     size_t targets = 0;

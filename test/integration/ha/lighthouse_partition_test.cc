@@ -461,7 +461,7 @@ class LighthousePartitionTest : public ::testing::Test {
                       lighthouse.process->Tail(), "\n");
     }
     for (const std::unique_ptr<LoggedProcess>& replica : replicas_) {
-      absl::StrAppend(&tails, replica->name(), ":\n", replica->Tail(5), "\n");
+      absl::StrAppend(&tails, replica->name(), ":\n", replica->Tail(30), "\n");
     }
     return tails;
   }
