@@ -2,16 +2,12 @@
 
 #include <utility>
 
-#include "grpcpp/generic/generic_stub.h"
 #include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_handshake.h"
 
 namespace sluice::dist::internal {
 namespace {
 
-// No service has it: a server that completed the handshake answers
-// UNIMPLEMENTED.
-constexpr char kProbeMethod[] = "/sluice.HandshakeProbe/Probe";
 constexpr absl::Duration kProbeTimeout = absl::Seconds(2);
 
 }  // namespace
@@ -47,28 +43,6 @@ std::optional<grpc::Status> HandshakeWatch::failure() const {
   return failure_;
 }
 
-grpc::Status HandshakeWatch::Probe() {
-  grpc::GenericStub stub(channel_);
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + kProbeTimeout));
-  // An uninitialized ByteBuffer is no message at all: an empty one is.
-  grpc::Slice empty;
-  grpc::ByteBuffer request(&empty, 1);
-  grpc::ByteBuffer response;
-  std::mutex done_mu;
-  std::condition_variable done_cv;
-  std::optional<grpc::Status> done;
-  stub.UnaryCall(&context, kProbeMethod, grpc::StubOptions(), &request,
-                 &response, [&](grpc::Status status) {
-                   std::lock_guard<std::mutex> lock(done_mu);
-                   done = std::move(status);
-                   done_cv.notify_all();
-                 });
-  std::unique_lock<std::mutex> lock(done_mu);
-  done_cv.wait(lock, [&] { return done.has_value(); });
-  return *done;
-}
-
 void HandshakeWatch::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -83,7 +57,8 @@ void HandshakeWatch::Run() {
     lock.unlock();
     // The channel repeats its last failure until it reconnects: a
     // connection closed at connect is tried again on one of its own.
-    const grpc::Status probe = CheckHandshake(address_, Probe());
+    const grpc::Status probe = CheckHandshake(
+        address_, CallNoService(channel_, absl::Now() + kProbeTimeout));
     lock.lock();
     if (!HandshakeFailed(probe)) continue;
     // Recorded first: the RPCs that on_failure_ ends read it.

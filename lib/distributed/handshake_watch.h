@@ -43,9 +43,6 @@ class HandshakeWatch {
 
  private:
   void Run();
-  // A call that fails at once when the channel cannot connect: its status
-  // says why (any answer from the server means the handshake worked).
-  grpc::Status Probe();
 
   const std::shared_ptr<grpc::Channel> channel_;
   const std::string address_;

@@ -19,22 +19,38 @@ constexpr absl::Duration kProbeTimeout = absl::Seconds(2);
 // How soon WaitForServer tries again a server that is not listening yet.
 constexpr absl::Duration kRetryEvery = absl::Milliseconds(100);
 
-// One call on a new connection to `address`. A completion queue of its own
-// rather than a callback: nothing of the call is left on a gRPC thread
-// when the channel goes with this function.
+// One call on a new connection to `address`.
 grpc::Status Probe(const std::string& address, absl::Time deadline) {
   grpc::ChannelArguments arguments;
   // A subchannel shared with the caller's channel would answer with the
   // failure of an earlier connection rather than make a new one.
   arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  grpc::GenericStub stub(
-      grpc::CreateCustomChannel(address, NewChannelCredentials(), arguments));
+  return CallNoService(
+      grpc::CreateCustomChannel(address, NewChannelCredentials(), arguments),
+      std::min(deadline, absl::Now() + kProbeTimeout));
+}
+
+grpc::Status ClosedInHandshake(const grpc::Status& status) {
+  return grpc::Status(
+      grpc::StatusCode::UNAVAILABLE,
+      absl::StrCat("the server closed every connection in the handshake (",
+                   status.error_message(),
+                   "): it refused this process's certificate (none, expired, "
+                   "or of another CA), or it requires TLS"));
+}
+
+}  // namespace
+
+grpc::Status CallNoService(const std::shared_ptr<grpc::Channel>& channel,
+                           absl::Time deadline) {
+  grpc::GenericStub stub(channel);
   grpc::ClientContext context;
-  context.set_deadline(
-      absl::ToChronoTime(std::min(deadline, absl::Now() + kProbeTimeout)));
+  context.set_deadline(absl::ToChronoTime(deadline));
   // An uninitialized ByteBuffer is no message at all: an empty one is.
   grpc::Slice empty;
   grpc::ByteBuffer request(&empty, 1);
+  // A completion queue of its own rather than a callback: nothing of the
+  // call outlives this function.
   grpc::CompletionQueue queue;
   std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
       stub.PrepareUnaryCall(&context, kProbeMethod, request, &queue);
@@ -50,17 +66,6 @@ grpc::Status Probe(const std::string& address, absl::Time deadline) {
   }
   return status;
 }
-
-grpc::Status ClosedInHandshake(const grpc::Status& status) {
-  return grpc::Status(
-      grpc::StatusCode::UNAVAILABLE,
-      absl::StrCat("the server closed every connection in the handshake (",
-                   status.error_message(),
-                   "): it refused this process's certificate (none, expired, "
-                   "or of another CA), or it requires TLS"));
-}
-
-}  // namespace
 
 grpc::Status CheckHandshake(const std::string& address,
                             const grpc::Status& status) {

@@ -10,6 +10,7 @@
 #ifndef SLUICE_LIB_SUPPORT_GRPC_HANDSHAKE_H_
 #define SLUICE_LIB_SUPPORT_GRPC_HANDSHAKE_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/time/time.h"
@@ -24,6 +25,13 @@ namespace sluice {
 // status comes back unchanged.
 grpc::Status CheckHandshake(const std::string& address,
                             const grpc::Status& status);
+
+// One call of a method no server has on `channel`, waited for until
+// `deadline`: a server that completed the handshake answers UNIMPLEMENTED,
+// and a failure to connect says why. Nothing of the call is left on a
+// gRPC thread when it returns.
+grpc::Status CallNoService(const std::shared_ptr<grpc::Channel>& channel,
+                           absl::Time deadline);
 
 // Waits until the server at `address` answers a call on a connection of
 // its own, until its handshake is refused, or until `deadline`: OK, the

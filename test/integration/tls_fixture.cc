@@ -6,7 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
-#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/support/grpc_handshake.h"
 #include "sluice/support/failure.h"
 
 namespace sluice::testing {
@@ -112,27 +113,10 @@ grpc::StatusCode TlsFixture::CallOverTls(const std::string& address,
     options.pem_private_key = own->key;
     options.pem_cert_chain = own->cert;
   }
-  grpc::GenericStub stub(
-      grpc::CreateChannel(address, grpc::SslCredentials(options)));
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + kDeadline));
-  grpc::Slice empty;
-  grpc::ByteBuffer request(&empty, 1);
-  grpc::CompletionQueue queue;
-  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
-      stub.PrepareUnaryCall(&context, "/sluice.test.NoService/Call", request,
-                            &queue);
-  call->StartCall();
-  grpc::ByteBuffer response;
-  grpc::Status status;
-  call->Finish(&response, &status, &status);
-  void* tag = nullptr;
-  bool ok = false;
-  queue.Next(&tag, &ok);
-  queue.Shutdown();
-  while (queue.Next(&tag, &ok)) {
-  }
-  return status.error_code();
+  return CallNoService(
+             grpc::CreateChannel(address, grpc::SslCredentials(options)),
+             absl::Now() + kDeadline)
+      .error_code();
 }
 
 }  // namespace sluice::testing
