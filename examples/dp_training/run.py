@@ -7,7 +7,7 @@
         [--lighthouses=L [--kill_leader_at=STEP]] [--tls]
 
 With --kill_replica_at, replica R is killed with SIGKILL once it has
-committed step STEP; with --kills=K, K replicas in turn (0, 1, 2, 0, ...),
+committed step STEP (or the first step past it that it reports); with --kills=K, K replicas in turn (0, 1, 2, 0, ...),
 each once the one killed before has rejoined. The launcher restarts a
 killed replica alone; it heals from a peer and rejoins. run.py copies the
 job's output, then prints what it found in it: the time from each kill
@@ -348,8 +348,10 @@ class Chaos:
     def wants_kill(self, replica, step):
         args = self.args
         if args.kill_replica_at is not None:
+            # At or past: a replica healing in the background at its
+            # start reports no steps until its state has arrived.
             return (not self.kills and replica == args.kill_replica and
-                    step == args.kill_replica_at)
+                    step >= args.kill_replica_at)
         if len(self.kills) >= args.kills:
             return False
         if self.kills and "rejoined" not in self.kills[-1]:
