@@ -131,25 +131,35 @@ TaskClient::~TaskClient() {
 }
 
 AsyncValueRef<TaskStatus> TaskClient::GetStatus(
-    std::optional<absl::Duration> deadline) {
+    std::optional<absl::Duration> deadline, RequestContext* request) {
+  struct StatusOutputs {
+    AsyncValueRef<TaskStatus> status;
+    RCReference<RequestContext> request;
+  };
   using Call = PendingRpc<proto::GetStatusRequest, proto::GetStatusResponse,
-                          AsyncValueRef<TaskStatus>>;
+                          StatusOutputs>;
   auto call = std::make_shared<Call>();
-  call->outputs = MakeUnconstructedAsyncValueRef<TaskStatus>();
+  call->outputs.status = MakeUnconstructedAsyncValueRef<TaskStatus>();
+  if (request != nullptr) call->outputs.request = FormRef(request);
   call->task_name = task_name_;
   call->what = "status request";
   call->waits = waiting_;
   call->timeout = deadline.value_or(options_.deadline);
-  AsyncValueRef<TaskStatus> result = call->outputs.CopyRef();
+  AsyncValueRef<TaskStatus> result = call->outputs.status.CopyRef();
   Launch(
       channel_.get(), host_, call,
       WaitsForReady(options_.fail_fast, RpcKind::kSessionStart),
       [](auto* stub, auto&&... args) { stub->GetStatus(args...); },
       [programs = programs_](Call& call, const grpc::Status& status) {
+        const RCReference<RequestContext> request =
+            std::move(call.outputs.request);
         if (!status.ok()) {
-          call.outputs.SetError(
-              RpcFailure(status, call.CancelledHere(), call.task_name,
-                         programs->Incarnation(), call.what, call.timeout));
+          call.outputs.status.SetError(
+              request && request->IsCancelled()
+                  ? request->GetCancelAsyncValue()->GetError()
+                  : RpcFailure(status, call.CancelledHere(), call.task_name,
+                               programs->Incarnation(), call.what,
+                               call.timeout));
           return;
         }
         const proto::GetStatusResponse& response = call.response;
@@ -164,8 +174,11 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
         task_status.incarnation = response.incarnation();
         task_status.resources = response.resources();
         programs->Saw(response.incarnation());
-        call.outputs.emplace(std::move(task_status));
+        call.outputs.status.emplace(std::move(task_status));
       });
+  // A session start waits for its task until the deadline; a cancelled
+  // request does not.
+  if (request != nullptr) CancelWithRequest(request, call);
   return result;
 }
 
@@ -367,17 +380,9 @@ void LaunchExecute(TaskChannel* channel, HostContext* host, bool wait_for_ready,
         return RegisterAgainAndRepeat(channel, host, wait_for_ready, call,
                                       status);
       });
-  if (request) {
-    // Cancelling the request cancels the RPC, which cancels the execution
-    // on the worker. The weak reference lets the call go once answered,
-    // however long the request lives.
-    request->OnCancel(
-        [weak = std::weak_ptr<ExecuteCall>(call)](const absl::Status&) {
-          if (std::shared_ptr<ExecuteCall> live = weak.lock()) {
-            live->TryCancel();
-          }
-        });
-  }
+  // Cancelling the request cancels the RPC, which cancels the execution on
+  // the worker.
+  if (request) CancelWithRequest(request.get(), call);
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "lib/support/grpc_liveness.h"
 #include "sluice/distributed/rpc_options.h"
 #include "sluice/host_context/host_context.h"
+#include "sluice/host_context/request_context.h"
 #include "sluice/support/error_util.h"
 #include "sluice/support/failure.h"
 
@@ -323,6 +324,16 @@ void Launch(Channel* channel, HostContext* host,
   Launch(
       channel, host, call, wait_for_ready, start, resolve,
       [](const std::shared_ptr<Call>&, const grpc::Status&) { return false; });
+}
+
+// Has a cancellation of `request` cancel `call`. The weak reference lets
+// the call go once answered, however long the request lives.
+template <typename Call>
+void CancelWithRequest(RequestContext* request,
+                       const std::shared_ptr<Call>& call) {
+  request->OnCancel([weak = std::weak_ptr<Call>(call)](const absl::Status&) {
+    if (std::shared_ptr<Call> live = weak.lock()) live->TryCancel();
+  });
 }
 
 }  // namespace sluice::dist::internal

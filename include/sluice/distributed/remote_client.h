@@ -99,9 +99,11 @@ class TaskClient {
 
   // The status RPC, which starts a session with the task: under the
   // use_caller and false policies it waits for the task to come up, until
-  // the deadline.
+  // the deadline. Cancelling `request` (may be null) cancels the RPC; the
+  // status then becomes the cancellation error.
   AsyncValueRef<TaskStatus> GetStatus(
-      std::optional<absl::Duration> deadline = std::nullopt);
+      std::optional<absl::Duration> deadline = std::nullopt,
+      RequestContext* request = nullptr);
 
   // Registers an SBF program on the task. Bytes already registered through
   // this client are not sent again, unless the task has restarted since: a
