@@ -2,8 +2,8 @@
 // of the status page and of failover: it heartbeats every 100 ms and asks
 // for quorums in a loop through LighthouseClient (which follows the
 // leader), one step per quorum, printing
-//   quorum ID from LIGHTHOUSE members A,B,C step STEP
-// for each quorum it gets and "no quorum: WHY" for each failed request.
+//   quorum ID from LIGHTHOUSE members A,B,C step STEP at HH:MM:SS.mmm
+// for each quorum it gets and "no quorum: WHY at ..." for each failed request.
 #include <atomic>
 #include <cstdio>
 #include <random>
@@ -31,8 +31,11 @@ cl::opt<std::string> address("address",
 cl::opt<int> step_ms("step_ms", cl::desc("pause between quorums"),
                      cl::init(200));
 
+// Each line ends with the time it was printed, for failure messages.
 void Print(const std::string& line) {
-  std::printf("%s\n", line.c_str());
+  std::printf("%s at %s\n", line.c_str(),
+              absl::FormatTime("%H:%M:%E3S", absl::Now(), absl::UTCTimeZone())
+                  .c_str());
   std::fflush(stdout);
 }
 
