@@ -21,6 +21,7 @@
 #include "lib/support/grpc_credentials.h"
 #include "lib/support/grpc_handshake.h"
 #include "lib/support/grpc_liveness.h"
+#include "sluice/support/fault_point.h"
 #include "sluice/support/liveness.h"
 #include "sluice/support/logging.h"
 
@@ -364,6 +365,10 @@ void StepReporter::StepBegin(int64_t step, std::string_view kind) {
   impl_->Record(proto::Signal::STEP_BEGIN, step, kind);
 }
 void StepReporter::StepEnd(int64_t step) {
+  // Before Record takes the time, so that a delay lengthens the step the
+  // monitor measures. A step's end has no error path: an injected error is
+  // dropped, and only delay, hang and kill mean something here.
+  SLUICE_FAULT_POINT("monitor.step.end").IgnoreError();
   impl_->Record(proto::Signal::STEP_END, step);
 }
 void StepReporter::EpochEnd(int64_t epoch) {

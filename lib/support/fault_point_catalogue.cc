@@ -53,6 +53,12 @@ absl::Span<const FaultPointInfo> KnownFaultPoints() {
        "the state damaged on the way (an error flips a bit of the chunk, "
        "which the receiver's checksum catches), a slow peer, or a peer "
        "dying mid-transfer"},
+      {"monitor.step.end",
+       "a training rank's StepReporter::StepEnd, before the step's end is "
+       "reported",
+       "a straggling rank: delay makes each step slower by MS, hang a stuck "
+       "step, kill a rank dying at a step's end; an error is ignored, since "
+       "a step's end has no error path"},
   };
   return kPoints;
 }

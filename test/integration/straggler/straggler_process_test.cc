@@ -1,5 +1,6 @@
 // A real sluice_monitor and four straggler_rank processes on 127.0.0.1,
-// steps of 100 ms; rank 2 takes 300 ms for steps 20 to 29. It is named a
+// steps of 100 ms; rank 2 takes 300 ms for steps 20 to 29, slowed by the
+// fault point monitor.step.end through SLUICE_FAULTS. It is named a
 // straggler within --straggler_steps=5 steps of the slowdown, cleared within
 // 5 steps of its recovery, and no other rank is ever named. Every wait is
 // bounded; children are killed and reaped whatever happens.
@@ -34,18 +35,28 @@ constexpr int kSlowRank = 2;
 constexpr int64_t kSlowFrom = 20;
 constexpr int64_t kSlowUntil = 30;
 constexpr int64_t kStragglerSteps = 5;
+constexpr int64_t kStepMs = 100;
+constexpr int64_t kSlowStepMs = 300;
+
+// Delays the ends of steps kSlowFrom to kSlowUntil - 1 (hits kSlowFrom + 1
+// on: step 0 is hit 1). The grammar has no trigger that stops firing, but
+// on each hit the first entry that fires acts, so a zero delay from
+// kSlowUntil on ends the slowdown.
+std::string SlowdownSpec() {
+  return absl::StrCat("monitor.step.end=delay:0@from=", kSlowUntil + 1,
+                      ";monitor.step.end=delay:", kSlowStepMs - kStepMs,
+                      "@from=", kSlowFrom + 1);
+}
 
 std::unique_ptr<ChildProcess> StartRank(const std::string& monitor, int rank) {
   ChildProcessOptions options;
   options.argv = {Runfile("test/integration/straggler/straggler_rank"),
-                  "--step_ms=100"};
-  if (rank == kSlowRank) {
-    options.argv.push_back(absl::StrCat("--slow_from=", kSlowFrom));
-    options.argv.push_back(absl::StrCat("--slow_until=", kSlowUntil));
-    options.argv.push_back("--slow_step_ms=300");
-  }
+                  absl::StrCat("--step_ms=", kStepMs)};
   options.environment = {"SLUICE_MONITOR=" + monitor,
                          absl::StrCat("SLUICE_RANK=", rank)};
+  if (rank == kSlowRank) {
+    options.environment.push_back("SLUICE_FAULTS=" + SlowdownSpec());
+  }
   options.name = absl::StrCat("straggler_rank", rank);
   options.stderr_to = ChildProcessOptions::Stderr::kInherit;
   auto child = std::make_unique<ChildProcess>(std::move(options));
