@@ -11,6 +11,10 @@
 // The history table lists status.json's history as it comes, newest first;
 // each row's data-kind is the entry's proto kind (e.g. "MEMBER_LOST").
 //
+// With monitors (sluice_lighthouse --monitor) the stragglers table has a
+// row per straggler (class "straggler", data-rank), or one per monitor
+// that names none ("monitor-quiet") or did not answer ("monitor-trouble").
+//
 // Over HTTPS (status.json's operator_actions) each member's row has a
 // drain and a kill button (classes "drain" and "kill"). Their answer, the
 // reason when refused, stays in #action-result: rows are rebuilt on every
@@ -87,6 +91,15 @@ tr.replica.drained td { color: #777; font-style: italic; }
 </tr></thead>
 <tbody id="member-rows"></tbody>
 </table>
+<section id="stragglers" hidden>
+<h2>Stragglers (the replica groups' step monitors)</h2>
+<table>
+<thead><tr>
+  <th>monitor</th><th>rank</th><th>since</th><th>verdict</th>
+</tr></thead>
+<tbody id="straggler-rows"></tbody>
+</table>
+</section>
 <h2>History (newest first)</h2>
 <table id="history">
 <thead><tr>
@@ -197,6 +210,41 @@ function historyRow(entry) {
   return row;
 }
 
+function stragglerRow(className, address, rank, sinceUs, verdict) {
+  const row = document.createElement("tr");
+  row.className = className;
+  addCell(row, "monitor", address || "");
+  addCell(row, "rank", rank);
+  addCell(row, "since", sinceUs > 0 ? timeText(sinceUs) : "");
+  addCell(row, "verdict", verdict);
+  return row;
+}
+
+// A row per straggler, and one for a monitor that names none or did not
+// answer, so that a monitor out of reach shows.
+function stragglerRows(monitors) {
+  const rows = [];
+  for (const monitor of monitors) {
+    const stragglers = monitor.stragglers || [];
+    if (monitor.trouble) {
+      rows.push(stragglerRow("monitor-trouble bad", monitor.address, "",
+                             toNumber(monitor.answered_us), monitor.trouble));
+    } else if (stragglers.length === 0) {
+      rows.push(stragglerRow("monitor-quiet", monitor.address, "", 0,
+                             "no straggler"));
+    }
+    for (const straggler of stragglers) {
+      const rank = String(toNumber(straggler.rank));
+      const row = stragglerRow("straggler bad", monitor.address, rank,
+                               toNumber(straggler.since_us),
+                               straggler.message || "");
+      row.setAttribute("data-rank", rank);
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
 function render(status) {
   const quorum = status.quorum || {};
   const quorumId = toNumber(quorum.quorum_id);
@@ -260,6 +308,10 @@ function render(status) {
   }
   document.getElementById("actions-header").hidden = !status.operator_actions;
   document.getElementById("member-rows").replaceChildren(...rows);
+  const monitors = status.monitors || [];
+  document.getElementById("stragglers").hidden = monitors.length === 0;
+  document.getElementById("straggler-rows").replaceChildren(
+      ...stragglerRows(monitors));
   document.getElementById("history-rows").replaceChildren(
       ...(status.history || []).map(historyRow));
   document.body.setAttribute("data-quorum-id", String(quorumId));

@@ -3,7 +3,8 @@
 // vote on their commits; it serves until SIGTERM or SIGINT. With --etcd,
 // several lighthouses share one etcd and one of them leads; with
 // --http_port, it serves its status page: over HTTPS, with drain and kill
-// buttons, when it runs with TLS (--tls_cert, --tls_key, --tls_ca).
+// buttons, when it runs with TLS (--tls_cert, --tls_key, --tls_ca), and
+// with --monitor the stragglers the replica groups' step monitors name.
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -14,11 +15,13 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "lib/collective/store_service.h"
 #include "lib/lighthouse/bounded_http_server.h"
 #include "lib/lighthouse/etcd_quorum_authority.h"
 #include "lib/lighthouse/lighthouse_status.h"
 #include "lib/lighthouse/lighthouse_status_page.h"
+#include "lib/lighthouse/monitor_stragglers.h"
 #include "sluice/lighthouse/lighthouse.h"
 #include "sluice/support/host_port.h"
 #include "sluice/support/tls.h"
@@ -103,6 +106,11 @@ tools::Flag<int> http_port(
     "serve the status page on this port of --address's host; 0 picks a "
     "free port (default: no status page)",
     kNoStatusPage, tools::InRange(0, sluice::kMaxPort));
+tools::Flag<std::string> monitors(
+    flags, "monitor",
+    "with --http_port: the step monitors (sluice_monitor) of the replica "
+    "groups, host:port separated by commas; the status page shows the "
+    "stragglers each names, asked once a second (default: none)");
 tools::Flag<std::string> etcd(
     flags, "etcd",
     "etcd endpoints, e.g. http://127.0.0.1:2379,http://h2:2379: lighthouses "
@@ -146,6 +154,25 @@ NewAuthority(const std::string& dialed) {
   if (!authority.ok()) return authority.status();
   return std::unique_ptr<sluice::lighthouse::QuorumAuthority>(
       *std::move(authority));
+}
+
+// --monitor's addresses, each checked.
+absl::StatusOr<std::vector<std::string>> MonitorAddresses() {
+  std::vector<std::string> addresses =
+      absl::StrSplit(*monitors, ',', absl::SkipWhitespace());
+  if (!addresses.empty() && *http_port == kNoStatusPage) {
+    return absl::InvalidArgumentError(
+        "--monitor needs --http_port: the stragglers show on the status page");
+  }
+  for (const std::string& monitor : addresses) {
+    absl::StatusOr<sluice::HostPort> valid = sluice::ParseHostPort(monitor);
+    if (!valid.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--monitor=", *monitors, ": '", monitor,
+          "': ", valid.status().message()));
+    }
+  }
+  return addresses;
 }
 
 // With TLS, the page is served with the lighthouse's certificate, and an
@@ -192,6 +219,11 @@ int main(int argc, char** argv) {
                                valid.status().message()));
     }
   }
+  absl::StatusOr<std::vector<std::string>> monitor_addresses =
+      MonitorAddresses();
+  if (!monitor_addresses.ok()) {
+    return Fail(std::string(monitor_addresses.status().message()));
+  }
   sluice::lighthouse::LighthouseOptions options;
   options.bind = *address;
   options.advertise = *advertise;
@@ -228,13 +260,21 @@ int main(int argc, char** argv) {
   if (!lighthouse.ok()) return Fail(std::string(lighthouse.status().message()));
   issuer->store(lighthouse->get());
   std::printf("lighthouse listening on %s\n", (*lighthouse)->address().c_str());
+  std::unique_ptr<sluice::lighthouse::MonitorStragglers> stragglers;
   std::unique_ptr<sluice::lighthouse::LighthouseStatusPage> page;
   if (*http_port != kNoStatusPage) {
+    if (!monitor_addresses->empty()) {
+      stragglers = std::make_unique<sluice::lighthouse::MonitorStragglers>(
+          *monitor_addresses);
+    }
     const std::string host = address->substr(0, address->rfind(':'));
     auto started = sluice::lighthouse::LighthouseStatusPage::Start(
         host, *http_port,
-        [lighthouse = lighthouse->get()] {
-          return sluice::lighthouse::StatusToProto(lighthouse->Status());
+        [lighthouse = lighthouse->get(), stragglers = stragglers.get()] {
+          sluice::lighthouse::proto::LighthouseStatus status =
+              sluice::lighthouse::StatusToProto(lighthouse->Status());
+          if (stragglers != nullptr) stragglers->AddTo(status);
+          return status;
         },
         sluice::lighthouse::HttpServerLimits(),
         OperatorActions(lighthouse->get()));

@@ -70,9 +70,12 @@ TEST(StatusPageChromiumTest, ShowsARealQuorumAndAStoppedMember) {
   // page, and lost at 2 s; the others heartbeat every 100 ms. The join
   // timeout is longer, so that the others wait for the stopped member until
   // it is lost rather than leave it out of their next quorum.
+  // The step monitor it lists is out of reach (nothing listens on port 1):
+  // the stragglers table says so.
   absl::StatusOr<LighthouseProcess> lighthouse = StartLighthouse(
       "lighthouse", {"--address=127.0.0.1:0", "--min_replicas=2",
-                     "--heartbeat_timeout_ms=2000", "--join_timeout_ms=3000"});
+                     "--heartbeat_timeout_ms=2000", "--join_timeout_ms=3000",
+                     "--monitor=127.0.0.1:1"});
   ASSERT_TRUE(lighthouse.ok()) << lighthouse.status();
   std::vector<std::unique_ptr<LoggedProcess>> replicas;
   for (const char* id : {"replica_0", "replica_1", "replica_2"}) {
@@ -106,6 +109,11 @@ TEST(StatusPageChromiumTest, ShowsARealQuorumAndAStoppedMember) {
   EXPECT_EQ(ElementText(*dom, "min-replicas"), "2");
   EXPECT_EQ(ElementText(*dom, "heartbeat-timeout"), "2000 ms");
   EXPECT_NE(ElementText(*dom, "quorum-reason"), "-");
+  EXPECT_TRUE(std::regex_search(
+      *dom, std::regex("<tr class=\"monitor-trouble bad\"><td "
+                       "class=\"monitor\">127\\.0\\.0\\.1:1</td>.*the "
+                       "monitor did not answer: UNAVAILABLE")))
+      << *dom;
   // The quorum the page shows is one the replicas got (the two running ones
   // get it without the stopped one once its heartbeat times out).
   int64_t shown = 0;

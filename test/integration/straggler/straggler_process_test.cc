@@ -3,7 +3,8 @@
 // fault point monitor.step.end through SLUICE_FAULTS. It is named a
 // straggler within --straggler_steps=5 steps of the slowdown, cleared within
 // 5 steps of its recovery, and no other rank is ever named. Every wait is
-// bounded; children are killed and reaped whatever happens.
+// bounded; children are killed and reaped whatever happens. A lighthouse
+// given the monitor (--monitor) shows the verdict on its status page.
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "lib/monitor/monitor_service.grpc.pb.h"
+#include "test/integration/ha/ha_cluster.h"
 #include "test/util/child_process.h"
 #include "test/util/wait_until.h"
 
@@ -87,7 +89,9 @@ double RatioBefore(const std::string& message, const std::string& marker) {
   return ratio;
 }
 
-TEST(StragglerProcessTest, SlowedRankIsNamedWithinTheGivenStepsOthersNever) {
+// A sluice_monitor of kRanks ranks, straggler verdicts after
+// kStragglerSteps slow steps.
+std::unique_ptr<ChildProcess> StartMonitor() {
   ChildProcessOptions options;
   options.argv = {Runfile("tools/sluice_monitor/sluice_monitor"),
                   "--address=127.0.0.1:0",
@@ -96,12 +100,24 @@ TEST(StragglerProcessTest, SlowedRankIsNamedWithinTheGivenStepsOthersNever) {
                   "--straggler_threshold=1.5",
                   "--step_kind=first:60"};
   options.name = "sluice_monitor";
-  ChildProcess monitor(std::move(options));
-  ASSERT_TRUE(monitor.started()) << monitor.start_error();
+  auto monitor = std::make_unique<ChildProcess>(std::move(options));
+  EXPECT_TRUE(monitor->started()) << monitor->start_error();
+  return monitor;
+}
+
+// The monitor's address once it listens; "" (a failure) when it does not.
+std::string MonitorAddress(ChildProcess& monitor) {
   const std::string listening = "sluice_monitor listening on ";
   const std::string line = monitor.WaitForLine(listening, absl::Seconds(30));
-  ASSERT_FALSE(line.empty()) << monitor.Output();
-  const std::string address = line.substr(listening.size());
+  EXPECT_FALSE(line.empty()) << monitor.Output();
+  return line.empty() ? "" : line.substr(listening.size());
+}
+
+TEST(StragglerProcessTest, SlowedRankIsNamedWithinTheGivenStepsOthersNever) {
+  std::unique_ptr<ChildProcess> started = StartMonitor();
+  ChildProcess& monitor = *started;
+  const std::string address = MonitorAddress(monitor);
+  ASSERT_FALSE(address.empty());
 
   std::vector<std::unique_ptr<ChildProcess>> ranks;
   for (int rank = 0; rank < kRanks; ++rank) {
@@ -205,6 +221,95 @@ TEST(StragglerProcessTest, SlowedRankIsNamedWithinTheGivenStepsOthersNever) {
   }
   EXPECT_EQ(straggles, 1) << monitor.Output();
   EXPECT_EQ(cleared, 1) << monitor.Output();
+}
+
+// The first straggler `status` (status.json) lists under `monitor` (its
+// index in --monitor), or null.
+const nlohmann::json* ListedStraggler(const nlohmann::json& status,
+                                      size_t monitor) {
+  if (!status.contains("monitors") || status["monitors"].size() <= monitor) {
+    return nullptr;
+  }
+  const nlohmann::json& said = status["monitors"][monitor];
+  if (!said.contains("stragglers") || said["stragglers"].empty()) {
+    return nullptr;
+  }
+  return &said["stragglers"][0];
+}
+
+// The lighthouse's status page shows what the replica groups' monitors
+// name: here one monitor that names rank 2, and one that is out of reach.
+TEST(StragglerProcessTest, LighthousePageShowsTheMonitorsStragglers) {
+  std::unique_ptr<ChildProcess> monitor = StartMonitor();
+  const std::string address = MonitorAddress(*monitor);
+  ASSERT_FALSE(address.empty());
+  // Nothing listens on port 1 of the loopback.
+  const std::string unreachable = "127.0.0.1:1";
+  absl::StatusOr<lighthouse::testing::LighthouseProcess> lighthouse =
+      lighthouse::testing::StartLighthouse(
+          "lighthouse", {"--address=127.0.0.1:0",
+                         absl::StrCat("--monitor=", address, ",", unreachable)});
+  ASSERT_TRUE(lighthouse.ok()) << lighthouse.status();
+  std::vector<std::unique_ptr<ChildProcess>> ranks;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    ranks.push_back(StartRank(address, rank));
+  }
+  auto stub = proto::Monitor::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+
+  // The monitor's verdict, then the page's row of it.
+  proto::Verdict verdict;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        std::optional<proto::JobState> state = GetState(*stub);
+        if (!state.has_value() || state->stragglers().empty()) return false;
+        verdict = state->stragglers(0);
+        return true;
+      },
+      absl::Seconds(40)));
+  const absl::Time named = absl::Now();
+  nlohmann::json status;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        absl::StatusOr<nlohmann::json> fetched =
+            lighthouse::testing::FetchStatus(lighthouse->status_url);
+        if (!fetched.ok()) return false;
+        status = *std::move(fetched);
+        return ListedStraggler(status, 0) != nullptr;
+      },
+      absl::Seconds(5)))
+      << status.dump(2);
+  const absl::Duration shown_after = absl::Now() - named;
+  std::printf("the lighthouse's page showed the monitor's verdict %s after "
+              "it was made: %s\n",
+              absl::FormatDuration(shown_after).c_str(),
+              verdict.message().c_str());
+  // Asked once a second: within that and a poll.
+  EXPECT_LT(shown_after, absl::Milliseconds(1500));
+  const nlohmann::json& straggler = *ListedStraggler(status, 0);
+  EXPECT_EQ(straggler.value("rank", 0), kSlowRank) << status.dump(2);
+  EXPECT_EQ(straggler.value("message", ""), verdict.message());
+  EXPECT_EQ(straggler.value("since_us", ""), absl::StrCat(verdict.time_us()));
+  const nlohmann::json& monitors = status["monitors"];
+  EXPECT_EQ(monitors[0].value("address", ""), address);
+  EXPECT_EQ(monitors[0].value("trouble", ""), "");
+  EXPECT_EQ(monitors[1].value("address", ""), unreachable);
+  EXPECT_TRUE(absl::StartsWith(monitors[1].value("trouble", ""),
+                               "the monitor did not answer: UNAVAILABLE: "))
+      << status.dump(2);
+  EXPECT_EQ(ListedStraggler(status, 1), nullptr);
+
+  // Once rank 2 keeps pace again, the page names no straggler.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        absl::StatusOr<nlohmann::json> fetched =
+            lighthouse::testing::FetchStatus(lighthouse->status_url);
+        if (!fetched.ok()) return false;
+        status = *std::move(fetched);
+        return ListedStraggler(status, 0) == nullptr;
+      },
+      absl::Seconds(30)))
+      << status.dump(2);
 }
 
 }  // namespace
