@@ -10,6 +10,7 @@
 #include "lib/distributed/program_fingerprint.h"
 #include "lib/distributed/remote_call_trace.h"
 #include "lib/distributed/rpc_channel.h"
+#include "lib/distributed/task_outage.h"
 #include "lib/distributed/value_codec.h"
 #include "lib/distributed/wait_reporter.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
@@ -41,8 +42,10 @@ class TaskChannel final : public RpcChannel<proto::Worker> {
 };
 
 // The programs registered on one task, and which process of the task they
-// were registered with.
+// were registered with; and the task's outage, which its calls' failures
+// share.
 struct ProgramCache {
+  TaskOutage outage;
   std::mutex mu;
   uint64_t incarnation = 0;  // 0 until a status answer tells
   std::map<uint64_t, AsyncValueRef<RemoteProgram>> programs;
@@ -74,6 +77,16 @@ struct ProgramCache {
     programs.erase(id);
   }
 };
+
+// The error of `call`, which ended with `status`, linked to the outage of
+// `task` when the transport ended it.
+template <typename Call>
+absl::Status CallFailure(Call& call, const grpc::Status& status,
+                         ProgramCache& task) {
+  return task.outage.Link(
+      status, RpcFailure(status, call.CancelledHere(), call.task_name,
+                         task.Incarnation(), call.what, call.timeout));
+}
 
 struct CallOutputs {
   std::vector<RCReference<IndirectAsyncValue>> results;
@@ -157,11 +170,10 @@ AsyncValueRef<TaskStatus> TaskClient::GetStatus(
           call.outputs.status.SetError(
               request && request->IsCancelled()
                   ? request->GetCancelAsyncValue()->GetError()
-                  : RpcFailure(status, call.CancelledHere(), call.task_name,
-                               programs->Incarnation(), call.what,
-                               call.timeout));
+                  : CallFailure(call, status, *programs));
           return;
         }
+        programs->outage.Answered();
         const proto::GetStatusResponse& response = call.response;
         TaskStatus task_status;
         task_status.task_name = response.task_name();
@@ -218,11 +230,10 @@ AsyncValueRef<RemoteProgram> TaskClient::RegisterProgram(
       [](auto* stub, auto&&... args) { stub->RegisterProgram(args...); },
       [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
-          call.outputs.SetError(
-              RpcFailure(status, call.CancelledHere(), call.task_name,
-                         programs->Incarnation(), call.what, call.timeout));
+          call.outputs.SetError(CallFailure(call, status, *programs));
           return;
         }
+        programs->outage.Answered();
         RemoteProgram registered;
         registered.task_name = call.task_name;
         registered.program_id = call.response.program_id();
@@ -266,10 +277,7 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
       if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
         outputs.programs->Forget(call.request.program_id());
       }
-      SetAll(
-          outputs.results,
-          RpcFailure(status, call.CancelledHere(), call.task_name,
-                     outputs.programs->Incarnation(), call.what, call.timeout));
+      SetAll(outputs.results, CallFailure(call, status, *outputs.programs));
     }
   } else if (static_cast<size_t>(call.response.results_size()) !=
              outputs.results.size()) {
@@ -279,6 +287,7 @@ void ResolveCall(ExecuteCall& call, const grpc::Status& status) {
                call.response.results_size(), " result(s), ",
                outputs.results.size(), " expected")));
   } else {
+    outputs.programs->outage.Answered();
     for (size_t i = 0; i < outputs.results.size(); ++i) {
       const proto::Value& wire = call.response.results(i);
       RCReference<AsyncValue> value =
@@ -484,11 +493,10 @@ AsyncValueRef<Chain> TaskClient::ReleaseResources(std::vector<uint64_t> ids) {
       [](auto* stub, auto&&... args) { stub->ReleaseResources(args...); },
       [programs = programs_](Call& call, const grpc::Status& status) {
         if (!status.ok()) {
-          call.outputs.SetError(
-              RpcFailure(status, call.CancelledHere(), call.task_name,
-                         programs->Incarnation(), call.what, call.timeout));
+          call.outputs.SetError(CallFailure(call, status, *programs));
           return;
         }
+        programs->outage.Answered();
         call.outputs.emplace();
       });
   return result;

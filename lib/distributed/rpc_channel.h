@@ -82,12 +82,20 @@ inline absl::Status RpcFailure(const grpc::Status& status, bool cancelled_here,
                                std::string_view what, absl::Duration deadline) {
   std::optional<absl::Status> answered = PeerError(status);
   if (answered) return TaskFailure(*answered, task, incarnation, what);
+  // Made here, not derived from anything: the root of its chain (a
+  // TaskOutage may link it to an earlier failure of the task).
   const auto code = static_cast<absl::StatusCode>(status.error_code());
-  absl::Status made = MarkFailureClass(
-      absl::Status(code, TransportReason(status, deadline)),
-      HandshakeFailed(status) ? FailureClass::kFatal
-                              : TransportFailureClass(code, cancelled_here));
-  return TaskFailure(made, task, incarnation, what);
+  ErrorContext origin;
+  origin.task = std::string(task);
+  origin.incarnation = incarnation;
+  origin.failure_class = HandshakeFailed(status)
+                             ? FailureClass::kFatal
+                             : TransportFailureClass(code, cancelled_here);
+  return AddErrorContext(
+      absl::Status(code, absl::StrCat(std::string(what), " on task ",
+                                      std::string(task), " failed: ",
+                                      TransportReason(status, deadline))),
+      origin);
 }
 
 // The ClientContext of one RPC. It goes as soon as the RPC completes,

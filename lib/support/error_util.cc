@@ -20,7 +20,19 @@ absl::Status WithMessagePrefix(const absl::Status& status,
       [&](absl::string_view type_url, const absl::Cord& payload) {
         prefixed.SetPayload(type_url, payload);
       });
-  return prefixed;
+  return DerivedFrom(std::move(prefixed), status);
+}
+
+absl::Status DerivedFrom(absl::Status error, const absl::Status& from) {
+  if (error.ok() || from.ok()) return error;
+  ErrorContext cause;
+  cause.cause = RootCause(from);
+  return AddErrorContext(std::move(error), cause);
+}
+
+std::string RootCause(const absl::Status& status) {
+  std::string cause = GetErrorContext(status).cause;
+  return cause.empty() ? std::string(status.message()) : cause;
 }
 
 std::string DescribeError(const absl::Status& status) {

@@ -20,6 +20,7 @@ enum Tag : uint8_t {
   kIncarnation = 4,
   kGeneration = 5,
   kClass = 6,
+  kCause = 7,
 };
 
 void PutField(std::string& out, Tag tag, std::string_view bytes) {
@@ -58,6 +59,7 @@ std::string Encode(const ErrorContext& context) {
   if (context.failure_class) {
     PutInt(out, kClass, static_cast<uint8_t>(*context.failure_class));
   }
+  if (!context.cause.empty()) PutField(out, kCause, context.cause);
   return out;
 }
 
@@ -95,6 +97,9 @@ ErrorContext Decode(std::string_view in) {
         }
         break;
       }
+      case kCause:
+        context.cause = std::string(bytes);
+        break;
       default:
         break;
     }
@@ -142,6 +147,7 @@ absl::Status AddErrorContext(absl::Status status, const ErrorContext& context) {
     merged.generation = context.generation;
   }
   if (!merged.failure_class) merged.failure_class = context.failure_class;
+  if (merged.cause.empty()) merged.cause = context.cause;
   SetContext(status, merged);
   return status;
 }

@@ -39,6 +39,7 @@
 #include "tools/sluice_run/diagnostic_verifier.h"
 #include "tools/sluice_run/function_arguments.h"
 #include "tools/sluice_run/load_diagnostics.h"
+#include "tools/sluice_run/root_cause_report.h"
 #include "tools/sluice_run/value_printer.h"
 
 namespace sluice {
@@ -305,12 +306,14 @@ absl::StatusOr<ArgumentsOf> ParseArguments(const RunOptions& options,
 }
 
 // Runs `function` to the end (its remote calls included) and prints what
-// it returned; false when a result is an error.
+// it returned, after the runtime errors that waited for its end (their root
+// causes were printed first); false when a result is an error.
 bool RunFunction(const Function& function,
                  const std::vector<RCReference<AsyncValue>>* given,
                  const Program& program, HostContext& host,
                  DistributedContext& distributed, ToolObservers& observers,
-                 const RunOptions& options, const char* tool_name) {
+                 RootCauseReport& root_causes, const RunOptions& options,
+                 const char* tool_name) {
   std::vector<AsyncValue*> arguments;
   if (given != nullptr) {
     for (const RCReference<AsyncValue>& value : *given) {
@@ -349,6 +352,7 @@ bool RunFunction(const Function& function,
   // queue, go away.
   distributed.AwaitIdle();
   watchdog.reset();
+  root_causes.Flush();
   if (results.empty()) return true;
   std::vector<std::string_view> types = program.ResultTypes(function);
   std::string line = absl::StrCat("'", function.name(), "' returned ");
@@ -429,11 +433,14 @@ int SluiceRunMain(int argc, char** argv,
   }
   std::mutex diagnostics_mu;
   bool runtime_error = false;
+  RootCauseReport root_causes([](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  });
   auto on_diagnostic = [&](const DecodedDiagnostic& diagnostic) {
     std::lock_guard<std::mutex> lock(diagnostics_mu);
     runtime_error = true;
     if (*options.verify_diagnostics && verifier.Match(diagnostic)) return;
-    std::fprintf(stderr, "%s\n", diagnostic.ToString().c_str());
+    root_causes.Add(diagnostic);
   };
 
   LeakCheckAllocator* leak_check = nullptr;
@@ -494,8 +501,8 @@ int SluiceRunMain(int argc, char** argv,
       }
       if (!RunFunction(*function,
                        given == arguments_of->end() ? nullptr : &given->second,
-                       **program, host, distributed, **observers, options,
-                       tool_name)) {
+                       **program, host, distributed, **observers, root_causes,
+                       options, tool_name)) {
         failed = true;
       }
     }

@@ -33,9 +33,23 @@ std::string StatusCodeName(absl::StatusCode code);
 
 // `status` with `prefix` before its message, keeping its code and its
 // payload (the context and class it carries): "cannot register 'f': " +
-// what the task said.
+// what the task said. The result is derived from `status` (DerivedFrom).
 absl::Status WithMessagePrefix(const absl::Status& status,
                                std::string_view prefix);
+
+// Root causes: one failure often fans out into many errors (a dead task
+// fails every call in flight to it, and each caller's error wraps the one
+// it got). Each derived error records the root of the chain it came from
+// (ErrorContext::cause), so that whoever reports many errors reports the
+// root once, first, with how many errors it explains.
+
+// `error` recorded as derived from `from`: its cause becomes `from`'s root
+// cause, unless it records one already. OK statuses are returned unchanged.
+absl::Status DerivedFrom(absl::Status error, const absl::Status& from);
+
+// The message of the error at the root of `status`'s chain: its recorded
+// cause, or its own message when it is a root.
+std::string RootCause(const absl::Status& status);
 
 // The message with its context for people to read:
 // "something bad happened (kernel tfrt_test.fail at prog.mlir:3:8)".

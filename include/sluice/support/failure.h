@@ -50,6 +50,10 @@ struct ErrorContext {
   // Set by whoever knew the kind of failure; when none, Classify derives
   // the class from the status code.
   std::optional<FailureClass> failure_class;
+  // The message of the error this one was derived from, at the root of the
+  // chain (sluice/support/error_util.h, RootCause); empty when this error is
+  // a root itself.
+  std::string cause;
 };
 
 // Records where `status` came from, keeping every field already recorded
