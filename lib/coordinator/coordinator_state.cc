@@ -1,5 +1,6 @@
 #include "lib/coordinator/coordinator_state.h"
 
+#include <algorithm>
 #include <random>
 #include <utility>
 
@@ -7,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/coordinator/worker_agent.h"
 #include "sluice/host_context/async_value_ref.h"
+#include "sluice/support/error_util.h"
 #include "sluice/support/failure.h"
 
 namespace sluice::dist::internal {
@@ -129,10 +131,14 @@ std::shared_ptr<Closure> CoordinatorState::Take(size_t resources_built) {
 
 void CoordinatorState::Finish(Closure& closure,
                               std::vector<RCReference<AsyncValue>> values) {
+  // A closure counts once, under the root cause of its first error.
+  absl::Status failure;
   for (size_t i = 0; i < closure.results.size(); ++i) {
+    if (failure.ok() && values[i]->IsError()) failure = values[i]->GetError();
     closure.results[i]->ForwardTo(std::move(values[i]));
   }
   std::lock_guard<std::mutex> lock(mu_);
+  if (!failure.ok()) TallyLocked(failure);
   --pending_;
   ++stats_.finished;
   changed_.notify_all();
@@ -156,12 +162,24 @@ void CoordinatorState::RecordError(const absl::Status& status) {
     cancelled = TakeAllLocked();
   }
   for (auto& closure : cancelled) {
-    Fail(
-        *closure,
-        absl::CancelledError(absl::StrCat(
-            "closure '", closure->function.name(),
-            "' was cancelled: an earlier closure failed: ", status.message())));
+    Fail(*closure,
+         DerivedFrom(absl::CancelledError(absl::StrCat(
+                         "closure '", closure->function.name(),
+                         "' was cancelled: an earlier closure failed: ",
+                         status.message())),
+                     status));
   }
+}
+
+void CoordinatorState::TallyLocked(const absl::Status& failure) {
+  const std::string cause = RootCause(failure);
+  for (auto& [counted, count] : failures_by_cause_) {
+    if (counted == cause) {
+      ++count;
+      return;
+    }
+  }
+  failures_by_cause_.emplace_back(cause, 1);
 }
 
 void CoordinatorState::FailJob(const absl::Status& status) {
@@ -314,7 +332,37 @@ absl::Status CoordinatorState::TakeReportLocked() {
     report = std::move(recovery_failure_);
     recovery_failure_ = absl::OkStatus();
   }
-  return report;
+  std::vector<std::pair<std::string, int64_t>> failures =
+      std::exchange(failures_by_cause_, {});
+  if (report.ok()) return report;
+  // The report's root cause first, with how many failures it explains,
+  // then the others grouped by theirs.
+  const std::string root = RootCause(report);
+  int64_t explained = 0;
+  std::vector<std::string> others;
+  for (const auto& [cause, count] : failures) {
+    if (cause == root) {
+      explained = count;
+    } else {
+      others.push_back(absl::StrCat(count, " from '", cause, "'"));
+    }
+  }
+  if (explained <= 1 && others.empty() && root == report.message()) {
+    return report;
+  }
+  std::string summary = " (";
+  if (root != report.message()) {
+    absl::StrAppend(&summary, "root cause: ", root, "; ");
+  }
+  absl::StrAppend(&summary, "it explains ", std::max<int64_t>(explained, 1),
+                  " closure failure", explained > 1 ? "s" : "",
+                  " since the last report");
+  if (!others.empty()) {
+    absl::StrAppend(&summary, "; other failures: ",
+                    absl::StrJoin(others, ", "));
+  }
+  summary += ")";
+  return WithMessageSuffix(report, summary);
 }
 
 }  // namespace sluice::dist::internal

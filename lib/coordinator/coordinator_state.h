@@ -117,6 +117,8 @@ class CoordinatorState {
   // the lock.
   std::deque<std::shared_ptr<Closure>> TakeAllLocked();
   absl::Status TakeReportLocked();
+  // Counts a closure failure under its root cause. Under mu_.
+  void TallyLocked(const absl::Status& failure);
 
   const CoordinatorOptions options_;
   HostContext* const host_;
@@ -132,6 +134,9 @@ class CoordinatorState {
   int64_t pending_ = 0;  // admitted and not finished
   int64_t epoch_ = 0;    // errors recorded
   absl::Status first_error_;
+  // The closures failed since the last report, by root cause
+  // (sluice/support/error_util.h), in the order the causes came.
+  std::vector<std::pair<std::string, int64_t>> failures_by_cause_;
   absl::Status job_failure_;
   absl::Status recovery_failure_;
   std::vector<ResourceSpec> resources_;

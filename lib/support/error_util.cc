@@ -12,15 +12,31 @@ std::string StatusCodeName(absl::StatusCode code) {
   return absl::StatusCodeToString(code);
 }
 
-absl::Status WithMessagePrefix(const absl::Status& status,
-                               std::string_view prefix) {
-  absl::Status prefixed(status.code(),
-                        absl::StrCat(std::string(prefix), status.message()));
+namespace {
+
+// `status`'s code and payload with `message`.
+absl::Status WithMessage(const absl::Status& status, std::string message) {
+  absl::Status replaced(status.code(), message);
   status.ForEachPayload(
       [&](absl::string_view type_url, const absl::Cord& payload) {
-        prefixed.SetPayload(type_url, payload);
+        replaced.SetPayload(type_url, payload);
       });
-  return DerivedFrom(std::move(prefixed), status);
+  return replaced;
+}
+
+}  // namespace
+
+absl::Status WithMessagePrefix(const absl::Status& status,
+                               std::string_view prefix) {
+  return DerivedFrom(
+      WithMessage(status, absl::StrCat(std::string(prefix), status.message())),
+      status);
+}
+
+absl::Status WithMessageSuffix(const absl::Status& status,
+                               std::string_view suffix) {
+  return WithMessage(status,
+                     absl::StrCat(status.message(), std::string(suffix)));
 }
 
 absl::Status DerivedFrom(absl::Status error, const absl::Status& from) {

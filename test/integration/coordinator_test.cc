@@ -108,6 +108,28 @@ TEST_F(CoordinatorTest, JoinReportsTheFirstUserErrorOnceAndClearsIt) {
   EXPECT_EQ(*coordinator_->Fetch<int32_t>((*after)[0]), 5);
 }
 
+// One failure that fans out (closures that take the failed one's result
+// fail with its error) is reported once, as the root cause, with how many
+// closure failures it explains.
+TEST_F(CoordinatorTest, JoinReportsTheRootCauseWithTheFailuresItExplains) {
+  ASSERT_NO_FATAL_FAILURE(StartCluster(1));
+  ASSERT_NO_FATAL_FAILURE(MakeCoordinator());
+  auto failed = coordinator_->Schedule(Function("fail"), {});
+  ASSERT_TRUE(failed.ok());
+  for (int i = 0; i < 4; ++i) {
+    auto dependent = coordinator_->Schedule(
+        Function("add"),
+        {(*failed)[0].CopyRef(), ClosureArgument::Of<int32_t>(i)});
+    ASSERT_TRUE(dependent.ok()) << dependent.status();
+  }
+  absl::Status joined = coordinator_->Join();
+  EXPECT_EQ(std::string(joined.message()),
+            "something bad happened (it explains 5 closure failures since the "
+            "last report)");
+  EXPECT_EQ(Classify(joined), FailureClass::kFatal);
+  EXPECT_TRUE(coordinator_->Join().ok()) << "the error is reported once";
+}
+
 TEST_F(CoordinatorTest, AKilledWorkersClosureRunsOnAnotherWorker) {
   ASSERT_NO_FATAL_FAILURE(StartCluster(2));
   ASSERT_NO_FATAL_FAILURE(MakeCoordinator());

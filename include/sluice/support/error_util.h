@@ -37,6 +37,11 @@ std::string StatusCodeName(absl::StatusCode code);
 absl::Status WithMessagePrefix(const absl::Status& status,
                                std::string_view prefix);
 
+// `status` with `suffix` after its message, keeping its code and payload:
+// the same error, with more said about it.
+absl::Status WithMessageSuffix(const absl::Status& status,
+                               std::string_view suffix);
+
 // Root causes: one failure often fans out into many errors (a dead task
 // fails every call in flight to it, and each caller's error wraps the one
 // it got). Each derived error records the root of the chain it came from
