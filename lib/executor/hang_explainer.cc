@@ -3,12 +3,15 @@
 // started and finished, and every value each call produced, kept alive by
 // the watch. A value is explained when what produces it is itself waiting:
 // a kernel not yet run, a call whose callee is still live, a remote call
-// still waiting to be sent. What is left are the root causes.
+// still waiting to be sent. What is left are the root causes, each with
+// the kernels not run yet that wait on it; the unanswered calls to one task
+// are one root cause (the task), listed as a group.
 #include "sluice/executor/hang_explainer.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -21,6 +24,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "lib/executor/frame_watch.h"
 
@@ -62,6 +66,14 @@ std::string RemoteCallText(const ActivityRegistry::RemoteCall& call,
 }
 
 class Explainer {
+  // A root cause: one kernel, or the unanswered remote calls to one task;
+  // and the kernels not run yet that wait on it.
+  struct Root {
+    std::string text;  // a kernel's; empty for remote calls
+    std::vector<const ActivityRegistry::RemoteCall*> calls;
+    std::set<std::pair<const FrameWatch*, uint32_t>> explains;
+  };
+
  public:
   Explainer(const std::vector<const ActivityRegistry::Frame*>& frames,
             const std::vector<const ActivityRegistry::RemoteCall*>& calls)
@@ -79,19 +91,24 @@ class Explainer {
   }
 
   std::string Explain() {
-    std::vector<std::string> roots;
     std::string pending;
     for (const FrameWatch* frame : frames_) {
-      CollectRoots(*frame, &roots);
+      CollectRoots(*frame);
       DescribePending(*frame, &pending);
     }
     // Calls whose kernel's call has returned (or that no kernel made).
     for (const ActivityRegistry::RemoteCall* call : calls_) {
       if (reported_.count(call) == 0 &&
           call->sent_ns.load(std::memory_order_acquire) != 0) {
-        roots.push_back(RemoteCallText(*call, now_ns_));
+        AddRemoteRoot(*call);
       }
     }
+    for (const FrameWatch* frame : frames_) CountExplained(*frame);
+    // The root that explains the most first.
+    std::stable_sort(roots_.begin(), roots_.end(),
+                     [](const Root& a, const Root& b) {
+                       return a.explains.size() > b.explains.size();
+                     });
 
     std::set<const RequestContext*> requests;
     for (const FrameWatch* frame : frames_) requests.insert(frame->request());
@@ -104,16 +121,20 @@ class Explainer {
       return out;
     }
     out.append("root causes (what nothing else explains):\n");
-    if (roots.empty()) out.append("  none found\n");
-    for (size_t i = 0; i < roots.size(); ++i) {
-      absl::StrAppend(&out, "  ", i + 1, ". ", roots[i], "\n");
+    if (roots_.empty()) out.append("  none found\n");
+    for (size_t i = 0; i < roots_.size(); ++i) {
+      absl::StrAppend(&out, "  ", i + 1, ". ", RootText(roots_[i]), "\n");
     }
     out.append("waiting kernels:\n");
     out.append(pending.empty() ? "  none\n" : pending);
     out.append("remote calls in flight:\n");
     if (calls_.empty()) out.append("  none\n");
-    for (const ActivityRegistry::RemoteCall* call : calls_) {
-      absl::StrAppend(&out, "  ", RemoteCallText(*call, now_ns_), "\n");
+    for (const auto& [task, calls] : CallsByTask()) {
+      if (calls.size() == 1) {
+        absl::StrAppend(&out, "  ", RemoteCallText(*calls[0], now_ns_), "\n");
+      } else {
+        absl::StrAppend(&out, "  ", CallGroupText(task, calls), "\n");
+      }
     }
     return out;
   }
@@ -187,22 +208,23 @@ class Explainer {
     return false;
   }
 
-  void CollectRoots(const FrameWatch& frame, std::vector<std::string>* roots) {
+  void CollectRoots(const FrameWatch& frame) {
     const ExecutableFunction& fn = frame.function();
     for (uint32_t k = 0; k < fn.num_kernels(); ++k) {
       const int64_t state = frame.kernel_state(k);
       if (state == 0 || LiveCallee(frame, k) != nullptr) continue;
       const std::string in = absl::StrCat(" in ", FunctionName(fn));
       if (state > 0) {
-        roots->push_back(absl::StrCat(
-            "kernel ", KernelName(frame, k), in, " has been running for ",
-            Seconds(state, now_ns_), " on its thread"));
+        AddRoot(frame, k,
+                absl::StrCat("kernel ", KernelName(frame, k), in,
+                             " has been running for ", Seconds(state, now_ns_),
+                             " on its thread"));
         continue;
       }
       if (!HasUnresolvedResult(frame, k)) continue;
       if (const auto* call = RemoteCallOf(frame, k)) {
         if (call->sent_ns.load(std::memory_order_acquire) != 0) {
-          roots->push_back(RemoteCallText(*call, now_ns_));
+          root_of_kernel_[{&frame, k}] = AddRemoteRoot(*call);
         }
         reported_.insert(call);
         continue;
@@ -210,10 +232,136 @@ class Explainer {
       // A non-strict kernel (a call, control flow) still waiting for an
       // input is explained by that input.
       if (HasUnresolvedOperand(frame, k)) continue;
-      roots->push_back(absl::StrCat("async kernel ", KernelName(frame, k), in,
-                                    ", started ", Seconds(-state, now_ns_),
-                                    " ago, has not resolved its results"));
+      AddRoot(frame, k,
+              absl::StrCat("async kernel ", KernelName(frame, k), in,
+                           ", started ", Seconds(-state, now_ns_),
+                           " ago, has not resolved its results"));
     }
+  }
+
+  void AddRoot(const FrameWatch& frame, uint32_t kernel, std::string text) {
+    root_of_kernel_[{&frame, kernel}] = roots_.size();
+    roots_.push_back(Root{std::move(text), {}, {}});
+  }
+
+  // The remote calls sent to one task and not answered are one root cause:
+  // the task (down, stopped or slow) explains them all. Returns its index.
+  size_t AddRemoteRoot(const ActivityRegistry::RemoteCall& call) {
+    for (size_t i = 0; i < roots_.size(); ++i) {
+      if (!roots_[i].calls.empty() && roots_[i].calls[0]->task == call.task) {
+        roots_[i].calls.push_back(&call);
+        return i;
+      }
+    }
+    roots_.push_back(Root{"", {&call}, {}});
+    return roots_.size() - 1;
+  }
+
+  std::string RootText(const Root& root) const {
+    std::string text = root.calls.empty() ? root.text
+                       : root.calls.size() == 1
+                           ? RemoteCallText(*root.calls[0], now_ns_)
+                           : CallGroupText(root.calls[0]->task, root.calls);
+    if (!root.explains.empty()) {
+      absl::StrAppend(&text, "; ", root.explains.size(),
+                      " waiting kernel(s) wait on it");
+    }
+    return text;
+  }
+
+  // "3 remote calls on task T, sent 1.2 to 0.8 s ago, no answer yet: 'f'
+  // (2), 'g' (1)".
+  std::string CallGroupText(
+      const std::string& task,
+      const std::vector<const ActivityRegistry::RemoteCall*>& calls) const {
+    std::map<std::string, size_t> by_function;
+    int64_t oldest = now_ns_, newest = 0;
+    size_t unsent = 0;
+    for (const ActivityRegistry::RemoteCall* call : calls) {
+      ++by_function[call->function];
+      const int64_t sent = call->sent_ns.load(std::memory_order_acquire);
+      if (sent == 0) {
+        ++unsent;
+        continue;
+      }
+      oldest = std::min(oldest, sent);
+      newest = std::max(newest, sent);
+    }
+    std::vector<std::string> functions;
+    for (const auto& [function, count] : by_function) {
+      functions.push_back(absl::StrCat("'", function, "' (", count, ")"));
+    }
+    std::string text =
+        absl::StrCat(calls.size(), " remote calls on task ", task);
+    if (newest != 0) {
+      absl::StrAppend(&text, ", sent ", Seconds(oldest, now_ns_), " to ",
+                      Seconds(newest, now_ns_), " ago, no answer yet");
+    }
+    if (unsent > 0) {
+      absl::StrAppend(&text, ", ", unsent, " waiting for their arguments");
+    }
+    absl::StrAppend(&text, ": ", absl::StrJoin(functions, ", "));
+    return text;
+  }
+
+  // The calls in flight, by task, in the order the tasks first come.
+  std::vector<
+      std::pair<std::string, std::vector<const ActivityRegistry::RemoteCall*>>>
+  CallsByTask() const {
+    std::vector<std::pair<std::string,
+                          std::vector<const ActivityRegistry::RemoteCall*>>>
+        groups;
+    for (const ActivityRegistry::RemoteCall* call : calls_) {
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+        return g.first == call->task;
+      });
+      if (it == groups.end()) {
+        groups.push_back({call->task, {}});
+        it = groups.end() - 1;
+      }
+      it->second.push_back(call);
+    }
+    return groups;
+  }
+
+  // Credits each root with the kernels of `frame` not run yet that wait
+  // on it, directly or through other kernels not run yet.
+  void CountExplained(const FrameWatch& frame) {
+    const ExecutableFunction& fn = frame.function();
+    std::map<uint32_t, std::set<size_t>> memo;
+    for (uint32_t k = 0; k < fn.num_kernels(); ++k) {
+      if (frame.kernel_state(k) != 0) continue;
+      for (size_t root : RootsBehind(frame, k, memo)) {
+        roots_[root].explains.insert({&frame, k});
+      }
+    }
+  }
+
+  // The roots kernel `k` of `frame` waits on, through its unresolved
+  // operands.
+  const std::set<size_t>& RootsBehind(
+      const FrameWatch& frame, uint32_t k,
+      std::map<uint32_t, std::set<size_t>>& memo) const {
+    auto [it, inserted] = memo.try_emplace(k);
+    if (!inserted) return it->second;
+    std::set<size_t> roots;
+    const uint32_t* operands = Operands(frame, k);
+    for (uint32_t i = 0; i < frame.function().record(k).num_operands; ++i) {
+      if (!Unresolved(frame, operands[i])) continue;
+      const int64_t producer = Producer(frame, operands[i]);
+      if (producer < 0) continue;  // an argument: the caller's to explain
+      const uint32_t p = static_cast<uint32_t>(producer);
+      auto root = root_of_kernel_.find({&frame, p});
+      if (root != root_of_kernel_.end()) {
+        roots.insert(root->second);
+        continue;
+      }
+      const std::set<size_t>& behind = RootsBehind(frame, p, memo);
+      roots.insert(behind.begin(), behind.end());
+    }
+    // `it` stays valid: std::map insertions do not move elements.
+    it->second = std::move(roots);
+    return it->second;
   }
 
   // Why the value in `reg` is not available, naming what produces it;
@@ -301,6 +449,9 @@ class Explainer {
       remote_by_kernel_;
   mutable std::map<const ExecutableFunction*, std::vector<int64_t>> producers_;
   std::set<const ActivityRegistry::RemoteCall*> reported_;
+
+  std::vector<Root> roots_;
+  std::map<std::pair<const FrameWatch*, uint32_t>, size_t> root_of_kernel_;
 };
 
 // The write end of the pipe the SIGUSR1 handler writes to; -1 when no

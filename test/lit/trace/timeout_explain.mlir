@@ -9,7 +9,7 @@
 // CHECK: sluice_run: 'stuck' passed its --timeout of 0.3 s; what is still unresolved:
 // CHECK-NEXT: hang explanation: 2 live call(s) in 1 request(s), 0 remote call(s) not answered
 // CHECK-NEXT: root causes (what nothing else explains):
-// CHECK-NEXT:   1. async kernel 'tfrt_test.blocking.usleep' at {{.*}}timeout_explain.mlir:[[# @LINE + 19]]:12 in 'stuck', started {{[0-9.]+}} s ago, has not resolved its results
+// CHECK-NEXT:   1. async kernel 'tfrt_test.blocking.usleep' at {{.*}}timeout_explain.mlir:[[# @LINE + 19]]:12 in 'stuck', started {{[0-9.]+}} s ago, has not resolved its results; 2 waiting kernel(s) wait on it
 // CHECK-NEXT: waiting kernels:
 // CHECK-NEXT:   in 'stuck' (called {{[0-9.]+}} s ago):
 // CHECK-NEXT:     'tfrt.print.i32' at {{.*}}timeout_explain.mlir:[[# @LINE + 17]]:9 waits for:

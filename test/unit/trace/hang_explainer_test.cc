@@ -96,12 +96,13 @@ TEST_F(HangExplainerTest, NamesTheAsyncKernelAndWhatWaitsForIt) {
   EXPECT_THAT(explanation,
               HasSubstr("hang explanation: 2 live call(s) in 1 request(s), 0 "
                         "remote call(s) not answered\n"));
-  // The one root cause, first.
+  // The one root cause, first, with the two prints that wait on it.
   EXPECT_THAT(explanation,
               ContainsRegex("root causes \\(what nothing else explains\\):\n"
                             "  1\\. async kernel 'tfrt_test.blocking.usleep' "
                             "at hang.mlir:10:11 in 'main', started [0-9.]+ s "
-                            "ago, has not resolved its results\n"
+                            "ago, has not resolved its results; 2 waiting "
+                            "kernel\\(s\\) wait on it\n"
                             "waiting kernels:\n"));
   // The first print waits for the async kernel; the second only for the
   // first, so it is counted, not listed.
