@@ -39,5 +39,38 @@ TEST(ErrorUtilTest, OkStatusGetsNoContext) {
   EXPECT_EQ(DescribeError(absl::InternalError("plain")), "plain");
 }
 
+TEST(ErrorUtilTest, ADerivedErrorKeepsTheRootOfItsChain) {
+  const absl::Status root = absl::UnavailableError("task 1 is down");
+  EXPECT_EQ(RootCause(root), "task 1 is down");
+  const absl::Status wrapped = WithMessagePrefix(root, "cannot register 'f': ");
+  EXPECT_EQ(wrapped.message(), "cannot register 'f': task 1 is down");
+  EXPECT_EQ(RootCause(wrapped), "task 1 is down");
+  // Wrapped again, it still names the first error, not the one between.
+  const absl::Status twice = WithMessagePrefix(wrapped, "step 3: ");
+  EXPECT_EQ(RootCause(twice), "task 1 is down");
+  // An error recorded as derived keeps its own message and code.
+  const absl::Status cancelled =
+      DerivedFrom(absl::CancelledError("closure 'g' was cancelled"), twice);
+  EXPECT_EQ(cancelled.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(cancelled.message(), "closure 'g' was cancelled");
+  EXPECT_EQ(RootCause(cancelled), "task 1 is down");
+  // The first cause recorded stays.
+  EXPECT_EQ(RootCause(DerivedFrom(cancelled, absl::InternalError("other"))),
+            "task 1 is down");
+  EXPECT_TRUE(DerivedFrom(absl::OkStatus(), root).ok());
+  EXPECT_EQ(RootCause(DerivedFrom(absl::InternalError("x"), absl::OkStatus())),
+            "x");
+}
+
+TEST(ErrorUtilTest, ASuffixSaysMoreOfTheSameError) {
+  absl::Status s = AddErrorContext(absl::InternalError("bad data"),
+                                   {"tfrt_test.fail", "prog.mlir:3:8", ""});
+  const absl::Status more = WithMessageSuffix(s, " (it explains 3)");
+  EXPECT_EQ(more.message(), "bad data (it explains 3)");
+  EXPECT_EQ(more.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(GetErrorContext(more).location, "prog.mlir:3:8");
+  EXPECT_EQ(RootCause(more), "bad data (it explains 3)");
+}
+
 }  // namespace
 }  // namespace sluice
