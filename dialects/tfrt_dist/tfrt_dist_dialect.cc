@@ -103,6 +103,7 @@ void TfrtDistDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/tfrt_dist/tfrt_dist_ops.cpp.inc"
       >();
+  registerAttributes();
   // A function that sets up remote calls may be inlined into its callers
   // like any other.
   addInterfaces<InlineAnywhereInterface>();
@@ -152,7 +153,9 @@ mlir::LogicalResult RegisterFunctionOp::verifySymbolUses(
 //===----------------------------------------------------------------------===//
 
 mlir::LogicalResult CallOp::verify() {
-  if (mlir::failed(VerifyOnlyAttributes(*this, {getDeadlineMsAttrName()}))) {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getDeadlineMsAttrName(), getOnFailureAttrName()})) ||
+      mlir::failed(VerifyFailurePolicy(*this, getOnFailureAttr()))) {
     return mlir::failure();
   }
   if (std::optional<uint64_t> deadline = getDeadlineMs();
@@ -170,6 +173,11 @@ mlir::LogicalResult CallOp::verify() {
 
 mlir::LogicalResult CallOp::verifySymbolUses(
     mlir::SymbolTableCollection& symbol_table) {
+  if (mlir::failed(VerifyFailurePolicyFallback(
+          *this, getOnFailureAttr(), getArgs().getTypes(), getResultTypes(),
+          symbol_table))) {
+    return mlir::failure();
+  }
   // Only a function registered in the same body can be checked; one passed
   // in as an argument is checked by the task when it is called.
   auto registration = getFunction().getDefiningOp<RegisterFunctionOp>();

@@ -17,6 +17,9 @@
 #define GET_TYPEDEF_CLASSES
 #include "dialects/tfrt_dist/tfrt_dist_types.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "dialects/tfrt_dist/tfrt_dist_attrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "dialects/tfrt_dist/tfrt_dist_ops.h.inc"
 
@@ -27,6 +30,22 @@ namespace tfrt_dist {
 // the types the worker protocol carries (i1, i32, i64, f32, f64,
 // !tfrt.string, !tfrt.chain, !t.tensor, !tfrt_dist.variable).
 bool IsTransferable(mlir::Type type);
+
+// Checks `op`'s `on_failure` policy (a RetryAttr or FallbackAttr; null
+// passes): the ranges, the classes, and, where `may_retry` is false (a
+// broken collective group cannot be made again), that it only falls back;
+// `why_no_retry` says why. The fallback function is checked by
+// VerifyFailurePolicyFallback, which needs the symbol table.
+mlir::LogicalResult VerifyFailurePolicy(mlir::Operation* op,
+                                        mlir::Attribute policy,
+                                        bool may_retry = true,
+                                        llvm::StringRef why_no_retry = "");
+
+// Checks that the fallback `policy` names is a function of the module that
+// takes `arguments` and returns `results`, the op's own.
+mlir::LogicalResult VerifyFailurePolicyFallback(
+    mlir::Operation* op, mlir::Attribute policy, mlir::TypeRange arguments,
+    mlir::TypeRange results, mlir::SymbolTableCollection& symbol_table);
 
 }  // namespace tfrt_dist
 }  // namespace sluice

@@ -17,10 +17,15 @@ def TfrtDist_Dialect : Dialect {
   // per op, and the generic form should print the attributes TFRT's would.
   let usePropertiesForAttributes = 0;
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   // Calls take and return !tfrt.chain, !tfrt.string and !t.tensor, which
   // may be parsed before any op of their dialects has loaded them.
   let dependentDialects = ["::sluice::tfrt::TfrtDialect",
                            "::sluice::t::TDialect"];
+  let extraClassDeclaration = [{
+    // Adds the failure-policy attributes (failure_policy_attrs.cc).
+    void registerAttributes();
+  }];
 }
 
 class TfrtDist_Type<string name, string type_mnemonic>
@@ -44,6 +49,75 @@ def TfrtDist_VariableType : TfrtDist_Type<"Variable", "variable"> {
 def TfrtDist_PerWorkerType : TfrtDist_Type<"PerWorker", "per_worker"> {
   let summary = "a value every worker of the coordinator holds its own of";
 }
+
+//===----------------------------------------------------------------------===//
+// Failure policies: what an op whose values come from another process does
+// when they fail (`on_failure`). docs/tfrt_dist.md, "Failure policies".
+//===----------------------------------------------------------------------===//
+
+class TfrtDist_Attr<string name, string attr_mnemonic>
+    : AttrDef<TfrtDist_Dialect, name> {
+  let mnemonic = attr_mnemonic;
+  // Keys may come in any order and most may be left out; the printer
+  // writes them in one order, leaving out what has its default.
+  let hasCustomAssemblyFormat = 1;
+}
+
+def TfrtDist_RetryAttr : TfrtDist_Attr<"Retry", "retry"> {
+  let summary = "makes a failed remote call again, then optionally falls back";
+  let description = [{
+    ```
+    retry    ::= `#tfrt_dist.retry<` key `=` value (`,` key `=` value)* `>`
+    key      ::= `max` | `classes` | `backoff_ms` | `fallback`
+    classes  ::= `[` (class (`,` class)*)? `]`
+    class    ::= `retryable` | `fatal` | `stale`
+    ```
+
+    `max` (required, 1 to 100) is the number of attempts in all. A failure
+    whose class (`Classify`) is one of `classes` (default `[retryable]`) is
+    followed by another attempt, `backoff_ms` (0 to 60000, default 0)
+    later, while attempts are left and the request is not cancelled. When
+    they run out, the results are the last error, with its code and class,
+    its message prefixed with `gave up after N attempts: `. A failure of a
+    class not listed fails the op at once. `cancelled` cannot be listed: a
+    cancelled request wants no more attempts.
+
+    `fallback = @fn` names a local function taking the op's operands and
+    returning its results: it gives the results instead of any failure that
+    is not a cancellation, once the attempts are spent or at once for a
+    class not retried.
+
+    Example: `{on_failure = #tfrt_dist.retry<max = 3, classes = [retryable],
+    backoff_ms = 50>}`.
+  }];
+  // A null `classes` means the default; a null `fallback` means none.
+  let parameters = (ins "int64_t":$max, "mlir::ArrayAttr":$classes,
+                    "int64_t":$backoff_ms,
+                    "mlir::FlatSymbolRefAttr":$fallback);
+}
+
+def TfrtDist_FallbackAttr : TfrtDist_Attr<"Fallback", "fallback"> {
+  let summary = "gives a failed op's results from a local function";
+  let description = [{
+    ```
+    fallback ::= `#tfrt_dist.fallback<` symbol-ref (`,` `classes` `=` classes)? `>`
+    ```
+
+    On a failure whose class is one of `classes` (default `[retryable,
+    fatal, stale]`; `cancelled` cannot be listed), the results come from
+    calling the local function with the op's own operands: the function
+    takes the op's operand types and returns its result types. Other
+    failures stay the op's results.
+
+    Example: `{on_failure = #tfrt_dist.fallback<@add_locally>}`.
+  }];
+  // A null `classes` means the default.
+  let parameters = (ins "mlir::FlatSymbolRefAttr":$function,
+                    "mlir::ArrayAttr":$classes);
+}
+
+def TfrtDist_FailurePolicyAttr
+    : AnyAttrOf<[TfrtDist_RetryAttr, TfrtDist_FallbackAttr]>;
 
 class TfrtDist_Op<string mnemonic, list<Trait> traits = []>
     : Op<TfrtDist_Dialect, mnemonic, traits>;
@@ -78,11 +152,14 @@ def TfrtDist_CallOp : TfrtDist_Op<"call",
     The results resolve when the task answers; a task that is down, dies or
     does not answer before the deadline makes them error values naming the
     task and the function. `deadline_ms` overrides the runner's RPC deadline
-    for this call.
+    for this call (each attempt's). `on_failure`, a `#tfrt_dist.retry` or
+    `#tfrt_dist.fallback`, says what to do when the call fails: see those
+    attributes. Without it a failed call is not made again.
   }];
   let arguments = (ins TfrtDist_RemoteFunctionType:$function,
                    Variadic<AnyType>:$args,
-                   OptionalAttr<I64Attr>:$deadline_ms);
+                   OptionalAttr<I64Attr>:$deadline_ms,
+                   OptionalAttr<TfrtDist_FailurePolicyAttr>:$on_failure);
   let results = (outs Variadic<AnyType>:$results);
   let assemblyFormat = [{
     $function `(` $args `)` attr-dict `:` functional-type($args, $results)

@@ -21,12 +21,14 @@
 #include "absl/time/time.h"
 #include "kernels/dist/coordinator_kernels.h"
 #include "kernels/dist/distributed_context.h"
+#include "kernels/dist/failure_policy.h"
 #include "kernels/dist/remote_results.h"
 #include "kernels/dist/variable_kernels.h"
 #include "sluice/distributed/cluster_spec.h"
 #include "sluice/distributed/remote_client.h"
 #include "sluice/host_context/async_value.h"
 #include "sluice/host_context/async_value_ref.h"
+#include "sluice/host_context/request_context.h"
 #include "sluice/kernel/async_kernel_frame.h"
 #include "sluice/kernel/attributes.h"
 #include "sluice/kernel/function.h"
@@ -142,8 +144,43 @@ void RegisterFunction(const dist::TaskHandle& task,
 
 // --- tfrt_dist.call ----------------------------------------------------------
 
+// Runs the call under `policy`: each attempt is a new call to the task,
+// and the frame's results wait for the last one (or the fallback).
+void CallWithPolicy(const FailurePolicy& policy, dist::TaskClient* task,
+                    const dist::CallOptions& options,
+                    RemainingArguments arguments, KernelFrame* frame) {
+  // The function is the payload of the frame's first argument: holding
+  // that value keeps it alive across attempts, as the arguments' do theirs.
+  RCReference<AsyncValue> function_value = FormRef(frame->GetArgAt(0));
+  std::vector<RCReference<AsyncValue>> kept;
+  kept.reserve(arguments.size());
+  for (AsyncValue* argument : arguments.values()) {
+    kept.push_back(FormRef(argument));
+  }
+  std::vector<AsyncValue*> raw(arguments.values().begin(),
+                               arguments.values().end());
+  RequestContext* request = frame->exec_ctx().request_context();
+  auto start = [task, options, request, raw = std::move(raw),
+                function_value = std::move(function_value)]() {
+    return task->Call(function_value->get<dist::RemoteFunction>(), raw, request,
+                      options);
+  };
+  AsyncValueRef<Chain> done =
+      GetDistributedContext(frame->host()).BeginOperation();
+  AsyncKernelFrame async(frame);
+  RunWithFailurePolicy(
+      policy, frame->exec_ctx(), std::move(start), std::move(kept),
+      // A copy, not a move: copying detaches the frame from the kernel's.
+      [frame = async, done = std::move(done)](
+          std::vector<RCReference<AsyncValue>> results) mutable {
+        SetAnsweredResults(frame, std::move(results));
+        done.emplace();
+      });
+}
+
 void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
-          OptionalAttribute<int64_t> deadline_ms, KernelFrame* frame) {
+          OptionalAttribute<int64_t> deadline_ms,
+          OptionalAggregateAttribute on_failure, KernelFrame* frame) {
   // The compiler checks these only when it can see the registration; a
   // function passed in from elsewhere is checked here, before anything is
   // sent.
@@ -166,6 +203,18 @@ void Call(const dist::RemoteFunction& function, RemainingArguments arguments,
 
   dist::CallOptions options;
   if (deadline_ms) options.deadline = absl::Milliseconds(*deadline_ms);
+  if (on_failure) {
+    // The fallback, if any, is the one function the op names.
+    absl::StatusOr<FailurePolicy> policy = ReadFailurePolicy(
+        *on_failure,
+        frame->GetNumFunctions() > 0 ? frame->GetFunctionAt(0) : nullptr);
+    if (!policy.ok()) {
+      frame->ReportError(policy.status());
+      return;
+    }
+    CallWithPolicy(*policy, task, options, arguments, frame);
+    return;
+  }
   std::vector<RCReference<AsyncValue>> results =
       task->Call(function, arguments.values(),
                  frame->exec_ctx().request_context(), options);
@@ -190,7 +239,8 @@ absl::Status RegisterDistKernels(KernelRegistry* registry) {
       {"tfrt_dist.register_function",
        SLUICE_KERNEL(dist_kernels::RegisterFunction)},
       {"tfrt_dist.call",
-       SLUICE_KERNEL(dist_kernels::Call).WithAttributeNames({"deadline_ms"})},
+       SLUICE_KERNEL(dist_kernels::Call)
+           .WithAttributeNames({"deadline_ms", "on_failure"})},
   });
 }
 

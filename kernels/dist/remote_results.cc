@@ -36,18 +36,23 @@ void SetResultsWhenAnswered(KernelFrame* frame,
   }
   RunWhenReady(pending, [frame = async, results = std::move(results),
                          done = std::move(done)]() mutable {
-    std::optional<absl::Status> local_failure;
-    for (size_t i = 0; i < results.size(); ++i) {
-      if (results[i]->IsError() && IsLocalFailure(results[i]->GetError())) {
-        if (!local_failure) local_failure = results[i]->GetError();
-        continue;
-      }
-      frame.SetResultAt(i, std::move(results[i]));
-    }
-    // Fails the results not set above with this kernel's context.
-    if (local_failure) frame.ReportError(*std::move(local_failure));
+    SetAnsweredResults(frame, std::move(results));
     done.emplace();
   });
+}
+
+void SetAnsweredResults(AsyncKernelFrame& frame,
+                        std::vector<RCReference<AsyncValue>> results) {
+  std::optional<absl::Status> local_failure;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i]->IsError() && IsLocalFailure(results[i]->GetError())) {
+      if (!local_failure) local_failure = results[i]->GetError();
+      continue;
+    }
+    frame.SetResultAt(i, std::move(results[i]));
+  }
+  // Fails the results not set above with this kernel's context.
+  if (local_failure) frame.ReportError(*std::move(local_failure));
 }
 
 }  // namespace sluice

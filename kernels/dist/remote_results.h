@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sluice/host_context/async_value.h"
+#include "sluice/kernel/async_kernel_frame.h"
 #include "sluice/kernel/kernel_frame.h"
 #include "sluice/support/ref_count.h"
 
@@ -22,6 +23,12 @@ namespace sluice {
 // one answer, so waiting for all of them delays none.
 void SetResultsWhenAnswered(KernelFrame* frame,
                             std::vector<RCReference<AsyncValue>> results);
+
+// The step SetResultsWhenAnswered ends with, for a caller that waited
+// itself: sets `frame`'s results to `results`, every one available,
+// reporting an error made on this side of the wire at the kernel.
+void SetAnsweredResults(AsyncKernelFrame& frame,
+                        std::vector<RCReference<AsyncValue>> results);
 
 }  // namespace sluice
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/compiler/failure_policy_codec.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/Support/raw_ostream.h"
@@ -223,6 +224,9 @@ mlir::FailureOr<uint32_t> AttributeEncoder::EncodeUncached(
   };
   if (llvm::isa<mlir::UnitAttr>(attribute)) {
     return writer_->AddUnitAttribute();
+  }
+  if (mlir::ArrayAttr policy = LowerFailurePolicy(attribute)) {
+    return Encode(policy, op, name);
   }
   if (auto integer = llvm::dyn_cast<mlir::IntegerAttr>(attribute)) {
     std::optional<AttributeType> code = ScalarCode(integer.getType());
@@ -452,7 +456,14 @@ mlir::FailureOr<mlir::Attribute> AttributeDecoder::Decode(uint32_t reference) {
              << " has no MLIR form";
     }
   };
-  return Recursion{this}(reference, 0);
+  mlir::FailureOr<mlir::Attribute> decoded = Recursion{this}(reference, 0);
+  // Only an op's attribute itself may be a policy, never an element.
+  if (mlir::succeeded(decoded)) {
+    if (auto array = llvm::dyn_cast<mlir::ArrayAttr>(*decoded)) {
+      if (mlir::Attribute policy = RaiseFailurePolicy(array)) return policy;
+    }
+  }
+  return decoded;
 }
 
 mlir::FailureOr<mlir::Attribute> AttributeDecoder::DecodeDenseElements(

@@ -86,6 +86,8 @@ class AttributeDecoder {
   // The type at a Types index, parsed once.
   mlir::FailureOr<mlir::Type> DecodeType(uint32_t index);
 
+  // An array laid out as a failure policy (sluice/bef/failure_policy.h)
+  // comes back as the `#tfrt_dist` attribute it stands for.
   mlir::FailureOr<mlir::Attribute> Decode(uint32_t reference);
 
  private:

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "lib/compiler/attribute_codec.h"
+#include "lib/compiler/failure_policy_codec.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -31,6 +32,7 @@ namespace sluice {
 namespace {
 
 using compiler_internal::AttributeEncoder;
+using compiler_internal::LowerFailurePolicy;
 
 constexpr llvm::StringLiteral kReturnName("tfrt.return");
 constexpr llvm::StringLiteral kNativeAttribute("tfrt.native");
@@ -515,7 +517,11 @@ mlir::LogicalResult ModuleEmitter::AddAttributes(
       callees.push_back(*callee);
       return mlir::success();
     };
-    if (auto array = llvm::dyn_cast<mlir::ArrayAttr>(attribute.getValue())) {
+    // A failure policy's fallback is a callee too, an element of the form
+    // the policy is written in.
+    mlir::ArrayAttr array = LowerFailurePolicy(attribute.getValue());
+    if (!array) array = llvm::dyn_cast<mlir::ArrayAttr>(attribute.getValue());
+    if (array) {
       for (mlir::Attribute element : array) {
         if (mlir::failed(add_callee(element))) return mlir::failure();
       }

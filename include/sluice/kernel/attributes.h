@@ -134,6 +134,23 @@ class AggregateAttribute {
   absl::Span<const uint8_t> section_;
 };
 
+// An aggregate attribute that the op may leave out (null `data`).
+class OptionalAggregateAttribute {
+ public:
+  OptionalAggregateAttribute(const void* data,
+                             absl::Span<const uint8_t> section)
+      : data_(data), section_(section) {}
+  bool has_value() const { return data_ != nullptr; }
+  explicit operator bool() const { return has_value(); }
+  AggregateAttribute operator*() const {
+    return AggregateAttribute(data_, section_);
+  }
+
+ private:
+  const void* data_;
+  absl::Span<const uint8_t> section_;
+};
+
 }  // namespace sluice
 
 #endif  // SLUICE_KERNEL_ATTRIBUTES_H_

@@ -9,7 +9,8 @@
 //   RemainingArguments     every argument not yet taken
 //   Attribute<T>, OptionalAttribute<T>, StringAttribute,
 //   OptionalStringAttribute, ArrayAttribute<T>,
-//   AggregateAttribute     the next attribute, or the one named at
+//   AggregateAttribute, OptionalAggregateAttribute
+//                          the next attribute, or the one named at
 //                          registration (KernelDefinition::WithAttributeNames)
 //   Result<T>              the next result slot
 //   RemainingResults       every result slot not yet taken
@@ -342,6 +343,22 @@ struct ParamBinder<AggregateAttribute> : TakesNothing {
   using Holder = AggregateAttribute;
   static Holder Make(BindCursor& c) {
     return Holder(c.frame->GetAttributeAt(c.attribute++),
+                  c.frame->attribute_section());
+  }
+  static Holder Pass(Holder& h) { return h; }
+};
+
+template <>
+struct ParamBinder<OptionalAggregateAttribute> : TakesNothing {
+  static constexpr bool kIsAttribute = true;
+  static constexpr AttributeRequirement kAttribute{
+      AttributeShape::kAggregate, AttributeElement::kNone, true};
+  using Holder = OptionalAggregateAttribute;
+  static Holder Make(BindCursor& c) {
+    const size_t index = c.attribute++;
+    return Holder(index < c.frame->GetNumAttributes()
+                      ? c.frame->GetAttributeAt(index)
+                      : nullptr,
                   c.frame->attribute_section());
   }
   static Holder Pass(Holder& h) { return h; }
