@@ -127,6 +127,20 @@ std::vector<RCReference<AsyncValue>> CopyAll(
   return copies;
 }
 
+// Calls `then` with copies of `values` once every one is available.
+template <typename Then>
+void WhenAllReady(std::vector<RCReference<AsyncValue>> values, Then then) {
+  std::vector<AsyncValue*> pending;
+  pending.reserve(values.size());
+  for (const RCReference<AsyncValue>& value : values) {
+    pending.push_back(value.get());
+  }
+  RunWhenReady(absl::Span<AsyncValue* const>(pending),
+               [values = std::move(values), then = std::move(then)]() mutable {
+                 std::move(then)(CopyAll(values));
+               });
+}
+
 void Deliver(PolicyRun& run, std::vector<RCReference<AsyncValue>> results) {
   std::move(run.deliver)(std::move(results));
 }
@@ -162,14 +176,10 @@ void RunFallback(std::shared_ptr<PolicyRun> run) {
   }
   std::vector<RCReference<AsyncValue>> results(num_results);
   fallback.Execute(run->context, arguments, absl::MakeSpan(results));
-  std::vector<AsyncValue*> pending;
-  pending.reserve(results.size());
-  for (const RCReference<AsyncValue>& result : results) {
-    pending.push_back(result.get());
-  }
-  RunWhenReady(absl::Span<AsyncValue* const>(pending),
-               [run = std::move(run), results = std::move(results)]() mutable {
-                 Deliver(*run, CopyAll(results));
+  WhenAllReady(std::move(results),
+               [run = std::move(run)](
+                   std::vector<RCReference<AsyncValue>> ready) mutable {
+                 Deliver(*run, std::move(ready));
                });
 }
 
@@ -259,15 +269,10 @@ void Attempt(std::shared_ptr<PolicyRun> run) {
     Deliver(*run, std::move(results));
     return;
   }
-  // Copied for the wait: the callback owns the vector it hands on.
-  std::vector<AsyncValue*> pending;
-  pending.reserve(results.size());
-  for (const RCReference<AsyncValue>& result : results) {
-    pending.push_back(result.get());
-  }
-  RunWhenReady(absl::Span<AsyncValue* const>(pending),
-               [run = std::move(run), results = std::move(results)]() mutable {
-                 OnAnswer(std::move(run), CopyAll(results));
+  WhenAllReady(std::move(results),
+               [run = std::move(run)](
+                   std::vector<RCReference<AsyncValue>> ready) mutable {
+                 OnAnswer(std::move(run), std::move(ready));
                });
 }
 
