@@ -57,6 +57,27 @@ mlir::LogicalResult VerifyRank(mlir::Operation* op, llvm::StringRef name,
                            << static_cast<int64_t>(value);
 }
 
+// A collective's on_failure: a fallback only, since the first failure
+// breaks a group for good and the collective cannot run on it again.
+mlir::LogicalResult VerifyOnFailure(mlir::Operation* op,
+                                    mlir::Attribute policy) {
+  if (!policy) return mlir::success();
+  if (!llvm::isa<tfrt_dist::RetryAttr, tfrt_dist::FallbackAttr>(policy)) {
+    return op->emitOpError()
+           << "on_failure must be a #tfrt_dist.fallback, got " << policy;
+  }
+  return tfrt_dist::VerifyFailurePolicy(
+      op, policy, /*may_retry=*/false,
+      "a collective group is broken for good by its first failure");
+}
+
+// The fallback takes the op's operands and returns its results.
+mlir::LogicalResult VerifyFallback(mlir::Operation* op, mlir::Attribute policy,
+                                   mlir::SymbolTableCollection& symbol_table) {
+  return tfrt_dist::VerifyFailurePolicyFallback(
+      op, policy, op->getOperandTypes(), op->getResultTypes(), symbol_table);
+}
+
 }  // namespace
 
 void TfrtCclDialect::initialize() {
@@ -88,36 +109,64 @@ mlir::LogicalResult CreateGroupOp::verify() {
 
 mlir::LogicalResult AllReduceOp::verify() {
   if (mlir::failed(VerifyOnlyAttributes(
-          *this, {getReductionAttrName(), getTimeoutMsAttrName()})) ||
-      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+          *this, {getReductionAttrName(), getTimeoutMsAttrName(),
+                  getOnFailureAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs())) ||
+      mlir::failed(VerifyOnFailure(*this, getOnFailureAttr()))) {
     return mlir::failure();
   }
   return VerifyReduction(*this, getReduction());
+}
+
+mlir::LogicalResult AllReduceOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  return VerifyFallback(*this, getOnFailureAttr(), symbol_table);
 }
 
 mlir::LogicalResult ReduceScatterOp::verify() {
   if (mlir::failed(VerifyOnlyAttributes(
-          *this, {getReductionAttrName(), getTimeoutMsAttrName()})) ||
-      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+          *this, {getReductionAttrName(), getTimeoutMsAttrName(),
+                  getOnFailureAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs())) ||
+      mlir::failed(VerifyOnFailure(*this, getOnFailureAttr()))) {
     return mlir::failure();
   }
   return VerifyReduction(*this, getReduction());
 }
 
+mlir::LogicalResult ReduceScatterOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  return VerifyFallback(*this, getOnFailureAttr(), symbol_table);
+}
+
 mlir::LogicalResult AllGatherOp::verify() {
-  if (mlir::failed(VerifyOnlyAttributes(*this, {getTimeoutMsAttrName()}))) {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getTimeoutMsAttrName(), getOnFailureAttrName()})) ||
+      mlir::failed(VerifyOnFailure(*this, getOnFailureAttr()))) {
     return mlir::failure();
   }
   return VerifyPositive(*this, "timeout_ms", getTimeoutMs());
 }
 
+mlir::LogicalResult AllGatherOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  return VerifyFallback(*this, getOnFailureAttr(), symbol_table);
+}
+
 mlir::LogicalResult BroadcastOp::verify() {
   if (mlir::failed(VerifyOnlyAttributes(
-          *this, {getRootAttrName(), getTimeoutMsAttrName()})) ||
-      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+          *this, {getRootAttrName(), getTimeoutMsAttrName(),
+                  getOnFailureAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs())) ||
+      mlir::failed(VerifyOnFailure(*this, getOnFailureAttr()))) {
     return mlir::failure();
   }
   return VerifyRank(*this, "root", getRoot());
+}
+
+mlir::LogicalResult BroadcastOp::verifySymbolUses(
+    mlir::SymbolTableCollection& symbol_table) {
+  return VerifyFallback(*this, getOnFailureAttr(), symbol_table);
 }
 
 mlir::LogicalResult BarrierOp::verify() {

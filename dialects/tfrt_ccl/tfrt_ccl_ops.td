@@ -8,6 +8,7 @@ include "dialects/t/t_base.td"
 include "dialects/tfrt/tfrt_base.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 def TfrtCcl_Dialect : Dialect {
   let name = "tfrt_ccl";
@@ -18,6 +19,7 @@ def TfrtCcl_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::sluice::tfrt::TfrtDialect",
                            "::sluice::t::TDialect",
+                           "::sluice::tfrt_dist::TfrtDistDialect",
                            "::sluice::tfrt_gpu::TfrtGpuDialect"];
 }
 
@@ -62,10 +64,19 @@ def TfrtCcl_CreateGroupOp : TfrtCcl_Op<"create_group"> {
 // chain once it is done: chains order the collectives, which every rank
 // must issue in the same order. `timeout_ms` bounds it (the group's default
 // when absent).
-class TfrtCcl_ReduceOp<string mnemonic> : TfrtCcl_Op<mnemonic> {
+//
+// `on_failure = #tfrt_dist.fallback<@f>` (docs/tfrt_dist.md, "Failure
+// policies") gives the results of the local function `@f`, called with the
+// op's operands, when the collective fails. A broken group cannot run the
+// collective again, so a `#tfrt_dist.retry` is refused.
+class TfrtCcl_FallibleOp<string mnemonic>
+    : TfrtCcl_Op<mnemonic, [DeclareOpInterfaceMethods<SymbolUserOpInterface>]>;
+
+class TfrtCcl_ReduceOp<string mnemonic> : TfrtCcl_FallibleOp<mnemonic> {
   let arguments = (ins TfrtCcl_GroupType:$group, T_TensorType:$input,
                    Tfrt_ChainType:$in_chain, StrAttr:$reduction,
-                   OptionalAttr<I64Attr>:$timeout_ms);
+                   OptionalAttr<I64Attr>:$timeout_ms,
+                   OptionalAttr<AnyAttr>:$on_failure);
   let results = (outs Tfrt_ChainType:$out_chain, T_TensorType:$output);
   let assemblyFormat = [{
     $group `,` $input `,` $in_chain attr-dict `:` type($input)
@@ -90,25 +101,27 @@ def TfrtCcl_ReduceScatterOp : TfrtCcl_ReduceOp<"reduce_scatter"> {
   }];
 }
 
-def TfrtCcl_AllGatherOp : TfrtCcl_Op<"allgather"> {
+def TfrtCcl_AllGatherOp : TfrtCcl_FallibleOp<"allgather"> {
   let summary = "every rank's tensor, stacked along a new dimension 0";
   let arguments = (ins TfrtCcl_GroupType:$group, T_TensorType:$input,
                    Tfrt_ChainType:$in_chain,
-                   OptionalAttr<I64Attr>:$timeout_ms);
+                   OptionalAttr<I64Attr>:$timeout_ms,
+                   OptionalAttr<AnyAttr>:$on_failure);
   let results = (outs Tfrt_ChainType:$out_chain, T_TensorType:$output);
   let assemblyFormat = [{
     $group `,` $input `,` $in_chain attr-dict `:` type($input)
   }];
 }
 
-def TfrtCcl_BroadcastOp : TfrtCcl_Op<"broadcast"> {
+def TfrtCcl_BroadcastOp : TfrtCcl_FallibleOp<"broadcast"> {
   let summary = "the root's tensor on every rank";
   let description = [{
     Ranks other than `root` pass a tensor of the root's dtype and shape.
   }];
   let arguments = (ins TfrtCcl_GroupType:$group, T_TensorType:$input,
                    Tfrt_ChainType:$in_chain, I64Attr:$root,
-                   OptionalAttr<I64Attr>:$timeout_ms);
+                   OptionalAttr<I64Attr>:$timeout_ms,
+                   OptionalAttr<AnyAttr>:$on_failure);
   let results = (outs Tfrt_ChainType:$out_chain, T_TensorType:$output);
   let assemblyFormat = [{
     $group `,` $input `,` $in_chain attr-dict `:` type($input)

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "kernels/dist/failure_policy.h"
 #include "sluice/bef/format.h"
 #include "sluice/collective/gloo_group.h"
 #include "sluice/host_context/async_value_ref.h"
@@ -51,6 +52,59 @@ void RunBlocking(AsyncKernelFrame* frame, Call call) {
       });
 }
 
+// RunBlocking under `on_failure`, a #tfrt_dist.fallback: when the
+// collective fails, the results of the fallback (the one function in
+// `functions`), called with the op's operands, stand in its place.
+template <typename Call>
+void RunFallible(AsyncKernelFrame* frame,
+                 const OptionalAggregateAttribute& on_failure,
+                 const RemainingFunctions& functions, Call call) {
+  if (!on_failure) return RunBlocking(frame, std::move(call));
+  absl::StatusOr<FailurePolicy> policy = ReadFailurePolicy(
+      *on_failure, functions.size() > 0 ? functions[0] : nullptr);
+  if (!policy.ok()) return frame->ReportError(policy.status());
+  // The verifier refuses a retry here; a program built without it may not.
+  if (policy->max_attempts > 1) {
+    return frame->ReportError(absl::InvalidArgumentError(
+        "a collective cannot be retried (its group is broken for good by its "
+        "first failure); its on_failure may only be a #tfrt_dist.fallback"));
+  }
+  std::vector<RCReference<AsyncValue>> operands;
+  for (size_t i = 0; i < frame->GetNumArgs(); ++i) {
+    operands.push_back(FormRef(frame->GetArgAt(i)));
+  }
+  HostContext* host = frame->host();
+  // Started once: the policy makes one attempt.
+  auto start = [host, call = std::move(call)]() mutable {
+    AsyncValueRef<Chain> chain = MakeUnconstructedAsyncValueRef<Chain>();
+    AsyncValueRef<DenseHostTensor> tensor =
+        MakeUnconstructedAsyncValueRef<DenseHostTensor>();
+    std::vector<RCReference<AsyncValue>> results;
+    results.push_back(chain.CopyRCRef());
+    results.push_back(tensor.CopyRCRef());
+    host->EnqueueBlockingWork([call = std::move(call), chain = std::move(chain),
+                               tensor = std::move(tensor)]() mutable {
+      absl::StatusOr<DenseHostTensor> result = call();
+      if (!result.ok()) {
+        chain.SetError(result.status());
+        tensor.SetError(result.status());
+        return;
+      }
+      chain.emplace();
+      tensor.emplace(*std::move(result));
+    });
+    return results;
+  };
+  RunWithFailurePolicy(
+      *policy, frame->exec_ctx(), std::move(start), std::move(operands),
+      // A copy, not a move: copying detaches the frame from the kernel's.
+      [frame = *frame](std::vector<RCReference<AsyncValue>> results) mutable {
+        for (size_t i = 0; i < results.size(); ++i) {
+          frame.SetResultAt(i, std::move(results[i]));
+        }
+      });
+}
+
 void CreateGroup(const Chain&, int64_t rank, int64_t size, int64_t generation,
                  StringAttribute store,
                  OptionalAttribute<int64_t> connect_timeout_ms,
@@ -79,31 +133,37 @@ absl::StatusOr<ccl::ReduceOp> Reduction(StringAttribute name) {
 
 void AllReduce(const GroupValue& group, const DenseHostTensor& input,
                const Chain&, StringAttribute reduction,
-               OptionalAttribute<int64_t> timeout_ms, AsyncKernelFrame* frame) {
+               OptionalAttribute<int64_t> timeout_ms,
+               OptionalAggregateAttribute on_failure,
+               RemainingFunctions functions, AsyncKernelFrame* frame) {
   absl::StatusOr<ccl::ReduceOp> op = Reduction(reduction);
   if (!op.ok()) return frame->ReportError(op.status());
-  RunBlocking(frame, [group = group.CopyRef(), input, op = *op,
-                      timeout = Timeout(timeout_ms)] {
-    return group->AllReduce(input, op, timeout);
-  });
+  RunFallible(frame, on_failure, functions,
+              [group = group.CopyRef(), input, op = *op,
+               timeout = Timeout(timeout_ms)] {
+                return group->AllReduce(input, op, timeout);
+              });
 }
 
 void ReduceScatter(const GroupValue& group, const DenseHostTensor& input,
                    const Chain&, StringAttribute reduction,
                    OptionalAttribute<int64_t> timeout_ms,
-                   AsyncKernelFrame* frame) {
+                   OptionalAggregateAttribute on_failure,
+                   RemainingFunctions functions, AsyncKernelFrame* frame) {
   absl::StatusOr<ccl::ReduceOp> op = Reduction(reduction);
   if (!op.ok()) return frame->ReportError(op.status());
-  RunBlocking(frame, [group = group.CopyRef(), input, op = *op,
-                      timeout = Timeout(timeout_ms)] {
-    return group->ReduceScatter(input, op, timeout);
-  });
+  RunFallible(frame, on_failure, functions,
+              [group = group.CopyRef(), input, op = *op,
+               timeout = Timeout(timeout_ms)] {
+                return group->ReduceScatter(input, op, timeout);
+              });
 }
 
 void AllGather(const GroupValue& group, const DenseHostTensor& input,
                const Chain&, OptionalAttribute<int64_t> timeout_ms,
-               AsyncKernelFrame* frame) {
-  RunBlocking(frame,
+               OptionalAggregateAttribute on_failure,
+               RemainingFunctions functions, AsyncKernelFrame* frame) {
+  RunFallible(frame, on_failure, functions,
               [group = group.CopyRef(), input, timeout = Timeout(timeout_ms)] {
                 return group->AllGather(input, timeout);
               });
@@ -111,11 +171,14 @@ void AllGather(const GroupValue& group, const DenseHostTensor& input,
 
 void Broadcast(const GroupValue& group, const DenseHostTensor& input,
                const Chain&, Attribute<int64_t> root,
-               OptionalAttribute<int64_t> timeout_ms, AsyncKernelFrame* frame) {
-  RunBlocking(frame, [group = group.CopyRef(), input, root = *root,
-                      timeout = Timeout(timeout_ms)] {
-    return group->Broadcast(input, static_cast<int>(root), timeout);
-  });
+               OptionalAttribute<int64_t> timeout_ms,
+               OptionalAggregateAttribute on_failure,
+               RemainingFunctions functions, AsyncKernelFrame* frame) {
+  RunFallible(frame, on_failure, functions,
+              [group = group.CopyRef(), input, root = *root,
+               timeout = Timeout(timeout_ms)] {
+                return group->Broadcast(input, static_cast<int>(root), timeout);
+              });
 }
 
 void Barrier(const GroupValue& group, const Chain&,
@@ -180,14 +243,14 @@ absl::Status RegisterCclKernels(KernelRegistry* registry) {
        SLUICE_KERNEL(CreateGroup)
            .WithAttributeNames({"store", "connect_timeout_ms", "timeout_ms"})},
       {"tfrt_ccl.allreduce", SLUICE_KERNEL(AllReduce).WithAttributeNames(
-                                 {"reduction", "timeout_ms"})},
+                                 {"reduction", "timeout_ms", "on_failure"})},
       {"tfrt_ccl.reduce_scatter",
        SLUICE_KERNEL(ReduceScatter)
-           .WithAttributeNames({"reduction", "timeout_ms"})},
-      {"tfrt_ccl.allgather",
-       SLUICE_KERNEL(AllGather).WithAttributeNames({"timeout_ms"})},
-      {"tfrt_ccl.broadcast",
-       SLUICE_KERNEL(Broadcast).WithAttributeNames({"root", "timeout_ms"})},
+           .WithAttributeNames({"reduction", "timeout_ms", "on_failure"})},
+      {"tfrt_ccl.allgather", SLUICE_KERNEL(AllGather).WithAttributeNames(
+                                 {"timeout_ms", "on_failure"})},
+      {"tfrt_ccl.broadcast", SLUICE_KERNEL(Broadcast).WithAttributeNames(
+                                 {"root", "timeout_ms", "on_failure"})},
       {"tfrt_ccl.barrier",
        SLUICE_KERNEL(Barrier).WithAttributeNames({"timeout_ms"})},
       {"tfrt_ccl.send",

@@ -152,5 +152,58 @@ TEST(CclProgramTest, AGroupWithoutItsPeersIsARetryableErrorValue) {
   EXPECT_EQ(Classify(result.error), FailureClass::kRetryable);
 }
 
+// An allreduce that falls back on the rank's own tensor when it fails
+// (on_failure, docs/tfrt_dist.md).
+constexpr char kFallbackProgram[] = R"mlir(
+func.func @keep_own(%g: !tfrt_ccl.group, %t: !t.tensor, %c: !tfrt.chain) -> (!tfrt.chain, !t.tensor) {
+  tfrt.return %c, %t : !tfrt.chain, !t.tensor
+}
+
+func.func @main(%rank: i64, %t: !t.tensor) -> (!tfrt.chain, !t.tensor, !t.tensor) {
+  %c0 = tfrt.new.chain
+  %size = tfrt.constant.i64 3
+  %gen = tfrt.constant.i64 GENERATION
+  %c1, %g = tfrt_ccl.create_group %c0, %rank, %size, %gen {store = "STORE", connect_timeout_ms = 20000 : i64}
+  %c2, %sum = tfrt_ccl.allreduce %g, %t, %c1 {reduction = "sum", timeout_ms = 20000 : i64, on_failure = #tfrt_dist.fallback<@keep_own>} : !t.tensor
+  tfrt.return %c2, %sum, %sum : !tfrt.chain, !t.tensor, !t.tensor
+}
+)mlir";
+
+TEST(CclProgramTest, AFallbackStandsInForAFailedCollective) {
+  testing::StoreServer store;
+  std::string source = absl::StrReplaceAll(
+      kFallbackProgram, {{"STORE", store.address()}, {"GENERATION", "4"}});
+  // Every rank fits: the fallback is not used.
+  std::vector<RankResult> results(kSize);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < kSize; ++rank) {
+    threads.emplace_back(
+        [&, rank] { results[rank] = RunRank(source, rank, 2); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int rank = 0; rank < kSize; ++rank) {
+    ASSERT_TRUE(results[rank].error.ok()) << results[rank].error;
+    EXPECT_EQ(results[rank].all, (std::vector<float>{3, 30}));
+  }
+
+  // Rank 1 does not fit, so the allreduce fails (fatally) on every rank,
+  // and each keeps its own tensor instead of an error.
+  source = absl::StrReplaceAll(
+      kFallbackProgram, {{"STORE", store.address()}, {"GENERATION", "5"}});
+  threads.clear();
+  for (int rank = 0; rank < kSize; ++rank) {
+    threads.emplace_back([&, rank] {
+      results[rank] = RunRank(source, rank, rank == 1 ? 3 : 2);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(results[0].all, (std::vector<float>{0, 0}));
+  EXPECT_EQ(results[1].all, (std::vector<float>{1, 10, 0}));
+  EXPECT_EQ(results[2].all, (std::vector<float>{2, 20}));
+  for (int rank = 0; rank < kSize; ++rank) {
+    EXPECT_TRUE(results[rank].error.ok()) << results[rank].error;
+  }
+}
+
 }  // namespace
 }  // namespace sluice

@@ -1,7 +1,8 @@
 // What the tfrt_ccl verifiers refuse at compile time: an unknown reduction,
 // timeouts that are not positive, a negative root or peer, a tag past
 // 32 bits, a dtype or shape recv cannot make, a misspelt attribute and an
-// empty store address.
+// empty store address; an on_failure that retries, is not a failure policy,
+// or falls back on a function of the wrong type.
 // RUN: sluice_opt %s -split-input-file -verify-diagnostics
 
 func.func @bad_reduction(%g: !tfrt_ccl.group, %t: !t.tensor, %c: !tfrt.chain) -> !tfrt.chain {
@@ -95,5 +96,35 @@ func.func @zero_connect_timeout(%c: !tfrt.chain, %n: i64) -> !tfrt.chain {
 func.func @tensor_types_only(%g: !tfrt_ccl.group, %x: i32, %c: !tfrt.chain) -> !tfrt.chain {
   // expected-error @+1 {{custom op 'tfrt_ccl.allreduce' invalid kind of type specified}}
   %c1, %r = tfrt_ccl.allreduce %g, %x, %c {reduction = "sum"} : i32
+  tfrt.return %c1 : !tfrt.chain
+}
+
+// -----
+
+// A failed collective breaks its group for good: it may fall back, never
+// run again.
+func.func @retried(%g: !tfrt_ccl.group, %t: !t.tensor, %c: !tfrt.chain) -> !tfrt.chain {
+  // expected-error @+1 {{'tfrt_ccl.allreduce' op cannot retry (a collective group is broken for good by its first failure); its on_failure may only be a #tfrt_dist.fallback}}
+  %c1, %r = tfrt_ccl.allreduce %g, %t, %c {reduction = "sum", on_failure = #tfrt_dist.retry<max = 2>} : !t.tensor
+  tfrt.return %c1 : !tfrt.chain
+}
+
+// -----
+
+func.func @not_a_policy(%g: !tfrt_ccl.group, %t: !t.tensor, %c: !tfrt.chain) -> !tfrt.chain {
+  // expected-error @+1 {{'tfrt_ccl.allgather' op on_failure must be a #tfrt_dist.fallback, got "keep"}}
+  %c1, %r = tfrt_ccl.allgather %g, %t, %c {on_failure = "keep"} : !t.tensor
+  tfrt.return %c1 : !tfrt.chain
+}
+
+// -----
+
+func.func @keep_tensor(%t: !t.tensor) -> !t.tensor {
+  tfrt.return %t : !t.tensor
+}
+
+func.func @wrong_fallback(%g: !tfrt_ccl.group, %t: !t.tensor, %c: !tfrt.chain) -> !tfrt.chain {
+  // expected-error @+1 {{'tfrt_ccl.broadcast' op on_failure falls back on 'keep_tensor' of type (!t.tensor) -> (!t.tensor), but the op needs (!tfrt_ccl.group, !t.tensor, !tfrt.chain) -> (!tfrt.chain, !t.tensor)}}
+  %c1, %r = tfrt_ccl.broadcast %g, %t, %c {root = 0 : i64, on_failure = #tfrt_dist.fallback<@keep_tensor>} : !t.tensor
   tfrt.return %c1 : !tfrt.chain
 }
