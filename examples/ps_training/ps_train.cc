@@ -174,6 +174,7 @@ class ParameterServerWatch {
       : client_(spec, sluice::dist::RpcOptions(), host),
         host_(host),
         coordinator_(coordinator),
+        closure_deadline_(coordinator.options().closure_deadline),
         tasks_(coordinator.variables().ps_tasks()) {
     thread_ = std::thread([this] { Run(); });
   }
@@ -260,14 +261,16 @@ class ParameterServerWatch {
         if (stalled == nullptr) stalled = &stall;
       }
       // Workers that missed the closure deadline while a parameter server
-      // did not answer, or just after it answered again (before this watch
-      // saw the deadline pass), were waiting on it.
+      // did not answer, or within a closure deadline after it answered
+      // again, were waiting on it: a step sent during the stall may still
+      // be queued behind the backlog the server works off once it runs.
       if (stalled != nullptr) {
         last_stalled_ = stalled;
         last_stalled_at_ = now;
       }
       if (last_stalled_ != nullptr &&
-          now - last_stalled_at_ <= kProbeDeadline + kProbeInterval) {
+          now - last_stalled_at_ <=
+              closure_deadline_ + kProbeDeadline + kProbeInterval) {
         last_stalled_->worker_failures += failures - failures_seen;
       }
       failures_seen = failures;
@@ -277,6 +280,7 @@ class ParameterServerWatch {
   sluice::dist::ClusterClient client_;
   sluice::HostContext* const host_;
   const Coordinator& coordinator_;
+  const absl::Duration closure_deadline_;
   const std::vector<std::string> tasks_;
   mutable std::mutex mu_;
   std::map<std::string, Stall> stalls_;  // by task; guarded by mu_
