@@ -41,8 +41,11 @@ killed_at=$(now)
 # (its report stream dropped).
 wait_for "$scratch/err" '^sluice_launch: stopping all ranks: (rank 1 was killed by signal 9 \(Killed\)|monitor: dead: rank 1 dead: its connection to the monitor dropped in step [0-9]+)$' 5
 seen_at=$(now)
-python3 -c "import sys; d = $seen_at - $killed_at; print('killed rank found after %.3f s' % d); sys.exit(0 if d <= 1.0 else 1)" ||
-  fail "the killed rank was found later than 1 s"
+# The bound is 1 s; a sanitizer's build on two busy cores gets 2.
+bound=1.0
+[[ -n "${SLUICE_SANITIZER_BUILD:-}" ]] && bound=2.0
+python3 -c "import sys; d = $seen_at - $killed_at; print('killed rank found after %.3f s' % d); sys.exit(0 if d <= $bound else 1)" ||
+  fail "the killed rank was found later than $bound s"
 
 timeout 90 tail --pid="$launcher_pid" -f /dev/null || fail "the job did not finish within 90 s"
 status=0
