@@ -122,15 +122,43 @@ struct RpcContext {
   // The reporter's id for the wait, from the launch to the answer.
   std::optional<uint64_t> wait;
 
+  // Cancels the RPC. Not under `mu`: gRPC may complete the RPC within
+  // TryCancel, on this very thread, and its callback takes `mu`
+  // (CancelledHere, ReleaseContext). The context stays until the cancel
+  // returns: ReleaseContext leaves it to the last canceller, whose thread
+  // (a request's, never one of gRPC's) then drops it.
   void TryCancel() {
-    std::lock_guard<std::mutex> lock(mu);
-    cancelled_here = true;
-    if (context != nullptr) context->TryCancel();
+    grpc::ClientContext* cancelled = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cancelled_here = true;
+      if (context == nullptr) return;
+      ++cancelling;
+      cancelled = context.get();
+    }
+    cancelled->TryCancel();
+    std::unique_ptr<grpc::ClientContext> finished;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (--cancelling == 0 && completed) finished = std::move(context);
+    }
   }
   bool CancelledHere() {
     std::lock_guard<std::mutex> lock(mu);
     return cancelled_here;
   }
+  // The RPC completed: its context goes, now or when the cancels in
+  // progress return.
+  void ReleaseContext() {
+    std::unique_ptr<grpc::ClientContext> finished;
+    std::lock_guard<std::mutex> lock(mu);
+    completed = true;
+    if (cancelling == 0) finished = std::move(context);
+  }
+
+ private:
+  int cancelling = 0;      // guarded by mu: TryCancel calls under way
+  bool completed = false;  // guarded by mu
 };
 
 // One unary RPC: its context, messages, and the values its answer resolves.
@@ -232,10 +260,7 @@ class RpcChannel {
   void End(RpcContext* rpc) {
     std::lock_guard<std::mutex> lock(mu_);
     in_flight_.erase(rpc);
-    {
-      std::lock_guard<std::mutex> context_lock(rpc->mu);
-      rpc->context.reset();
-    }
+    rpc->ReleaseContext();
     if (in_flight_.empty()) {
       if (handshakes_ != nullptr) handshakes_->SetBusy(false);
       idle_.notify_all();
