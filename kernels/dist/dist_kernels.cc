@@ -75,8 +75,8 @@ dist::TaskClient* FindTask(KernelFrame* frame, std::string_view task_name) {
 void GetTaskHandle(StringAttribute task_name, KernelFrame* frame) {
   dist::TaskClient* client = FindTask(frame, task_name);
   if (client == nullptr) return;
-  AsyncValueRef<dist::TaskStatus> status = client->GetStatus(
-      std::nullopt, frame->exec_ctx().request_context());
+  AsyncValueRef<dist::TaskStatus> status =
+      client->GetStatus(std::nullopt, frame->exec_ctx().request_context());
   AsyncValueRef<Chain> done =
       GetDistributedContext(frame->host()).BeginOperation();
   AsyncKernelFrame async(frame);

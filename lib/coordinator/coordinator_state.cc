@@ -358,8 +358,8 @@ absl::Status CoordinatorState::TakeReportLocked() {
                   " closure failure", explained > 1 ? "s" : "",
                   " since the last report");
   if (!others.empty()) {
-    absl::StrAppend(&summary, "; other failures: ",
-                    absl::StrJoin(others, ", "));
+    absl::StrAppend(&summary,
+                    "; other failures: ", absl::StrJoin(others, ", "));
   }
   summary += ")";
   return WithMessageSuffix(report, summary);

@@ -92,9 +92,9 @@ inline absl::Status RpcFailure(const grpc::Status& status, bool cancelled_here,
                              ? FailureClass::kFatal
                              : TransportFailureClass(code, cancelled_here);
   return AddErrorContext(
-      absl::Status(code, absl::StrCat(std::string(what), " on task ",
-                                      std::string(task), " failed: ",
-                                      TransportReason(status, deadline))),
+      absl::Status(
+          code, absl::StrCat(std::string(what), " on task ", std::string(task),
+                             " failed: ", TransportReason(status, deadline))),
       origin);
 }
 

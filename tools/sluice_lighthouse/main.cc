@@ -167,9 +167,9 @@ absl::StatusOr<std::vector<std::string>> MonitorAddresses() {
   for (const std::string& monitor : addresses) {
     absl::StatusOr<sluice::HostPort> valid = sluice::ParseHostPort(monitor);
     if (!valid.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--monitor=", *monitors, ": '", monitor,
-          "': ", valid.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--monitor=", *monitors, ": '", monitor,
+                       "': ", valid.status().message()));
     }
   }
   return addresses;

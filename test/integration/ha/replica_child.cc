@@ -33,9 +33,9 @@ cl::opt<int> step_ms("step_ms", cl::desc("pause between quorums"),
 
 // Each line ends with the time it was printed, for failure messages.
 void Print(const std::string& line) {
-  std::printf("%s at %s\n", line.c_str(),
-              absl::FormatTime("%H:%M:%E3S", absl::Now(), absl::UTCTimeZone())
-                  .c_str());
+  std::printf(
+      "%s at %s\n", line.c_str(),
+      absl::FormatTime("%H:%M:%E3S", absl::Now(), absl::UTCTimeZone()).c_str());
   std::fflush(stdout);
 }
 

@@ -247,8 +247,9 @@ TEST(StragglerProcessTest, LighthousePageShowsTheMonitorsStragglers) {
   const std::string unreachable = "127.0.0.1:1";
   absl::StatusOr<lighthouse::testing::LighthouseProcess> lighthouse =
       lighthouse::testing::StartLighthouse(
-          "lighthouse", {"--address=127.0.0.1:0",
-                         absl::StrCat("--monitor=", address, ",", unreachable)});
+          "lighthouse",
+          {"--address=127.0.0.1:0",
+           absl::StrCat("--monitor=", address, ",", unreachable)});
   ASSERT_TRUE(lighthouse.ok()) << lighthouse.status();
   std::vector<std::unique_ptr<ChildProcess>> ranks;
   for (int rank = 0; rank < kRanks; ++rank) {
@@ -284,10 +285,10 @@ TEST(StragglerProcessTest, LighthousePageShowsTheMonitorsStragglers) {
   };
   ASSERT_TRUE(await_page(true, absl::Seconds(5))) << status.dump(2);
   const absl::Duration shown_after = absl::Now() - named;
-  std::printf("the lighthouse's page showed the monitor's verdict %s after "
-              "it was made: %s\n",
-              absl::FormatDuration(shown_after).c_str(),
-              verdict.message().c_str());
+  std::printf(
+      "the lighthouse's page showed the monitor's verdict %s after "
+      "it was made: %s\n",
+      absl::FormatDuration(shown_after).c_str(), verdict.message().c_str());
   // Asked once a second: within that and a poll (and the slowness of a
   // sanitizer's build on two cores).
 #ifdef SLUICE_SANITIZER
