@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
@@ -36,6 +37,7 @@
 #include "gloo/transport/unbound_buffer.h"
 #include "gloo/types.h"
 #include "grpcpp/grpcpp.h"
+#include "lib/collective/contributor_agreement.h"
 #include "lib/collective/gloo_failure.h"
 #include "lib/collective/gloo_liveness.h"
 #include "lib/collective/gloo_store.h"
@@ -122,6 +124,9 @@ class GlooGroup final : public CollectiveGroup {
             std::shared_ptr<gloo::Context> context,
             std::shared_ptr<gloo::transport::Device> device)
       : CollectiveGroup(options.rank, options.size, options.generation),
+        options_(options),
+        store_(proto::KeyValueStore::NewStub(
+            NewLivenessChannel(options.store_address))),
         default_timeout_(options.default_timeout),
         check_agreement_(options.check_agreement),
         allocator_(options.allocator == nullptr ? ProcessHeap()
@@ -345,6 +350,31 @@ class GlooGroup final : public CollectiveGroup {
     return std::move(*output);
   }
 
+  absl::StatusOr<PartialResult> AllReducePartial(
+      const DenseHostTensor& input, ReduceOp op,
+      const PartialOptions& options) override {
+    return RunPartial(
+        Describe("partial allreduce", ReduceOpName(op)), options,
+        [&](CollectiveGroup& group, absl::Duration timeout) {
+          return group.AllReduce(input, op, timeout);
+        },
+        [&](CollectiveGroup& survivors) {
+          return survivors.AllReducePartial(input, op, options);
+        });
+  }
+
+  absl::StatusOr<PartialResult> AllGatherPartial(
+      const DenseHostTensor& input, const PartialOptions& options) override {
+    return RunPartial(
+        Describe("partial allgather", ""), options,
+        [&](CollectiveGroup& group, absl::Duration timeout) {
+          return group.AllGather(input, timeout);
+        },
+        [&](CollectiveGroup& survivors) {
+          return survivors.AllGatherPartial(input, options);
+        });
+  }
+
   void Abort(absl::Status reason) override {
     if (reason.ok()) reason = absl::CancelledError("aborted with no reason");
     Break("aborted: ", reason, /*close_connections=*/true);
@@ -357,6 +387,140 @@ class GlooGroup final : public CollectiveGroup {
 
  private:
   using Job = std::function<absl::Status(absl::Time deadline)>;
+  using Collective = std::function<absl::StatusOr<DenseHostTensor>(
+      CollectiveGroup& group, absl::Duration timeout)>;
+  using PartialCollective =
+      std::function<absl::StatusOr<PartialResult>(CollectiveGroup& group)>;
+
+  // The partial collective `what` (collective_group.h): `collective` among
+  // every rank, the agreement on who contributed, then `collective` again
+  // among the contributors when some were left out or failed. Once this
+  // group has broken that way, `on_survivors` runs on the contributors'
+  // group instead.
+  absl::StatusOr<PartialResult> RunPartial(
+      const std::string& what, const PartialOptions& options,
+      const Collective& collective, const PartialCollective& on_survivors) {
+    if (options.agreement_window <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": the agreement window must be positive, got ",
+                       absl::FormatDuration(options.agreement_window)));
+    }
+    RCReference<CollectiveGroup> survivors;
+    std::vector<int> survivor_ranks;
+    int64_t sequence = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      survivors = survivors_.CopyRef();
+      survivor_ranks = survivor_ranks_;
+      sequence = ++partial_sequence_;
+    }
+    if (survivors) {
+      absl::StatusOr<PartialResult> result = on_survivors(*survivors);
+      if (!result.ok()) {
+        return WithMessagePrefix(
+            result.status(),
+            absl::StrCat(what, ": among the contributors [",
+                         absl::StrJoin(survivor_ranks, ", "),
+                         "] of an earlier partial collective: "));
+      }
+      return InGroupRanks(*std::move(result), survivor_ranks, what);
+    }
+
+    absl::StatusOr<DenseHostTensor> whole = collective(*this, options.timeout);
+    const std::string prefix =
+        absl::StrCat(options_.key_prefix, "partial/", sequence, "/");
+    absl::StatusOr<ContributorAgreement> agreed =
+        AgreeOnContributors(*store_, generation(), prefix, rank(), size(),
+                            whole.ok(), options.agreement_window);
+    if (!agreed.ok()) {
+      absl::Status error = GroupError(
+          agreed.status(),
+          absl::StrCat(what, ": no agreement on who contributed",
+                       whole.ok() ? "" : " after the collective failed (",
+                       whole.ok() ? "" : whole.status().message(),
+                       whole.ok() ? ": " : "): "),
+          generation());
+      Break("", error, /*close_connections=*/true);
+      return error;
+    }
+    const std::vector<int>& contributors = agreed->contributors;
+    if (agreed->all_succeeded) {
+      return PartialResult{*std::move(whole), contributors,
+                           std::vector<absl::Status>(size())};
+    }
+
+    // Ranks were left out, or a part failed: the contributors run the
+    // collective again among themselves, on their saved inputs.
+    std::vector<absl::Status> rank_errors(size());
+    for (int r = 0, next = 0; r < size(); ++r) {
+      if (next < static_cast<int>(contributors.size()) &&
+          contributors[next] == r) {
+        ++next;
+        continue;
+      }
+      rank_errors[r] =
+          GroupError(absl::UnavailableError(absl::StrCat(
+                         "rank ", r, " was not heard from within ",
+                         absl::FormatDuration(options.agreement_window),
+                         " of the collective's end")),
+                     absl::StrCat(what, ": "), generation());
+    }
+    Break(absl::StrCat(what, ": "),
+          absl::UnavailableError(absl::StrCat(
+              "the contributors [", absl::StrJoin(contributors, ", "),
+              "] go on in a group of their own")),
+          /*close_connections=*/true);
+    GlooGroupOptions among = options_;
+    among.key_prefix = prefix;
+    among.size = static_cast<int>(contributors.size());
+    among.rank = static_cast<int>(
+        std::find(contributors.begin(), contributors.end(), rank()) -
+        contributors.begin());
+    among.connect_timeout = options.agreement_window;
+    const std::string again =
+        absl::StrCat(what, ": among the contributors [",
+                     absl::StrJoin(contributors, ", "), "]: ");
+    absl::StatusOr<RCReference<CollectiveGroup>> group = CreateGlooGroup(among);
+    if (!group.ok()) return WithMessagePrefix(group.status(), again);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      survivors_ = group->CopyRef();
+      survivor_ranks_ = contributors;
+    }
+    absl::StatusOr<DenseHostTensor> value =
+        collective(**group, options.timeout);
+    if (!value.ok()) return WithMessagePrefix(value.status(), again);
+    return PartialResult{*std::move(value), contributors,
+                         std::move(rank_errors)};
+  }
+
+  // `result` of the group of `survivor_ranks` in this group's ranks: a rank
+  // left out earlier has the error that says so.
+  PartialResult InGroupRanks(PartialResult result,
+                             const std::vector<int>& survivor_ranks,
+                             const std::string& what) const {
+    std::vector<absl::Status> rank_errors(size());
+    for (int r = 0; r < size(); ++r) {
+      rank_errors[r] = GroupError(
+          absl::UnavailableError(absl::StrCat(
+              "rank ", r,
+              " was left out of an earlier partial collective of the group")),
+          absl::StrCat(what, ": "), generation());
+    }
+    for (size_t i = 0; i < survivor_ranks.size(); ++i) {
+      const absl::Status& error = result.rank_errors[i];
+      rank_errors[survivor_ranks[i]] =
+          error.ok() ? error
+                     : WithMessagePrefix(
+                           error, absl::StrCat("rank ", survivor_ranks[i],
+                                               " of the whole group: "));
+    }
+    for (int& contributor : result.contributors) {
+      contributor = survivor_ranks[contributor];
+    }
+    result.rank_errors = std::move(rank_errors);
+    return result;
+  }
 
   std::string Describe(std::string_view op, std::string_view detail) const {
     return absl::StrCat(
@@ -528,6 +692,8 @@ class GlooGroup final : public CollectiveGroup {
     }
   }
 
+  const GlooGroupOptions options_;
+  const std::unique_ptr<proto::KeyValueStore::Stub> store_;
   const absl::Duration default_timeout_;
   const bool check_agreement_;
   HostAllocator* const allocator_;
@@ -542,6 +708,11 @@ class GlooGroup final : public CollectiveGroup {
   std::condition_variable changed_;
   absl::Status broken_;
   int64_t sequence_ = 0;
+  int64_t partial_sequence_ = 0;
+  // Once a partial collective left ranks out: the contributors' group and
+  // their ranks in this one, ascending.
+  RCReference<CollectiveGroup> survivors_;
+  std::vector<int> survivor_ranks_;
   Job job_;
   absl::Time job_deadline_;
   bool job_done_ = false;
@@ -616,7 +787,7 @@ absl::StatusOr<RCReference<CollectiveGroup>> CreateGlooGroup(
         refused ? FailureClass::kFatal : FailureClass::kRetryable);
   }
   GlooStore store(NewLivenessChannel(options.store_address), options.generation,
-                  options.connect_timeout);
+                  options.key_prefix, options.connect_timeout);
   std::shared_ptr<gloo::transport::Device> device;
   auto context =
       std::make_shared<gloo::rendezvous::Context>(options.rank, options.size);

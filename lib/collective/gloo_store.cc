@@ -18,9 +18,10 @@ absl::Status FromGrpc(const grpc::Status& status) {
 }  // namespace
 
 GlooStore::GlooStore(std::shared_ptr<grpc::Channel> channel, int64_t generation,
-                     absl::Duration timeout)
+                     std::string prefix, absl::Duration timeout)
     : stub_(proto::KeyValueStore::NewStub(std::move(channel))),
       generation_(generation),
+      prefix_(std::move(prefix)),
       timeout_(timeout) {}
 
 void GlooStore::set(const std::string& key, const std::vector<char>& data) {
@@ -28,7 +29,7 @@ void GlooStore::set(const std::string& key, const std::vector<char>& data) {
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
   context.set_wait_for_ready(true);
   proto::SetRequest request;
-  request.set_key(GenerationKey(generation_, key));
+  request.set_key(GenerationKey(generation_, prefix_ + key));
   request.set_value(std::string(data.begin(), data.end()));
   proto::SetResponse response;
   grpc::Status status = stub_->Set(&context, request, &response);
@@ -46,8 +47,8 @@ std::vector<char> GlooStore::get(const std::string& key) {
     Fail(absl::Status(
         status.ok() ? absl::StatusCode::kInternal : FromGrpc(status).code(),
         absl::StrCat(
-            "rendezvous store: getting ", GenerationKey(generation_, key),
-            " failed: ",
+            "rendezvous store: getting ",
+            GenerationKey(generation_, prefix_ + key), " failed: ",
             status.ok() ? "the answer has no value" : status.error_message())));
   }
   const std::string& value = response.values(0);
@@ -90,7 +91,7 @@ std::vector<std::string> GlooStore::Keys(
   std::vector<std::string> keys;
   keys.reserve(names.size());
   for (const std::string& name : names) {
-    keys.push_back(GenerationKey(generation_, name));
+    keys.push_back(GenerationKey(generation_, prefix_ + name));
   }
   return keys;
 }

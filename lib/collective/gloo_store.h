@@ -25,8 +25,9 @@ namespace sluice::ccl {
 class GlooStore : public gloo::rendezvous::Store {
  public:
   // `timeout` bounds every call that has none of its own.
+  // Every key goes under gen/<generation>/<prefix>.
   GlooStore(std::shared_ptr<grpc::Channel> channel, int64_t generation,
-            absl::Duration timeout);
+            std::string prefix, absl::Duration timeout);
 
   void set(const std::string& key, const std::vector<char>& data) override;
   std::vector<char> get(const std::string& key) override;
@@ -46,6 +47,7 @@ class GlooStore : public gloo::rendezvous::Store {
 
   const std::unique_ptr<proto::KeyValueStore::Stub> stub_;
   const int64_t generation_;
+  const std::string prefix_;
   const absl::Duration timeout_;
   mutable absl::Mutex mu_;
   absl::Status error_ ABSL_GUARDED_BY(mu_);

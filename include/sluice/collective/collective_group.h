@@ -37,6 +37,30 @@ enum class ReduceOp { kSum, kAvg, kMin, kMax };
 std::string_view ReduceOpName(ReduceOp op);
 absl::StatusOr<ReduceOp> ParseReduceOp(std::string_view name);
 
+// What a partial collective returns: the result over the ranks that
+// contributed, the same on every rank that gets it.
+struct PartialResult {
+  // The reduction of the contributors' inputs (`avg` divides by their
+  // count), or their inputs stacked in the order of `contributors`.
+  DenseHostTensor value;
+  // The ranks whose input is in `value`, ascending; this rank is one.
+  std::vector<int> contributors;
+  // One per rank of the group: OK for a contributor, else why its input is
+  // missing (UNAVAILABLE, retryable, naming the rank).
+  std::vector<absl::Status> rank_errors;
+};
+
+struct PartialOptions {
+  // Bounds the collective among all ranks; the group's default when
+  // infinite.
+  absl::Duration timeout = absl::InfiniteDuration();
+  // How long a rank that has finished its part waits for the others to say
+  // how theirs went: a rank not heard from within it is left out. The
+  // agreement itself, and the collective among the contributors when ranks
+  // were left out, get another window each.
+  absl::Duration agreement_window = absl::Seconds(1);
+};
+
 class CollectiveGroup : public ReferenceCounted<CollectiveGroup> {
  public:
   virtual ~CollectiveGroup() = default;
@@ -61,6 +85,24 @@ class CollectiveGroup : public ReferenceCounted<CollectiveGroup> {
   virtual absl::StatusOr<DenseHostTensor> Broadcast(
       const DenseHostTensor& input, int root, absl::Duration timeout) = 0;
   virtual absl::Status Barrier(absl::Duration timeout) = 0;
+
+  // Partial collectives: AllReduce and AllGather that survive the failure
+  // of some ranks. After the collective among all ranks, every rank that is
+  // still alive says through the rendezvous store whether its part
+  // succeeded, and the ranks agree, in two rounds, on who contributes (a
+  // rank not heard from within the agreement window is left out). When
+  // every rank took part and succeeded, that is the result; else the
+  // contributors run the collective again among themselves, on their saved
+  // inputs, and this group breaks: its later partial collectives run on the
+  // contributors' group, its other collectives are refused. Every rank
+  // that returns a result returns the same contributors; a rank that
+  // cannot agree with the others (it was left out, or the ranks saw
+  // different contributors) gets an error, as from AllReduce. Backends
+  // without them return UNIMPLEMENTED.
+  virtual absl::StatusOr<PartialResult> AllReducePartial(
+      const DenseHostTensor& input, ReduceOp op, const PartialOptions& options);
+  virtual absl::StatusOr<PartialResult> AllGatherPartial(
+      const DenseHostTensor& input, const PartialOptions& options);
   // Point to point; `tag` matches a Send with its Recv.
   virtual absl::Status Send(const DenseHostTensor& input, int peer, int64_t tag,
                             absl::Duration timeout) = 0;

@@ -25,6 +25,10 @@ struct GlooGroupOptions {
   // The quorum id. The group reads and writes only the store's keys under
   // gen/<generation>/, so groups of two generations never meet.
   int64_t generation = 0;
+  // Where this group's keys go under gen/<generation>/: groups of one
+  // generation with different prefixes never meet. Partial collectives
+  // build the contributors' group under partial/<n>/.
+  std::string key_prefix;
   // The address this rank listens on for its peers.
   std::string bind_host = "127.0.0.1";
   // How long to wait for every rank to reach the store and connect.
