@@ -153,6 +153,26 @@ mlir::LogicalResult AllGatherOp::verifySymbolUses(
   return VerifyFallback(*this, getOnFailureAttr(), symbol_table);
 }
 
+mlir::LogicalResult AllReducePartialOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getReductionAttrName(), getTimeoutMsAttrName(),
+                  getAgreementMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs())) ||
+      mlir::failed(VerifyPositive(*this, "agreement_ms", getAgreementMs()))) {
+    return mlir::failure();
+  }
+  return VerifyReduction(*this, getReduction());
+}
+
+mlir::LogicalResult AllGatherPartialOp::verify() {
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getTimeoutMsAttrName(), getAgreementMsAttrName()})) ||
+      mlir::failed(VerifyPositive(*this, "timeout_ms", getTimeoutMs()))) {
+    return mlir::failure();
+  }
+  return VerifyPositive(*this, "agreement_ms", getAgreementMs());
+}
+
 mlir::LogicalResult BroadcastOp::verify() {
   if (mlir::failed(VerifyOnlyAttributes(
           *this, {getRootAttrName(), getTimeoutMsAttrName(),

@@ -113,6 +113,51 @@ def TfrtCcl_AllGatherOp : TfrtCcl_FallibleOp<"allgather"> {
   }];
 }
 
+// Partial collectives (docs/collectives.md, "Partial collectives") survive
+// the failure of some ranks: every rank still alive gets the result over
+// the ranks that contributed, and who they are, as an i64 tensor of their
+// ranks in ascending order, the same on every rank. A rank left out, or one
+// whose view of the contributors differs from the others', gets an error on
+// every result. `agreement_ms` (default 1000) is how long a rank that has
+// finished its part waits to hear how the others' went; a rank not heard
+// from within it is left out. Once a partial collective has left ranks out,
+// the group's later partial collectives run among the contributors, and
+// its other collectives fail.
+class TfrtCcl_PartialOp<string mnemonic> : TfrtCcl_Op<mnemonic> {
+  let results = (outs Tfrt_ChainType:$out_chain, T_TensorType:$output,
+                 T_TensorType:$contributors);
+  let assemblyFormat = [{
+    $group `,` $input `,` $in_chain attr-dict `:` type($input)
+  }];
+}
+
+def TfrtCcl_AllReducePartialOp : TfrtCcl_PartialOp<"allreduce_partial"> {
+  let summary = "the reduction over the ranks that contributed, and who they "
+                "are";
+  let description = [{
+    `%ch1, %avg, %who = tfrt_ccl.allreduce_partial %group, %t, %ch0
+    {reduction = "avg", timeout_ms = 30000 : i64, agreement_ms = 1000 : i64}
+    : !t.tensor` reduces the tensors of the contributors; `avg` divides by
+    their count.
+  }];
+  let arguments = (ins TfrtCcl_GroupType:$group, T_TensorType:$input,
+                   Tfrt_ChainType:$in_chain, StrAttr:$reduction,
+                   OptionalAttr<I64Attr>:$timeout_ms,
+                   OptionalAttr<I64Attr>:$agreement_ms);
+}
+
+def TfrtCcl_AllGatherPartialOp : TfrtCcl_PartialOp<"allgather_partial"> {
+  let summary = "the contributors' tensors, stacked along a new dimension 0, "
+                "and who they are";
+  let description = [{
+    Row i of the result is the tensor of the i-th contributor.
+  }];
+  let arguments = (ins TfrtCcl_GroupType:$group, T_TensorType:$input,
+                   Tfrt_ChainType:$in_chain,
+                   OptionalAttr<I64Attr>:$timeout_ms,
+                   OptionalAttr<I64Attr>:$agreement_ms);
+}
+
 def TfrtCcl_BroadcastOp : TfrtCcl_FallibleOp<"broadcast"> {
   let summary = "the root's tensor on every rank";
   let description = [{

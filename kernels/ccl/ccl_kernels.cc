@@ -169,6 +169,60 @@ void AllGather(const GroupValue& group, const DenseHostTensor& input,
               });
 }
 
+ccl::PartialOptions Partial(OptionalAttribute<int64_t> timeout_ms,
+                            OptionalAttribute<int64_t> agreement_ms) {
+  ccl::PartialOptions options;
+  options.timeout = Timeout(timeout_ms);
+  if (agreement_ms) {
+    options.agreement_window = absl::Milliseconds(*agreement_ms);
+  }
+  return options;
+}
+
+// RunBlocking for a partial collective: the chain, the value and the
+// contributors' ranks (an i64 tensor).
+template <typename Call>
+void RunPartial(AsyncKernelFrame* frame, Call call) {
+  frame->host()->EnqueueBlockingWork(
+      [frame = *frame, call = std::move(call)]() mutable {
+        absl::StatusOr<ccl::PartialResult> result = call();
+        if (!result.ok()) return frame.ReportError(result.status());
+        std::vector<int64_t> ranks(result->contributors.begin(),
+                                   result->contributors.end());
+        absl::StatusOr<DenseHostTensor> contributors =
+            DenseHostTensor::FromValues<int64_t>(
+                {static_cast<int64_t>(ranks.size())}, ranks,
+                frame.host()->allocator());
+        if (!contributors.ok()) return frame.ReportError(contributors.status());
+        frame.EmplaceResultAt<Chain>(0);
+        frame.EmplaceResultAt<DenseHostTensor>(1, std::move(result->value));
+        frame.EmplaceResultAt<DenseHostTensor>(2, *std::move(contributors));
+      });
+}
+
+void AllReducePartial(const GroupValue& group, const DenseHostTensor& input,
+                      const Chain&, StringAttribute reduction,
+                      OptionalAttribute<int64_t> timeout_ms,
+                      OptionalAttribute<int64_t> agreement_ms,
+                      AsyncKernelFrame* frame) {
+  absl::StatusOr<ccl::ReduceOp> op = Reduction(reduction);
+  if (!op.ok()) return frame->ReportError(op.status());
+  RunPartial(frame, [group = group.CopyRef(), input, op = *op,
+                     options = Partial(timeout_ms, agreement_ms)] {
+    return group->AllReducePartial(input, op, options);
+  });
+}
+
+void AllGatherPartial(const GroupValue& group, const DenseHostTensor& input,
+                      const Chain&, OptionalAttribute<int64_t> timeout_ms,
+                      OptionalAttribute<int64_t> agreement_ms,
+                      AsyncKernelFrame* frame) {
+  RunPartial(frame, [group = group.CopyRef(), input,
+                     options = Partial(timeout_ms, agreement_ms)] {
+    return group->AllGatherPartial(input, options);
+  });
+}
+
 void Broadcast(const GroupValue& group, const DenseHostTensor& input,
                const Chain&, Attribute<int64_t> root,
                OptionalAttribute<int64_t> timeout_ms,
@@ -249,6 +303,12 @@ absl::Status RegisterCclKernels(KernelRegistry* registry) {
            .WithAttributeNames({"reduction", "timeout_ms", "on_failure"})},
       {"tfrt_ccl.allgather", SLUICE_KERNEL(AllGather).WithAttributeNames(
                                  {"timeout_ms", "on_failure"})},
+      {"tfrt_ccl.allreduce_partial",
+       SLUICE_KERNEL(AllReducePartial)
+           .WithAttributeNames({"reduction", "timeout_ms", "agreement_ms"})},
+      {"tfrt_ccl.allgather_partial",
+       SLUICE_KERNEL(AllGatherPartial)
+           .WithAttributeNames({"timeout_ms", "agreement_ms"})},
       {"tfrt_ccl.broadcast", SLUICE_KERNEL(Broadcast).WithAttributeNames(
                                  {"root", "timeout_ms", "on_failure"})},
       {"tfrt_ccl.barrier",

@@ -1,10 +1,10 @@
 // One rank of a Gloo group (or, with --backend=nccl, of an NCCL group on
 // CUDA device --device) for the collective integration tests. Runs --op
-// (allreduce, allgather, reduce_scatter, broadcast, barrier or sendrecv)
-// --count times on tensors it derives from its rank and the iteration,
-// checks every result against the value it must have, and prints one line
-// per iteration:
-//   ok <op> <i>
+// (allreduce, allreduce_partial, allgather, reduce_scatter, broadcast,
+// barrier or sendrecv) --count times on tensors it derives from its rank and
+// the iteration, checks every result against the value it must have, and
+// prints one line per iteration:
+//   ok <op> <i>[ contributors=<ranks>]    (the ranks: allreduce_partial's)
 //   wrong <op> <i> <what differs>
 //   error <op> <i> code=<CODE> class=<class> generation=<g> elapsed_ms=<ms>
 //       <message>
@@ -28,6 +28,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "sluice/collective/gloo_group.h"
 #include "sluice/collective/nccl_group.h"
@@ -144,9 +145,10 @@ std::string Compare(const DenseHostTensor& got,
 }
 
 // Runs iteration `i` of `op`; the error, or what is wrong with the result
-// ("" when right) in `wrong`.
+// ("" when right) in `wrong`. A partial allreduce names its contributors in
+// `detail` (" contributors=0,1,3").
 absl::Status RunOnce(CollectiveGroup& group, const Flags& flags, int64_t i,
-                     std::string* wrong) {
+                     std::string* wrong, std::string* detail) {
   const absl::Duration timeout = absl::Milliseconds(flags.timeout_ms);
   const int64_t r = group.rank(), n = group.size(), e = flags.elements;
   auto sum_of_ranks = [&](int64_t j) {
@@ -159,6 +161,18 @@ absl::Status RunOnce(CollectiveGroup& group, const Flags& flags, int64_t i,
     auto result = group.AllReduce(input, ReduceOp::kSum, timeout);
     if (!result.ok()) return result.status();
     *wrong = Compare(*result, sum_of_ranks);
+  } else if (flags.op == "allreduce_partial") {
+    PartialOptions options;
+    options.timeout = timeout;
+    auto result = group.AllReducePartial(input, ReduceOp::kSum, options);
+    if (!result.ok()) return result.status();
+    *detail = absl::StrCat(" contributors=",
+                           absl::StrJoin(result->contributors, ","));
+    *wrong = Compare(result->value, [&](int64_t j) {
+      float sum = 0;
+      for (int k : result->contributors) sum += InputValue(k, i, j);
+      return sum;
+    });
   } else if (flags.op == "allgather") {
     auto result = group.AllGather(input, timeout);
     if (!result.ok()) return result.status();
@@ -236,9 +250,9 @@ int Main(int argc, char** argv) {
                     static_cast<long long>(i));
         absl::SleepFor(absl::Seconds(flags.max_life_s));
       }
-      std::string wrong;
+      std::string wrong, detail;
       absl::Time start = absl::Now();
-      absl::Status status = RunOnce(**group, flags, i, &wrong);
+      absl::Status status = RunOnce(**group, flags, i, &wrong, &detail);
       std::string what = absl::StrCat(flags.op, " ", i);
       if (!status.ok()) {
         PrintError("error " + what, status, absl::Now() - start);
@@ -247,7 +261,7 @@ int Main(int argc, char** argv) {
       if (!wrong.empty()) {
         std::printf("wrong %s %s\n", what.c_str(), wrong.c_str());
       } else {
-        std::printf("ok %s\n", what.c_str());
+        std::printf("ok %s%s\n", what.c_str(), detail.c_str());
       }
     }
   }
@@ -256,10 +270,10 @@ int Main(int argc, char** argv) {
         flags, flags.rejoin_generation, flags.rejoin_rank, flags.rejoin_size);
     absl::Status status = group.status();
     if (group.ok()) {
-      std::string wrong;
+      std::string wrong, detail;
       Flags allreduce = flags;
       allreduce.op = "allreduce";
-      status = RunOnce(**group, allreduce, 0, &wrong);
+      status = RunOnce(**group, allreduce, 0, &wrong, &detail);
       if (status.ok() && !wrong.empty()) {
         status = absl::InternalError(wrong);
       }

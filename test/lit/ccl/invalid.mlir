@@ -128,3 +128,27 @@ func.func @wrong_fallback(%g: !tfrt_ccl.group, %t: !t.tensor, %c: !tfrt.chain) -
   %c1, %r = tfrt_ccl.broadcast %g, %t, %c {root = 0 : i64, on_failure = #tfrt_dist.fallback<@keep_tensor>} : !t.tensor
   tfrt.return %c1 : !tfrt.chain
 }
+
+// -----
+
+func.func @partial_bad_reduction(%g: !tfrt_ccl.group, %t: !t.tensor, %c: !tfrt.chain) -> !tfrt.chain {
+  // expected-error @+1 {{'tfrt_ccl.allreduce_partial' op reduction 'prod' is not one of sum, avg, min, max}}
+  %c1, %r, %who = tfrt_ccl.allreduce_partial %g, %t, %c {reduction = "prod"} : !t.tensor
+  tfrt.return %c1 : !tfrt.chain
+}
+
+// -----
+
+func.func @partial_zero_window(%g: !tfrt_ccl.group, %t: !t.tensor, %c: !tfrt.chain) -> !tfrt.chain {
+  // expected-error @+1 {{'tfrt_ccl.allgather_partial' op agreement_ms must be positive, got 0}}
+  %c1, %r, %who = tfrt_ccl.allgather_partial %g, %t, %c {agreement_ms = 0 : i64} : !t.tensor
+  tfrt.return %c1 : !tfrt.chain
+}
+
+// -----
+
+func.func @partial_on_failure(%g: !tfrt_ccl.group, %t: !t.tensor, %c: !tfrt.chain) -> !tfrt.chain {
+  // expected-error @+1 {{'tfrt_ccl.allreduce_partial' op has unknown attribute 'on_failure'; it takes reduction, timeout_ms, agreement_ms}}
+  %c1, %r, %who = tfrt_ccl.allreduce_partial %g, %t, %c {reduction = "sum", on_failure = "keep"} : !t.tensor
+  tfrt.return %c1 : !tfrt.chain
+}

@@ -26,5 +26,10 @@ func.func @step(%c0: !tfrt.chain, %rank: i64, %t: !t.tensor) -> (!tfrt.chain, !t
   // CHECK: tfrt_ccl.recv %{{.*}}, %{{.*}} {dtype = "f32", peer = 2 : i64, shape = [2, 3], tag = 7 : i64}
   // SBF: tfrt_ccl.recv {{.*}}{dtype = "f32", peer = 2 : i64, shape = [2, 3], tag = 7 : i64}
   %c8, %r = tfrt_ccl.recv %g, %c7 {peer = 2 : i64, tag = 7 : i64, dtype = "f32", shape = [2, 3]}
-  tfrt.return %c8, %r : !tfrt.chain, !t.tensor
+  // CHECK: tfrt_ccl.allreduce_partial %{{.*}}, %{{.*}}, %{{.*}} {agreement_ms = 500 : i64, reduction = "sum"} : !t.tensor
+  // SBF: tfrt_ccl.allreduce_partial {{.*}}{agreement_ms = 500 : i64, reduction = "sum"}
+  %c9, %sum, %who = tfrt_ccl.allreduce_partial %g, %r, %c8 {reduction = "sum", agreement_ms = 500 : i64} : !t.tensor
+  // CHECK: tfrt_ccl.allgather_partial %{{.*}}, %{{.*}}, %{{.*}} {timeout_ms = 100 : i64} : !t.tensor
+  %c10, %rows, %who2 = tfrt_ccl.allgather_partial %g, %sum, %c9 {timeout_ms = 100 : i64} : !t.tensor
+  tfrt.return %c10, %rows : !tfrt.chain, !t.tensor
 }
