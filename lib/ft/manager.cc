@@ -148,7 +148,11 @@ class ManagerImpl final : public Manager {
 
   absl::StatusOr<QuorumView> StartQuorum(int64_t step) override;
   void ReportError(absl::Status error) override;
-  absl::StatusOr<bool> ShouldCommit(int64_t step) override;
+  absl::StatusOr<bool> ShouldCommit(int64_t step) override {
+    return ShouldCommit(step, {});
+  }
+  absl::StatusOr<bool> ShouldCommit(
+      int64_t step, const std::vector<int>& contributors) override;
   std::string address() const override { return heal_server_->address(); }
 
  private:
@@ -694,18 +698,34 @@ void ManagerImpl::ReportError(absl::Status error) {
   if (step_error_.ok()) step_error_ = std::move(error);
 }
 
-absl::StatusOr<bool> ManagerImpl::ShouldCommit(int64_t step) {
+absl::StatusOr<bool> ManagerImpl::ShouldCommit(
+    int64_t step, const std::vector<int>& contributors) {
   lighthouse::proto::CommitRequest request;
   request.set_replica_id(options_.replica_id);
   request.set_step(step);
   {
     std::lock_guard<std::mutex> lock(mu_);
     request.set_quorum_id(generation_);
+    // Ranks are indices into the participants sorted by replica id, as
+    // StartQuorum numbered them.
+    for (const int rank : contributors) {
+      if (rank < 0 || rank >= static_cast<int>(participants_.size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "replica ", options_.replica_id, ": contributor rank ", rank,
+            " of step ", step, " is out of range: quorum ", generation_,
+            " has ", participants_.size(), " participants"));
+      }
+      request.add_contributors(participants_[rank]);
+    }
+    // A vote naming contributors leaves the group's health out: a partial
+    // collective that left ranks out breaks the group, and so does a lost
+    // member's abort, yet the program got its result over the contributors.
     absl::Status why = step_error_;
-    if (why.ok()) {
-      why = group_ ? group_->health()
-                   : absl::FailedPreconditionError(
-                         "no quorum: StartQuorum did not succeed");
+    if (why.ok() && !group_) {
+      why = absl::FailedPreconditionError(
+          "no quorum: StartQuorum did not succeed");
+    } else if (why.ok() && contributors.empty()) {
+      why = group_->health();
     }
     request.set_ok(why.ok());
     if (!why.ok()) request.set_failure(std::string(why.message()));

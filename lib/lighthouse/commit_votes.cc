@@ -18,6 +18,15 @@ proto::CommitResponse Decided(bool commit, std::string reason) {
   return response;
 }
 
+// A set of replica ids as reasons write it, e.g. "{a, b}".
+std::string SetText(const std::vector<std::string>& ids) {
+  return absl::StrCat("{", absl::StrJoin(ids, ", "), "}");
+}
+
+bool Contains(const std::vector<std::string>& sorted, const std::string& id) {
+  return std::binary_search(sorted.begin(), sorted.end(), id);
+}
+
 }  // namespace
 
 void CommitVotes::Reset(const proto::Quorum& quorum, int min_replicas) {
@@ -29,6 +38,7 @@ void CommitVotes::Reset(const proto::Quorum& quorum, int min_replicas) {
   std::sort(participants_.begin(), participants_.end());
   min_replicas_ = min_replicas;
   lost_.clear();
+  first_lost_.clear();
   rounds_.clear();
 }
 
@@ -69,8 +79,17 @@ CommitVotes::Result CommitVotes::Vote(const proto::CommitRequest& vote) {
     return result;
   }
   round.votes[vote.replica_id()] = vote.ok();
-  if (!lost_.empty()) {
-    round.outcome = Decided(false, lost_);
+  if (vote.contributors_size() > 0) {
+    VoteWithContributors(vote, round);
+  } else if (!first_lost_.empty()) {
+    round.outcome = Decided(false, first_lost_);
+  } else if (!round.contributors_from.empty()) {
+    round.outcome = Decided(
+        false, absl::StrCat("replica ", vote.replica_id(), " voted on step ",
+                            vote.step(), " of quorum ", quorum_id_,
+                            " naming no contributors, but replica ",
+                            round.contributors_from, " named ",
+                            SetText(round.contributors)));
   } else if (!vote.ok()) {
     round.outcome = Decided(
         false,
@@ -80,10 +99,94 @@ CommitVotes::Result CommitVotes::Vote(const proto::CommitRequest& vote) {
   } else if (round.votes.size() == participants_.size()) {
     round.outcome = AllVoted();
   }
+  if (vote.contributors_size() == 0 && round.plain_from.empty()) {
+    round.plain_from = vote.replica_id();
+  }
   result.outcome = round.outcome;
   result.failed_now = round.outcome.has_value() && !round.outcome->commit();
   while (rounds_.size() > kRoundsKept) rounds_.erase(rounds_.begin());
   return result;
+}
+
+void CommitVotes::VoteWithContributors(const proto::CommitRequest& vote,
+                                       Round& round) {
+  std::vector<std::string> contributors(vote.contributors().begin(),
+                                        vote.contributors().end());
+  std::sort(contributors.begin(), contributors.end());
+  contributors.erase(std::unique(contributors.begin(), contributors.end()),
+                     contributors.end());
+  const std::string& voter = vote.replica_id();
+  const std::string on_step =
+      absl::StrCat(" step ", vote.step(), " of quorum ", quorum_id_);
+  // Partial collectives survive the loss of ranks they left out, not of
+  // those whose inputs the result holds.
+  for (const std::string& contributor : contributors) {
+    auto lost = lost_.find(contributor);
+    if (lost != lost_.end()) {
+      round.outcome = Decided(false, lost->second);
+      return;
+    }
+  }
+  for (const std::string& contributor : contributors) {
+    if (!Contains(participants_, contributor)) {
+      round.outcome = Decided(
+          false, absl::StrCat("replica ", voter, " named contributor ",
+                              contributor, " of", on_step,
+                              ", not a participant of quorum ", quorum_id_));
+      return;
+    }
+  }
+  if (!round.plain_from.empty()) {
+    round.outcome =
+        Decided(false, absl::StrCat("replica ", voter, " named contributors ",
+                                    SetText(contributors), " for", on_step,
+                                    ", but replica ", round.plain_from,
+                                    " voted naming none"));
+    return;
+  }
+  if (round.contributors_from.empty()) {
+    round.contributors = contributors;
+    round.contributors_from = voter;
+  } else if (contributors != round.contributors) {
+    round.outcome =
+        Decided(false, absl::StrCat("replica ", voter, " named contributors ",
+                                    SetText(contributors), " for", on_step,
+                                    ", but replica ", round.contributors_from,
+                                    " named ", SetText(round.contributors)));
+    return;
+  }
+  const bool contributes = Contains(contributors, voter);
+  if (!contributes && vote.ok()) {
+    // Its input is not in the result it votes for: it cannot have one.
+    round.outcome =
+        Decided(false, absl::StrCat("replica ", voter, " voted for", on_step,
+                                    " naming contributors ",
+                                    SetText(contributors), " without itself"));
+    return;
+  }
+  // A participant left out may say so; only the contributors decide.
+  if (!contributes) return;
+  if (!vote.ok()) {
+    round.outcome =
+        Decided(false, absl::StrCat("replica ", voter, " voted against",
+                                    on_step, vote.failure().empty() ? "" : ": ",
+                                    vote.failure()));
+    return;
+  }
+  for (const std::string& contributor : contributors) {
+    auto it = round.votes.find(contributor);
+    if (it == round.votes.end() || !it->second) return;
+  }
+  const int size = static_cast<int>(contributors.size());
+  if (size < min_replicas_) {
+    round.outcome = Decided(
+        false,
+        absl::StrCat("step ", vote.step(), " of quorum ", quorum_id_, " has ",
+                     size, " contributors ", SetText(contributors),
+                     ", fewer than min_replicas ", min_replicas_));
+    return;
+  }
+  round.outcome = Decided(true, "");
 }
 
 std::optional<proto::CommitResponse> CommitVotes::Outcome(int64_t quorum_id,
@@ -97,7 +200,9 @@ std::optional<proto::CommitResponse> CommitVotes::Outcome(int64_t quorum_id,
 std::string CommitVotes::Missing(int64_t quorum_id, int64_t step) const {
   std::vector<std::string> missing;
   auto it = quorum_id == quorum_id_ ? rounds_.find(step) : rounds_.end();
-  for (const std::string& participant : participants_) {
+  const bool named = it != rounds_.end() && !it->second.contributors.empty();
+  for (const std::string& participant :
+       named ? it->second.contributors : participants_) {
     if (it == rounds_.end() || it->second.votes.count(participant) == 0) {
       missing.push_back(participant);
     }
@@ -111,11 +216,18 @@ int CommitVotes::MemberLost(const std::string& replica_id,
                           replica_id)) {
     return 0;
   }
-  if (lost_.empty()) lost_ = reason;
+  const std::string& why = lost_.emplace(replica_id, reason).first->second;
+  if (first_lost_.empty()) first_lost_ = reason;
   int failed = 0;
   for (auto& [step, round] : rounds_) {
     if (round.outcome.has_value()) continue;
-    round.outcome = Decided(false, lost_);
+    // The survivors' partial collectives went on without it: their step
+    // can still commit.
+    if (!round.contributors.empty() &&
+        !Contains(round.contributors, replica_id)) {
+      continue;
+    }
+    round.outcome = Decided(false, why);
     ++failed;
   }
   return failed;

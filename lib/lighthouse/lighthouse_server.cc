@@ -233,6 +233,18 @@ class LighthouseService final : public proto::Lighthouse::Service {
                &refused)) {
       return refused;
     }
+    // The contributors reach the reasons, the log and the other
+    // participants' answers: they must be ids, as the voter's is.
+    for (const std::string& contributor : request->contributors()) {
+      const absl::Status valid = CheckReplicaId(contributor);
+      if (!valid.ok()) {
+        return Invalid(absl::StrCat("the commit vote of replica ",
+                                    request->replica_id(),
+                                    " names a contributor that is not a "
+                                    "replica id: ",
+                                    valid.message()));
+      }
+    }
     const absl::Time start = absl::Now();
     const absl::Time deadline = DeadlineOf(*context) - kAnswerMargin;
     std::unique_lock<std::mutex> lock(mu_);

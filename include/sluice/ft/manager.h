@@ -7,6 +7,10 @@
 //   if (manager->ShouldCommit(step)) apply the update, ++committed_step;
 //   else drop the step's work and try again.
 //
+// With partial collectives the vote names the ranks the result came from,
+// ShouldCommit(step, contributors), so that a replica lost mid-step does
+// not cost the survivors the step.
+//
 // The manager heartbeats the lighthouse from a thread of its own, watches
 // it for lost members (aborting the current group at once, so a collective
 // in flight fails without waiting for its timeout), builds the collective
@@ -136,6 +140,18 @@ class Manager {
   // False counts as a failed commit, so the next quorum is a new
   // generation.
   virtual absl::StatusOr<bool> ShouldCommit(int64_t step) = 0;
+
+  // Votes on `step` as ShouldCommit(step) does, naming the ranks (of the
+  // current quorum's group, QuorumView::rank numbering) whose inputs the
+  // step's partial collectives used: the step commits when every
+  // contributor voted for it with the same contributors, however many other
+  // participants were lost. The group's health does not turn this vote
+  // against: a partial collective that left ranks out, or a lost member,
+  // breaks the group; errors reach the vote through ReportError. No
+  // contributors: as ShouldCommit(step). A rank out of range is
+  // InvalidArgument, and no vote is sent.
+  virtual absl::StatusOr<bool> ShouldCommit(
+      int64_t step, const std::vector<int>& contributors) = 0;
 
   // Where this replica's healing service listens ("host:port").
   virtual std::string address() const = 0;

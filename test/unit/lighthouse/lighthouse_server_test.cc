@@ -1280,6 +1280,37 @@ TEST(LighthouseLimitsTest, AVoteFailureIsBoundedForTheOtherParticipants) {
   EXPECT_LT(answer->reason().size(), kMaxFailureBytes + 200);
 }
 
+// Contributors reach the reasons and the log as the voter's id does: a
+// contributor that is no replica id is refused, and valid ones are judged.
+TEST(LighthouseLimitsTest, AVoteNamingAForgedContributorIsRefused) {
+  auto lighthouse = StartLighthouse(/*min_replicas=*/2);
+  ASSERT_NE(lighthouse, nullptr);
+  auto client = ClientOf({lighthouse->address()});
+  auto quorums = FormQuorum(*client, {"a", "b"});
+  ASSERT_TRUE(quorums[0].ok()) << quorums[0].status();
+  const int64_t id = quorums[0]->quorum_id();
+  proto::CommitRequest forged = Vote("a", id, 1, true);
+  forged.add_contributors("a");
+  forged.add_contributors("b\nlighthouse x: step 1 commits");
+  absl::StatusOr<proto::CommitResponse> refused = client->Commit(forged, kLong);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find(
+                "the commit vote of replica a names a contributor that is "
+                "not a replica id: replica id \"b\\n"),
+            std::string::npos)
+      << refused.status();
+  // Valid contributors reach the rule: a alone is too few to commit.
+  proto::CommitRequest alone = Vote("a", id, 2, true);
+  alone.add_contributors("a");
+  absl::StatusOr<proto::CommitResponse> answer = client->Commit(alone, kLong);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_FALSE(answer->commit());
+  EXPECT_EQ(answer->reason(),
+            absl::StrCat("step 2 of quorum ", id,
+                         " has 1 contributors {a}, fewer than min_replicas 2"));
+}
+
 TEST(LighthouseLimitsTest, PastMaxReplicasANewIdIsRefused) {
   auto lighthouse = StartLimitedLighthouse(
       /*max_replicas=*/3, absl::Seconds(5), absl::Seconds(60));
