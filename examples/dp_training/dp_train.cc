@@ -22,16 +22,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <utility>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/types/span.h"
@@ -90,6 +91,12 @@ sluice::tools::Flag<bool> heal_in_background(
     "a replica behind its peers heals while they train on, instead of "
     "stalling them for the transfer (ManagerOptions::heal_in_background)",
     true);
+sluice::tools::Flag<bool> partial_allreduce(
+    flags, "partial_allreduce",
+    "sum each step's gradients with one partial allreduce: a replica that "
+    "dies mid-step is left out and the survivors keep the step, where "
+    "otherwise they drop it and do it again in the next quorum",
+    false);
 // model.mlir's learning rate.
 constexpr float kLearningRate = 0.1f;
 
@@ -317,6 +324,97 @@ absl::Status FirstError(const std::vector<RCReference<AsyncValue>>& results) {
   return absl::OkStatus();
 }
 
+// The values of `tensors` (f32) end to end, then `last`.
+absl::StatusOr<DenseHostTensor> Pack(
+    absl::Span<const RCReference<AsyncValue>> tensors, float last,
+    sluice::HostAllocator* allocator) {
+  std::vector<float> values;
+  for (const RCReference<AsyncValue>& tensor : tensors) {
+    auto elements = tensor->get<DenseHostTensor>().values<float>();
+    values.insert(values.end(), elements.begin(), elements.end());
+  }
+  values.push_back(last);
+  return DenseHostTensor::FromValues<float>(
+      {static_cast<int64_t>(values.size())}, values, allocator);
+}
+
+// One step with --partial_allreduce: @gradients, one @sum_partial of the
+// packed gradients and contribution, then @apply_update of the sums times
+// the learning rate over the summed contributions. Returns what train_step
+// returns (the new parameters, the loss, the accuracy, the update) and
+// sets the ranks that contributed.
+absl::StatusOr<std::vector<RCReference<AsyncValue>>> PartialStep(
+    Model& model, const RCReference<AsyncValue>& iterator,
+    const RCReference<AsyncValue>& group,
+    const std::vector<DenseHostTensor>& parameters, float contribution,
+    absl::Duration timeout, std::vector<int>* contributors) {
+  sluice::HostAllocator* allocator = model.allocator();
+  std::vector<RCReference<AsyncValue>> arguments;
+  arguments.push_back(iterator.CopyRef());
+  for (RCReference<AsyncValue>& value : TensorValues(parameters)) {
+    arguments.push_back(std::move(value));
+  }
+  absl::StatusOr<std::vector<DenseHostTensor>> weight =
+      StepWeights(contribution, 0, allocator);
+  if (!weight.ok()) return weight.status();
+  arguments.push_back(TensorValues({(*weight)[0]})[0].CopyRef());
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> gradients =
+      model.Call("gradients", arguments, timeout);
+  if (!gradients.ok()) return gradients.status();
+  if (absl::Status error = FirstError(*gradients); !error.ok()) return error;
+
+  absl::StatusOr<DenseHostTensor> packed =
+      Pack(absl::MakeConstSpan(*gradients).first(kNumParameters), contribution,
+           allocator);
+  if (!packed.ok()) return packed.status();
+  std::vector<RCReference<AsyncValue>> sum_arguments;
+  sum_arguments.push_back(group.CopyRef());
+  sum_arguments.push_back(TensorValues({*packed})[0].CopyRef());
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> summed =
+      model.Call("sum_partial", sum_arguments, timeout);
+  if (!summed.ok()) return summed.status();
+  if (absl::Status error = FirstError(*summed); !error.ok()) return error;
+  auto sums = (*summed)[0]->get<DenseHostTensor>().values<float>();
+  auto ranks = (*summed)[1]->get<DenseHostTensor>().values<int64_t>();
+  contributors->assign(ranks.begin(), ranks.end());
+  const float current = sums[sums.size() - 1];
+  if (current <= 0) {
+    return absl::UnavailableError(
+        "every contributor of the step was healing: no gradients to apply");
+  }
+
+  // The update of each parameter: its slice of the sums times the rate.
+  const float rate = kLearningRate / current;
+  std::vector<RCReference<AsyncValue>> apply = TensorValues(parameters);
+  std::vector<RCReference<AsyncValue>> updates;
+  size_t offset = 0;
+  for (int i = 0; i < kNumParameters; ++i) {
+    const sluice::TensorShape& shape = ParameterShapes()[i];
+    std::vector<float> update(sums.begin() + offset,
+                              sums.begin() + offset + shape.num_elements());
+    offset += update.size();
+    for (float& value : update) value *= rate;
+    absl::StatusOr<DenseHostTensor> tensor =
+        DenseHostTensor::FromValues<float>(shape, update, allocator);
+    if (!tensor.ok()) return tensor.status();
+    updates.push_back(TensorValues({*tensor})[0].CopyRef());
+  }
+  for (const RCReference<AsyncValue>& update : updates) {
+    apply.push_back(update.CopyRef());
+  }
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> applied =
+      model.Call("apply_update", apply, timeout);
+  if (!applied.ok()) return applied.status();
+  if (absl::Status error = FirstError(*applied); !error.ok()) return error;
+  std::vector<RCReference<AsyncValue>> results = *std::move(applied);
+  results.push_back((*gradients)[4].CopyRef());
+  results.push_back((*gradients)[5].CopyRef());
+  for (RCReference<AsyncValue>& update : updates) {
+    results.push_back(std::move(update));
+  }
+  return results;
+}
+
 // After a heal in the background: applies to the loaded parameters (of
 // `loaded_step`) the kept updates of that step and later, and commits them
 // as of `step`.
@@ -403,6 +501,8 @@ absl::Status Train() {
   std::fflush(stdout);
 
   int64_t step = 0;
+  // Steps committed over fewer than the quorum's replicas.
+  int64_t partial_steps = 0;
   std::vector<DenseHostTensor> parameters;
   // Healing in the background: `step` is the group's, and the updates of
   // the steps healed through wait here, by the step each applies to.
@@ -462,26 +562,38 @@ absl::Status Train() {
                   static_cast<long long>(step),
                   static_cast<long long>(view->generation));
     }
-    std::vector<RCReference<AsyncValue>> arguments;
-    arguments.push_back(iterator.CopyRef());
-    arguments.push_back(sluice::MakeAvailableAsyncValueRef<sluice::GroupValue>(
-                            view->group.CopyRef())
-                            .ReleaseRCRef());
-    for (RCReference<AsyncValue>& value : TensorValues(parameters)) {
-      arguments.push_back(std::move(value));
+    RCReference<AsyncValue> group =
+        sluice::MakeAvailableAsyncValueRef<sluice::GroupValue>(
+            view->group.CopyRef())
+            .ReleaseRCRef();
+    absl::StatusOr<std::vector<RCReference<AsyncValue>>> results;
+    std::vector<int> contributors;
+    if (*partial_allreduce) {
+      results = PartialStep(**model, iterator, group, parameters,
+                            healing ? 0.0f : 1.0f, call_timeout, &contributors);
+    } else {
+      std::vector<RCReference<AsyncValue>> arguments;
+      arguments.push_back(iterator.CopyRef());
+      arguments.push_back(group.CopyRef());
+      for (RCReference<AsyncValue>& value : TensorValues(parameters)) {
+        arguments.push_back(std::move(value));
+      }
+      absl::StatusOr<std::vector<DenseHostTensor>> weights =
+          StepWeights(healing ? 0.0f : 1.0f,
+                      kLearningRate / std::max(view->contributors, 1),
+                      (*model)->allocator());
+      if (!weights.ok()) return weights.status();
+      for (RCReference<AsyncValue>& value : TensorValues(*weights)) {
+        arguments.push_back(std::move(value));
+      }
+      results = (*model)->Call("train_step", arguments, call_timeout);
     }
-    absl::StatusOr<std::vector<DenseHostTensor>> weights = StepWeights(
-        healing ? 0.0f : 1.0f, kLearningRate / std::max(view->contributors, 1),
-        (*model)->allocator());
-    if (!weights.ok()) return weights.status();
-    for (RCReference<AsyncValue>& value : TensorValues(*weights)) {
-      arguments.push_back(std::move(value));
-    }
-    absl::StatusOr<std::vector<RCReference<AsyncValue>>> results =
-        (*model)->Call("train_step", arguments, call_timeout);
     absl::Status error = results.ok() ? FirstError(*results) : results.status();
     if (!error.ok()) (*manager)->ReportError(error);
-    absl::StatusOr<bool> commit = (*manager)->ShouldCommit(step);
+    absl::StatusOr<bool> commit =
+        *partial_allreduce && error.ok()
+            ? (*manager)->ShouldCommit(step, contributors)
+            : (*manager)->ShouldCommit(step);
     if (!commit.ok() || !*commit || !error.ok()) {
       const absl::Status why =
           !error.ok()    ? error
@@ -493,6 +605,16 @@ absl::Status Train() {
                   sluice::DescribeError(why).c_str());
       std::fflush(stdout);
       continue;
+    }
+    if (static_cast<int>(contributors.size()) < view->size && error.ok() &&
+        *partial_allreduce) {
+      ++partial_steps;
+      std::printf(
+          "step %lld kept by partial allreduce: contributors %s of "
+          "quorum %d (generation %lld)\n",
+          static_cast<long long>(step + 1),
+          absl::StrJoin(contributors, ",").c_str(), view->size,
+          static_cast<long long>(view->generation));
     }
     if (healing) {
       std::vector<RCReference<AsyncValue>> update;
@@ -526,6 +648,10 @@ absl::Status Train() {
   std::printf("held-out accuracy %.4f after %lld steps\n",
               (*evaluated)[0]->get<DenseHostTensor>().values<float>()[0],
               static_cast<long long>(step));
+  if (*partial_allreduce) {
+    std::printf("steps kept by partial allreduce: %lld\n",
+                static_cast<long long>(partial_steps));
+  }
   return absl::OkStatus();
 }
 

@@ -92,6 +92,55 @@ func.func @train_step(%iterator: !tfrt_data.iterator, %group: !tfrt_ccl.group,
         !t.tensor, !t.tensor, !t.tensor, !t.tensor
 }
 
+// With dp_train --partial_allreduce, a step is three calls, so that one
+// partial allreduce carries all of it: @gradients, then dp_train packs the
+// four gradients and `%contribution` into one vector, @sum_partial sums it
+// over the replicas that contributed (a replica that dies mid-step is left
+// out instead of failing the step; every survivor gets the same sum and
+// the same contributors), and dp_train scales the sums by the learning rate
+// over the summed contributions and calls @apply_update.
+
+// The batch's gradients times `%contribution` (1, or 0 while healing), its
+// loss and its accuracy before the update.
+func.func @gradients(%iterator: !tfrt_data.iterator,
+                     %w1: !t.tensor, %b1: !t.tensor,
+                     %w2: !t.tensor, %b2: !t.tensor, %contribution: !t.tensor)
+    -> (!t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor) {
+  %ch0 = tfrt.new.chain
+  %ch1, %x, %labels = tfrt_data.iterator_get_next %iterator, %ch0
+      : !t.tensor, !t.tensor
+  %xw1 = tfrt_math.matmul.f32 %x, %w1
+  %z1 = tfrt_math.add.f32 %xw1, %b1
+  %h = tfrt_math.relu.f32 %z1
+  %hw2 = tfrt_math.matmul.f32 %h, %w2
+  %logits = tfrt_math.add.f32 %hw2, %b2
+  %loss, %dlogits = tfrt_math.softmax_cross_entropy.f32 %logits, %labels
+  %dw2 = tfrt_math.matmul.f32 %h, %dlogits {transpose_a = true}
+  %db2 = tfrt_math.sum.f32 %dlogits {axis = 0 : i64}
+  %dh = tfrt_math.matmul.f32 %dlogits, %w2 {transpose_b = true}
+  %dz1 = tfrt_math.relu_grad.f32 %dh, %z1
+  %dw1 = tfrt_math.matmul.f32 %x, %dz1 {transpose_a = true}
+  %db1 = tfrt_math.sum.f32 %dz1 {axis = 0 : i64}
+  %cw1 = tfrt_math.mul.f32 %dw1, %contribution
+  %cb1 = tfrt_math.mul.f32 %db1, %contribution
+  %cw2 = tfrt_math.mul.f32 %dw2, %contribution
+  %cb2 = tfrt_math.mul.f32 %db2, %contribution
+  %mean_loss = tfrt_math.mean.f32 %loss
+  %accuracy = tfrt_math.accuracy.f32 %logits, %labels
+  tfrt.return %cw1, %cb1, %cw2, %cb2, %mean_loss, %accuracy
+      : !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor, !t.tensor
+}
+
+// The sum of `%packed` over the replicas that contributed, and their ranks.
+func.func @sum_partial(%group: !tfrt_ccl.group, %packed: !t.tensor)
+    -> (!t.tensor, !t.tensor) {
+  %ch0 = tfrt.new.chain
+  %ch1, %sum, %contributors = tfrt_ccl.allreduce_partial %group, %packed,
+      %ch0 {reduction = "sum", timeout_ms = 30000 : i64,
+            agreement_ms = 1000 : i64} : !t.tensor
+  tfrt.return %sum, %contributors : !t.tensor, !t.tensor
+}
+
 // Applies an update train_step returned: what a replica that healed in the
 // background does with the updates of the steps it healed through.
 func.func @apply_update(%w1: !t.tensor, %b1: !t.tensor,

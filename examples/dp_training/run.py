@@ -73,6 +73,9 @@ PID_LINE = re.compile(r"^\[(\d+)\] replica_\d+: .* pid (\d+),")
 HEALED_LINE = re.compile(r"^\[(\d+)\] healed from (\S+) to step (\d+)")
 ACCURACY_LINE = re.compile(r"^\[(\d+)\] held-out accuracy ([0-9.]+)")
 STATUS_PAGE_LINE = re.compile(r"^status page at (\S+)$")
+PARTIAL_LINE = re.compile(r"^\[(\d+)\] step (\d+) kept by partial allreduce")
+NOT_COMMITTED_LINE = re.compile(
+    r"^\[(\d+)\] step (\d+) of generation (\d+) not committed")
 ETCD = "/usr/bin/etcd"
 # With --tls the lighthouses serve their status pages over HTTPS: run.py
 # reads them with the job's CA and certificate.
@@ -94,6 +97,9 @@ def parse_args():
     parser.add_argument("--kill_every", type=int, default=20,
                         help="with --kills: committed steps between a "
                         "rejoin and the next kill")
+    parser.add_argument("--partial_allreduce", action="store_true",
+                        help="dp_train --partial_allreduce: the survivors "
+                        "keep a step a replica died in")
     parser.add_argument("--restart_backoff_ms", type=int, default=500,
                         help="sluice_launch's: the wait before a killed "
                         "replica's first restart, doubled for each next one")
@@ -298,6 +304,8 @@ class Chaos:
         self.partition_replica = None  # the replica it cuts off, if one
         self.stop = None  # set when the job ends: no partition after
         self.partition_events = {}  # what followed the cut and the heal
+        self.kept_steps = set()  # steps kept by a partial allreduce
+        self.dropped_steps = set()  # (step, generation) not committed
 
     def watch_partition(self, replica, step, quorum, at):
         """Starts the partition's clock at the first committed step; then
@@ -389,6 +397,14 @@ class Chaos:
         if match:
             self.pids[int(match.group(1))] = int(match.group(2))
             return
+        match = PARTIAL_LINE.match(line)
+        if match:
+            self.kept_steps.add(int(match.group(2)))
+            return
+        match = NOT_COMMITTED_LINE.match(line)
+        if match:
+            self.dropped_steps.add((int(match.group(2)), int(match.group(3))))
+            return
         match = HEALED_LINE.match(line)
         if match and self.kills:
             kill = self.kills[-1]
@@ -472,6 +488,11 @@ class Chaos:
             else:
                 line += " it did not rejoin"
             print(line, flush=True)
+        if self.kills:
+            print("run.py: over %d kill(s), %d step(s) kept by partial "
+                  "allreduce, %d step attempt(s) not committed" %
+                  (len(self.kills), len(self.kept_steps),
+                   len(self.dropped_steps)), flush=True)
         recoveries = [k["recovery"] for k in self.kills if "recovery" in k]
         if recoveries:
             print("run.py: recovery time over %d kill(s): median %.3f s, "
@@ -563,6 +584,8 @@ def main():
         replica_command = [args.dp_train, "--model=" + args.model,
                            "--lighthouse=" + lighthouse_address,
                            "--steps=%d" % args.steps]
+        if args.partial_allreduce:
+            replica_command.append("--partial_allreduce")
         if certificates is not None:
             replica_command = replica_command_with_tls(certificates,
                                                        replica_command)
