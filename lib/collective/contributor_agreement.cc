@@ -50,15 +50,19 @@ class AgreementKeys {
     return absl::OkStatus();
   }
 
-  // The values of `round` of `ranks`, waiting until `deadline` for them;
-  // DEADLINE_EXCEEDED when some are missing then.
-  absl::StatusOr<std::vector<std::string>> WaitFor(
-      const char* round, const std::vector<int>& ranks, absl::Time deadline) {
+  // Sets `round` of `rank` to `value`, then the values of `round` of
+  // `ranks`, waiting until `deadline` for them; DEADLINE_EXCEEDED when some
+  // are missing then.
+  absl::StatusOr<std::vector<std::string>> SetAndWaitFor(
+      const char* round, int rank, std::string value,
+      const std::vector<int>& ranks, absl::Time deadline) {
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(deadline));
     proto::GetRequest request;
-    for (int rank : ranks) request.add_keys(Key(round, rank));
+    for (int r : ranks) request.add_keys(Key(round, r));
     request.set_wait(true);
+    request.mutable_set()->set_key(Key(round, rank));
+    request.mutable_set()->set_value(std::move(value));
     proto::GetResponse response;
     grpc::Status status = store_.Get(&context, request, &response);
     if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
@@ -115,17 +119,13 @@ absl::StatusOr<ContributorAgreement> AgreeOnContributors(
     const std::string& prefix, int rank, int size, bool succeeded,
     absl::Duration window) {
   AgreementKeys keys(store, generation, prefix);
-  if (absl::Status set =
-          keys.Set("alive", rank, succeeded ? kSucceeded : kFailed);
-      !set.ok()) {
-    return set;
-  }
   std::vector<int> everyone(size);
   for (int r = 0; r < size; ++r) everyone[r] = r;
 
   ContributorAgreement view;
+  const char* said = succeeded ? kSucceeded : kFailed;
   absl::StatusOr<std::vector<std::string>> alive =
-      keys.WaitFor("alive", everyone, absl::Now() + window);
+      keys.SetAndWaitFor("alive", rank, said, everyone, absl::Now() + window);
   if (alive.ok()) {
     view.contributors = everyone;
     view.all_succeeded = true;
@@ -133,7 +133,11 @@ absl::StatusOr<ContributorAgreement> AgreeOnContributors(
       if (value != kSucceeded) view.all_succeeded = false;
     }
   } else if (absl::IsDeadlineExceeded(alive.status())) {
-    // The read after the window that the argument in the header needs.
+    // The call may have ended before the store set this rank's key. Then
+    // the read after the window that the argument in the header needs.
+    if (absl::Status set = keys.Set("alive", rank, said); !set.ok()) {
+      return set;
+    }
     for (int r = 0; r < size; ++r) {
       absl::StatusOr<std::optional<std::string>> value = keys.Read("alive", r);
       if (!value.ok()) return value.status();
@@ -144,9 +148,8 @@ absl::StatusOr<ContributorAgreement> AgreeOnContributors(
   }
 
   const std::string mine = EncodeView(view);
-  if (absl::Status set = keys.Set("view", rank, mine); !set.ok()) return set;
-  absl::StatusOr<std::vector<std::string>> views =
-      keys.WaitFor("view", view.contributors, absl::Now() + window);
+  absl::StatusOr<std::vector<std::string>> views = keys.SetAndWaitFor(
+      "view", rank, mine, view.contributors, absl::Now() + window);
   if (absl::IsDeadlineExceeded(views.status())) {
     return NoAgreement(
         absl::StrCat("rank ", rank, " heard from ranks ", DescribeView(mine),

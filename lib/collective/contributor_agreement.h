@@ -10,6 +10,10 @@
 //   view/<rank>   its view. It waits up to the window for the view of every
 //                 rank in its own, and agrees only when all are its own.
 //
+// Each round is one call to the store, which sets the rank's key and waits
+// for the others' (GetRequest.set): two round trips when every rank is
+// there.
+//
 // Two ranks that both agree hold the same view: if a rank B is in A's view,
 // A read B's view and found it equal to its own. If B is not in A's view, B
 // wrote its alive key after A's last read, which came a window after A's own

@@ -377,7 +377,7 @@ class GlooGroup final : public CollectiveGroup {
 
   void Abort(absl::Status reason) override {
     if (reason.ok()) reason = absl::CancelledError("aborted with no reason");
-    Break("aborted: ", reason, /*close_connections=*/true);
+    (void)Break("aborted: ", reason, /*close_connections=*/true);
   }
 
   absl::Status health() const override {
@@ -440,7 +440,7 @@ class GlooGroup final : public CollectiveGroup {
                        whole.ok() ? "" : whole.status().message(),
                        whole.ok() ? ": " : "): "),
           generation());
-      Break("", error, /*close_connections=*/true);
+      (void)Break("", error, /*close_connections=*/true);
       return error;
     }
     const std::vector<int>& contributors = agreed->contributors;
@@ -465,18 +465,20 @@ class GlooGroup final : public CollectiveGroup {
                          " of the collective's end")),
                      absl::StrCat(what, ": "), generation());
     }
-    Break(absl::StrCat(what, ": "),
-          absl::UnavailableError(absl::StrCat(
-              "the contributors [", absl::StrJoin(contributors, ", "),
-              "] go on in a group of their own")),
-          /*close_connections=*/true);
+    (void)Break(absl::StrCat(what, ": "),
+                absl::UnavailableError(absl::StrCat(
+                    "the contributors [", absl::StrJoin(contributors, ", "),
+                    "] go on in a group of their own")),
+                /*close_connections=*/true);
     GlooGroupOptions among = options_;
     among.key_prefix = prefix;
     among.size = static_cast<int>(contributors.size());
     among.rank = static_cast<int>(
         std::find(contributors.begin(), contributors.end(), rank()) -
         contributors.begin());
-    among.connect_timeout = options.agreement_window;
+    // Every contributor has just agreed, so they connect at once; one
+    // that dies meanwhile holds the others up to the group's connect
+    // timeout.
     const std::string again =
         absl::StrCat(what, ": among the contributors [",
                      absl::StrJoin(contributors, ", "), "]: ");

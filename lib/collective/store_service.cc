@@ -57,6 +57,13 @@ class StoreService final : public proto::KeyValueStore::Service {
     for (const std::string& key : request->keys()) {
       if (!KeyGeneration(key)) return BadKey(key);
     }
+    if (request->has_set()) {
+      proto::SetResponse set;
+      if (grpc::Status status = Set(context, &request->set(), &set);
+          !status.ok()) {
+        return status;
+      }
+    }
     absl::Time deadline = absl::Now() + options_.max_wait;
     if (context->deadline() != std::chrono::system_clock::time_point::max()) {
       deadline = std::min(deadline, absl::FromChrono(context->deadline()));

@@ -55,9 +55,9 @@ struct PartialOptions {
   // infinite.
   absl::Duration timeout = absl::InfiniteDuration();
   // How long a rank that has finished its part waits for the others to say
-  // how theirs went: a rank not heard from within it is left out. The
-  // agreement itself, and the collective among the contributors when ranks
-  // were left out, get another window each.
+  // how theirs went: a rank not heard from within it is left out, so it is
+  // what a rank that died costs the survivors. The second round of the
+  // agreement gets another window.
   absl::Duration agreement_window = absl::Seconds(1);
 };
 

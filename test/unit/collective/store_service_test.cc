@@ -94,6 +94,40 @@ TEST_F(StoreServiceTest, WaitingGetReturnsWhenTheKeysAreSet) {
   EXPECT_EQ(response.values(1), "2");
 }
 
+// Two ranks that each say something and wait for the other's, in one call
+// each: neither waits past the other's arrival; a bad key to set is refused
+// before anything is set.
+TEST_F(StoreServiceTest, AGetThatSetsFirstMeetsAnother) {
+  auto say_and_wait = [this](const std::string& mine, const std::string& value,
+                             proto::GetResponse* response) {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    proto::GetRequest request;
+    request.add_keys("gen/5/a");
+    request.add_keys("gen/5/b");
+    request.set_wait(true);
+    request.mutable_set()->set_key(mine);
+    request.mutable_set()->set_value(value);
+    return stub_->Get(&context, request, response);
+  };
+  proto::GetResponse from_a, from_b;
+  grpc::Status a_status;
+  std::thread a([&] { a_status = say_and_wait("gen/5/a", "1", &from_a); });
+  absl::SleepFor(absl::Milliseconds(100));
+  grpc::Status b_status = say_and_wait("gen/5/b", "2", &from_b);
+  a.join();
+  ASSERT_TRUE(a_status.ok()) << a_status.error_message();
+  ASSERT_TRUE(b_status.ok()) << b_status.error_message();
+  ASSERT_EQ(from_a.values_size(), 2);
+  EXPECT_EQ(from_a.values(0), "1");
+  EXPECT_EQ(from_a.values(1), "2");
+  EXPECT_EQ(from_b.values(0), "1");
+
+  proto::GetResponse response;
+  grpc::Status bad = say_and_wait("rank0", "3", &response);
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(StoreServiceTest, WaitingGetEndsAtItsDeadline) {
   proto::GetResponse response;
   absl::Time start = absl::Now();
