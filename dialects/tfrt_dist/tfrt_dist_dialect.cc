@@ -405,11 +405,20 @@ mlir::FunctionOpInterface VerifyCreatePerWorker(
 }  // namespace
 
 mlir::LogicalResult ScheduleOp::verify() {
-  return VerifyOnlyAttributes(*this, {getCalleeAttrName()});
+  if (mlir::failed(VerifyOnlyAttributes(
+          *this, {getCalleeAttrName(), getOnFailureAttrName()}))) {
+    return mlir::failure();
+  }
+  return VerifyFailurePolicy(*this, getOnFailureAttr());
 }
 
 mlir::LogicalResult ScheduleOp::verifySymbolUses(
     mlir::SymbolTableCollection& symbol_table) {
+  if (mlir::failed(VerifyFailurePolicyFallback(
+          *this, getOnFailureAttr(), getArgs().getTypes(), getResultTypes(),
+          symbol_table))) {
+    return mlir::failure();
+  }
   mlir::FunctionOpInterface callee =
       LookUpCallee(*this, symbol_table, getCalleeAttr());
   if (!callee ||

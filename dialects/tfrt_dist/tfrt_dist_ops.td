@@ -256,9 +256,15 @@ def TfrtDist_ScheduleOp : TfrtDist_Op<"schedule",
     closure. An operand may be a pending value (a result of an earlier
     schedule): the closure waits for it. A `!tfrt_dist.per_worker` operand
     stands for the value the worker that runs the closure holds: the
-    callee's argument there has the resource's type.
+    callee's argument there has the resource's type. `on_failure`, a
+    `#tfrt_dist.retry` or `#tfrt_dist.fallback`, says what to do when the
+    closure fails by itself (a worker that fails is retried on another
+    anyway): schedule it again, or call a local function with the op's
+    operands. A failure the policy handles is not reported by
+    `tfrt_dist.join`; one it gives up on is.
   }];
-  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$args);
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$args,
+                   OptionalAttr<TfrtDist_FailurePolicyAttr>:$on_failure);
   let results = (outs Variadic<AnyType>:$results);
   let assemblyFormat = [{
     $callee `(` $args `)` attr-dict `:` functional-type($args, $results)

@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "kernels/dist/distributed_context.h"
+#include "kernels/dist/failure_policy.h"
 #include "kernels/dist/remote_results.h"
 #include "lib/checkpoint/data_root.h"
 #include "sluice/bef/format.h"
@@ -92,13 +93,17 @@ dist::Coordinator* GetCoordinator(KernelFrame* frame) {
 
 // The function the op names, with one result slot per result of it; an
 // empty optional after reporting why not.
+// The callee is the op's first function; a failure policy's fallback may
+// follow it (`callees` 2).
 std::optional<dist::ClosureFunction> GetCallee(KernelFrame* frame,
                                                RemainingFunctions functions,
-                                               std::string_view op) {
-  if (functions.size() != 1) {
-    frame->ReportError(absl::InvalidArgumentError(
-        absl::StrCat(std::string(op), " needs one callee function, got ",
-                     functions.size())));
+                                               std::string_view op,
+                                               size_t callees = 1) {
+  if (functions.size() != callees) {
+    frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
+        std::string(op), " needs ", callees,
+        callees == 1 ? " function" : " functions",
+        " (the callee, then the fallback), got ", functions.size())));
     return std::nullopt;
   }
   absl::StatusOr<dist::ClosureFunction> callee =
@@ -121,10 +126,10 @@ std::optional<dist::ClosureFunction> GetCallee(KernelFrame* frame,
 // when the op runs, as the result of a create op always is; any other
 // operand is a value the closure waits for.
 std::vector<dist::ClosureArgument> ToClosureArguments(
-    RemainingArguments arguments) {
+    absl::Span<AsyncValue* const> arguments) {
   std::vector<dist::ClosureArgument> closure_arguments;
   closure_arguments.reserve(arguments.size());
-  for (AsyncValue* argument : arguments.values()) {
+  for (AsyncValue* argument : arguments) {
     if (argument->IsConcrete() && argument->IsType<PerWorkerValue>()) {
       closure_arguments.push_back(
           argument->get<PerWorkerValue>().ToClosureArgument());
@@ -137,15 +142,87 @@ std::vector<dist::ClosureArgument> ToClosureArguments(
 
 // --- tfrt_dist.schedule ------------------------------------------------------
 
-void Schedule(RemainingArguments arguments, RemainingFunctions functions,
-              KernelFrame* frame) {
+// The failure classes an attempt of a closure leaves to `policy`: those it
+// retries, unless it is the last attempt, and those it falls back on.
+std::vector<FailureClass> HandledClasses(const FailurePolicy& policy,
+                                         bool last_attempt) {
+  std::vector<FailureClass> handled;
+  for (FailureClass failure_class :
+       {FailureClass::kRetryable, FailureClass::kStale, FailureClass::kFatal,
+        FailureClass::kCancelled}) {
+    if ((!last_attempt && policy.Retries(failure_class)) ||
+        policy.FallsBackOn(failure_class)) {
+      handled.push_back(failure_class);
+    }
+  }
+  return handled;
+}
+
+// Schedules the closure under `policy`: each attempt is a new closure, and
+// the frame's results wait for the last one (or the fallback). Join waits
+// for the whole of it, backoffs included.
+void ScheduleWithPolicy(const FailurePolicy& policy,
+                        dist::Coordinator* coordinator,
+                        dist::ClosureFunction callee,
+                        RemainingArguments arguments, KernelFrame* frame) {
+  std::vector<RCReference<AsyncValue>> operands;
+  for (AsyncValue* argument : arguments.values()) {
+    operands.push_back(FormRef(argument));
+  }
+  std::vector<AsyncValue*> raw(arguments.values().begin(),
+                               arguments.values().end());
+  // The operands, given to the policy for the fallback, stay alive for as
+  // long as it makes attempts.
+  auto start = [policy, coordinator, callee = std::move(callee),
+                raw = std::move(raw), attempts = int64_t{0},
+                results = frame->GetNumResults()]() mutable {
+    ++attempts;
+    absl::StatusOr<std::vector<RCReference<AsyncValue>>> scheduled =
+        coordinator->Schedule(
+            callee, ToClosureArguments(raw),
+            HandledClasses(policy, attempts >= policy.max_attempts));
+    if (scheduled.ok()) return *std::move(scheduled);
+    std::vector<RCReference<AsyncValue>> errors;
+    for (size_t i = 0; i < results; ++i) {
+      errors.push_back(MakeErrorAsyncValueRef(scheduled.status()));
+    }
+    return errors;
+  };
+  auto hold =
+      std::make_shared<dist::Coordinator::JoinHold>(coordinator->HoldJoin());
+  AsyncKernelFrame async(frame);
+  RunWithFailurePolicy(
+      policy, frame->exec_ctx(), std::move(start), std::move(operands),
+      // A copy, not a move: copying detaches the frame from the kernel's.
+      [frame = async, hold = std::move(hold)](
+          std::vector<RCReference<AsyncValue>> results) mutable {
+        SetAnsweredResults(frame, std::move(results));
+        hold.reset();
+      });
+}
+
+void Schedule(RemainingArguments arguments,
+              OptionalAggregateAttribute on_failure,
+              RemainingFunctions functions, KernelFrame* frame) {
   dist::Coordinator* coordinator = GetCoordinator(frame);
   if (coordinator == nullptr) return;
+  const bool falls_back = on_failure && functions.size() == 2;
   std::optional<dist::ClosureFunction> callee =
-      GetCallee(frame, functions, "tfrt_dist.schedule");
+      GetCallee(frame, functions, "tfrt_dist.schedule", falls_back ? 2 : 1);
   if (!callee) return;
+  if (on_failure) {
+    absl::StatusOr<FailurePolicy> policy =
+        ReadFailurePolicy(*on_failure, falls_back ? functions[1] : nullptr);
+    if (!policy.ok()) {
+      frame->ReportError(policy.status());
+      return;
+    }
+    ScheduleWithPolicy(*policy, coordinator, *std::move(callee), arguments,
+                       frame);
+    return;
+  }
   absl::StatusOr<std::vector<RCReference<AsyncValue>>> results =
-      coordinator->Schedule(*callee, ToClosureArguments(arguments));
+      coordinator->Schedule(*callee, ToClosureArguments(arguments.values()));
   if (!results.ok()) {
     frame->ReportError(results.status());
     return;
@@ -168,7 +245,7 @@ void CreatePerWorker(CreateMethod create, std::string_view op,
   std::optional<dist::ClosureFunction> callee = GetCallee(frame, functions, op);
   if (!callee) return;
   absl::StatusOr<dist::PerWorkerResource> resource =
-      (coordinator->*create)(*callee, ToClosureArguments(arguments));
+      (coordinator->*create)(*callee, ToClosureArguments(arguments.values()));
   if (!resource.ok()) {
     frame->ReportError(resource.status());
     return;
@@ -307,8 +384,8 @@ void Fit(const Chain& /*in_chain*/, RemainingArguments arguments,
     *function = *std::move(found);
   }
   const size_t num_dataset_arguments = segments[1];
-  model.dataset_arguments = ToClosureArguments(
-      RemainingArguments(arguments.values().subspan(0, num_dataset_arguments)));
+  model.dataset_arguments =
+      ToClosureArguments(arguments.values().subspan(0, num_dataset_arguments));
   for (AsyncValue* variable :
        arguments.values().subspan(num_dataset_arguments)) {
     if (!variable->IsType<dist::VariableHandle>()) {
@@ -375,7 +452,9 @@ void Fit(const Chain& /*in_chain*/, RemainingArguments arguments,
 
 absl::Status RegisterCoordinatorKernels(KernelRegistry* registry) {
   return registry->AddKernels({
-      {"tfrt_dist.schedule", SLUICE_KERNEL(coordinator_kernels::Schedule),
+      {"tfrt_dist.schedule",
+       SLUICE_KERNEL(coordinator_kernels::Schedule)
+           .WithAttributeNames({"on_failure"}),
        Strictness::kNonStrict},
       {"tfrt_dist.create_per_worker_resource",
        SLUICE_KERNEL(coordinator_kernels::CreatePerWorkerResource)},

@@ -115,7 +115,8 @@ VariableClient& Coordinator::variables() { return state_->variables(); }
 CoordinatorStats Coordinator::stats() const { return state_->stats(); }
 
 absl::StatusOr<std::vector<RCReference<AsyncValue>>> Coordinator::Schedule(
-    const ClosureFunction& function, std::vector<ClosureArgument> arguments) {
+    const ClosureFunction& function, std::vector<ClosureArgument> arguments,
+    const std::vector<FailureClass>& handled_classes) {
   if (absl::Status checked = CheckArguments(function, arguments, *state_,
                                             /*allow_resources=*/true);
       !checked.ok()) {
@@ -124,6 +125,7 @@ absl::StatusOr<std::vector<RCReference<AsyncValue>>> Coordinator::Schedule(
   auto closure = std::make_shared<internal::Closure>();
   closure->function = function;
   closure->arguments = std::move(arguments);
+  closure->handled_classes = handled_classes;
   if (absl::Status admitted = state_->Admit(*closure); !admitted.ok()) {
     return admitted;
   }
@@ -163,6 +165,23 @@ absl::StatusOr<std::vector<RCReference<AsyncValue>>> Coordinator::Schedule(
   });
   return results;
 }
+
+absl::StatusOr<std::vector<RCReference<AsyncValue>>> Coordinator::Schedule(
+    const ClosureFunction& function, std::vector<ClosureArgument> arguments) {
+  return Schedule(function, std::move(arguments), {});
+}
+
+Coordinator::JoinHold::JoinHold(
+    std::shared_ptr<internal::CoordinatorState> state)
+    : state_(std::move(state)) {
+  state_->Hold();
+}
+
+Coordinator::JoinHold::~JoinHold() {
+  if (state_ != nullptr) state_->ReleaseHold();
+}
+
+Coordinator::JoinHold Coordinator::HoldJoin() { return JoinHold(state_); }
 
 absl::Status Coordinator::Join() { return state_->Join(); }
 

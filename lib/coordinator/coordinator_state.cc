@@ -194,9 +194,28 @@ void CoordinatorState::FailJob(const absl::Status& status) {
   for (auto& closure : failed) Fail(*closure, status);
 }
 
+bool Closure::Handles(const absl::Status& failure) const {
+  const FailureClass failure_class = Classify(failure);
+  for (FailureClass handled : handled_classes) {
+    if (handled == failure_class) return true;
+  }
+  return false;
+}
+
+void CoordinatorState::Hold() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++holds_;
+}
+
+void CoordinatorState::ReleaseHold() {
+  std::lock_guard<std::mutex> lock(mu_);
+  --holds_;
+  changed_.notify_all();
+}
+
 absl::Status CoordinatorState::Join() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (pending_ > 0 && job_failure_.ok() && !stopping_) {
+  while ((pending_ > 0 || holds_ > 0) && job_failure_.ok() && !stopping_) {
     changed_.wait_for(lock, absl::ToChronoMilliseconds(options_.probe_interval +
                                                        absl::Seconds(1)));
     if (pending_ > 0 && num_healthy_ == 0) {

@@ -33,6 +33,10 @@ struct Closure {
   // How many errors had been recorded when it was scheduled: a closure
   // older than a recorded error is cancelled instead of run.
   int64_t epoch = 0;
+  // The failure classes its caller handles (Coordinator::Schedule): a
+  // failure of one is not recorded for Join.
+  std::vector<FailureClass> handled_classes;
+  bool Handles(const absl::Status& failure) const;
 };
 
 // A function whose results each worker keeps (CreatePerWorkerResource).
@@ -83,8 +87,11 @@ class CoordinatorState {
   // Stops the job: a failure no retry can mend (a parameter server lost).
   void FailJob(const absl::Status& status);
 
-  // Waits until every admitted closure has finished, or the job failed.
+  // Waits until every admitted closure has finished and no hold is left,
+  // or the job failed.
   absl::Status Join();
+  void Hold();
+  void ReleaseHold();
   bool Done() const;
 
   // The resource list grows only; agents build what they have not.
@@ -132,6 +139,7 @@ class CoordinatorState {
   bool stopping_ = false;
   std::deque<std::shared_ptr<Closure>> queue_;
   int64_t pending_ = 0;  // admitted and not finished
+  int64_t holds_ = 0;    // Coordinator::JoinHold
   int64_t epoch_ = 0;    // errors recorded
   absl::Status first_error_;
   // The closures failed since the last report, by root cause

@@ -100,7 +100,7 @@ void WorkerAgent::RunClosure(std::shared_ptr<Closure> closure) {
     if (!error.ok()) {
       // Recorded before the closure counts as finished, so that a Join
       // that sees it finished also sees its error.
-      state_->RecordError(error);
+      if (!closure->Handles(error)) state_->RecordError(error);
       state_->Fail(*closure, error);
       return;
     }
@@ -121,7 +121,9 @@ void WorkerAgent::RunClosure(std::shared_ptr<Closure> closure) {
     return;
   }
   // Before finishing the closure, as above.
-  if (outcome == Outcome::kFailed) state_->RecordError(why);
+  if (outcome == Outcome::kFailed && !closure->Handles(why)) {
+    state_->RecordError(why);
+  }
   if (!results.ok()) {
     state_->Fail(*closure, results.status());
   } else {

@@ -43,6 +43,7 @@
 #include "sluice/host_context/async_value_ref.h"
 #include "sluice/host_context/host_context.h"
 #include "sluice/support/exit_codes.h"
+#include "sluice/support/failure.h"
 
 namespace sluice::dist {
 namespace internal {
@@ -218,6 +219,29 @@ class Coordinator {
   // or with InvalidArgument for arguments that do not fit the function.
   absl::StatusOr<std::vector<RCReference<AsyncValue>>> Schedule(
       const ClosureFunction& function, std::vector<ClosureArgument> arguments);
+
+  // Schedule, for a caller that handles the closure's failures of
+  // `handled_classes` itself (a failure policy that schedules it again or
+  // falls back): such a failure resolves the results to the error but is
+  // not reported by Join or Schedule and cancels nothing.
+  absl::StatusOr<std::vector<RCReference<AsyncValue>>> Schedule(
+      const ClosureFunction& function, std::vector<ClosureArgument> arguments,
+      const std::vector<FailureClass>& handled_classes);
+
+  // While one is held, Join waits as for an unfinished closure: a caller
+  // between two attempts of a closure (a failure policy's backoff) holds
+  // one so that Join does not end before the next attempt.
+  class JoinHold {
+   public:
+    explicit JoinHold(std::shared_ptr<internal::CoordinatorState> state);
+    JoinHold(JoinHold&&) = default;
+    JoinHold& operator=(JoinHold&&) = default;
+    ~JoinHold();
+
+   private:
+    std::shared_ptr<internal::CoordinatorState> state_;
+  };
+  JoinHold HoldJoin();
 
   // Waits until every scheduled closure has finished; the first error a
   // closure failed with since the last report (cleared by this report), the

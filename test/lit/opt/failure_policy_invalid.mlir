@@ -146,3 +146,32 @@ func.func @not_a_policy(%f: !tfrt_dist.remote_function, %x: i32) -> i32 {
   %r = tfrt_dist.call %f(%x) {on_failure = 3 : i64} : (i32) -> i32
   tfrt.return %r : i32
 }
+
+// -----
+
+func.func @schedule_fallback_wrong_type(%x: i32) -> i32 {
+  // expected-error @+1 {{'tfrt_dist.schedule' op on_failure falls back on 'widen_again' of type (i32) -> (i64), but the op needs (i32) -> (i32)}}
+  %r = tfrt_dist.schedule @same(%x) {on_failure = #tfrt_dist.fallback<@widen_again>} : (i32) -> i32
+  tfrt.return %r : i32
+}
+
+func.func @same(%x: i32) -> i32 {
+  tfrt.return %x : i32
+}
+
+func.func @widen_again(%x: i32) -> i64 {
+  %y = "tfrt.sext.i32.i64"(%x) : (i32) -> i64
+  tfrt.return %y : i64
+}
+
+// -----
+
+func.func @schedule_bad_policy(%x: i32) -> i32 {
+  // expected-error @+1 {{'tfrt_dist.schedule' op on_failure max must be from 1 to 100 attempts, got 0}}
+  %r = tfrt_dist.schedule @same_again(%x) {on_failure = #tfrt_dist.retry<max = 0>} : (i32) -> i32
+  tfrt.return %r : i32
+}
+
+func.func @same_again(%x: i32) -> i32 {
+  tfrt.return %x : i32
+}

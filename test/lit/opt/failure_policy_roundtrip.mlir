@@ -35,7 +35,9 @@ func.func @main() -> i32 {
   %r4 = tfrt_dist.call %add(%r3, %one) {on_failure = #tfrt_dist.fallback<@add_locally>} : (i32, i32) -> i32
   // CHECK: tfrt_dist.call %{{.*}} {on_failure = #tfrt_dist.retry<max = 1, classes = []>} : (i32, i32) -> i32
   %r5 = tfrt_dist.call %add(%r4, %one) {on_failure = #tfrt_dist.retry<max = 1, classes = []>} : (i32, i32) -> i32
-  tfrt.return %r5 : i32
+  // CHECK: tfrt_dist.schedule @add(%{{.*}}, %{{.*}}) {on_failure = #tfrt_dist.retry<max = 3, classes = [fatal], fallback = @add_locally>} : (i32, i32) -> i32
+  %r6 = tfrt_dist.schedule @add(%r5, %one) {on_failure = #tfrt_dist.retry<max = 3, classes = [fatal], fallback = @add_locally>} : (i32, i32) -> i32
+  tfrt.return %r6 : i32
 }
 
 // ARRAY-LABEL: func.func @plain_array()
