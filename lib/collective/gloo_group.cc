@@ -460,9 +460,11 @@ class GlooGroup final : public CollectiveGroup {
       }
       rank_errors[r] =
           GroupError(absl::UnavailableError(absl::StrCat(
-                         "rank ", r, " was not heard from within ",
+                         "rank ", r,
+                         " did not tell the store how its part "
+                         "went within ",
                          absl::FormatDuration(options.agreement_window),
-                         " of the collective's end")),
+                         " of the first rank")),
                      absl::StrCat(what, ": "), generation());
     }
     (void)Break(absl::StrCat(what, ": "),

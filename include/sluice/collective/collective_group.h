@@ -54,10 +54,9 @@ struct PartialOptions {
   // Bounds the collective among all ranks; the group's default when
   // infinite.
   absl::Duration timeout = absl::InfiniteDuration();
-  // How long a rank that has finished its part waits for the others to say
-  // how theirs went: a rank not heard from within it is left out, so it is
-  // what a rank that died costs the survivors. The second round of the
-  // agreement gets another window.
+  // How long after the first rank has told the store how its part went the
+  // store waits for the others: a rank that has not told it by then is left
+  // out, so it is what a rank that died costs the survivors.
   absl::Duration agreement_window = absl::Seconds(1);
 };
 
@@ -88,9 +87,9 @@ class CollectiveGroup : public ReferenceCounted<CollectiveGroup> {
 
   // Partial collectives: AllReduce and AllGather that survive the failure
   // of some ranks. After the collective among all ranks, every rank that is
-  // still alive says through the rendezvous store whether its part
-  // succeeded, and the ranks agree, in two rounds, on who contributes (a
-  // rank not heard from within the agreement window is left out). When
+  // still alive tells the rendezvous store whether its part succeeded, and
+  // the store decides on the contributors, once for all (a rank that has
+  // not told it within the agreement window of the first is left out). When
   // every rank took part and succeeded, that is the result; else the
   // contributors run the collective again among themselves, on their saved
   // inputs, and this group breaks: its later partial collectives run on the

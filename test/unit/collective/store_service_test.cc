@@ -94,38 +94,79 @@ TEST_F(StoreServiceTest, WaitingGetReturnsWhenTheKeysAreSet) {
   EXPECT_EQ(response.values(1), "2");
 }
 
-// Two ranks that each say something and wait for the other's, in one call
-// each: neither waits past the other's arrival; a bad key to set is refused
-// before anything is set.
-TEST_F(StoreServiceTest, AGetThatSetsFirstMeetsAnother) {
-  auto say_and_wait = [this](const std::string& mine, const std::string& value,
-                             proto::GetResponse* response) {
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    proto::GetRequest request;
-    request.add_keys("gen/5/a");
-    request.add_keys("gen/5/b");
-    request.set_wait(true);
-    request.mutable_set()->set_key(mine);
-    request.mutable_set()->set_value(value);
-    return stub_->Get(&context, request, response);
-  };
-  proto::GetResponse from_a, from_b;
-  grpc::Status a_status;
-  std::thread a([&] { a_status = say_and_wait("gen/5/a", "1", &from_a); });
-  absl::SleepFor(absl::Milliseconds(100));
-  grpc::Status b_status = say_and_wait("gen/5/b", "2", &from_b);
-  a.join();
-  ASSERT_TRUE(a_status.ok()) << a_status.error_message();
-  ASSERT_TRUE(b_status.ok()) << b_status.error_message();
-  ASSERT_EQ(from_a.values_size(), 2);
-  EXPECT_EQ(from_a.values(0), "1");
-  EXPECT_EQ(from_a.values(1), "2");
-  EXPECT_EQ(from_b.values(0), "1");
+grpc::Status Agree(proto::KeyValueStore::Stub& stub, int rank, int size,
+                   bool succeeded, int64_t window_ms,
+                   proto::AgreeResponse* response) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  proto::AgreeRequest request;
+  request.set_key("gen/6/partial/1/agreement");
+  request.set_rank(rank);
+  request.set_size(size);
+  request.set_succeeded(succeeded);
+  request.set_window_ms(window_ms);
+  return stub.Agree(&context, request, response);
+}
 
-  proto::GetResponse response;
-  grpc::Status bad = say_and_wait("rank0", "3", &response);
-  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+std::vector<int> Contributors(const proto::AgreeResponse& response) {
+  return std::vector<int>(response.contributors().begin(),
+                          response.contributors().end());
+}
+
+// Every rank that comes gets the same answer, as soon as the last one
+// comes; one that failed its part makes it not all succeeded.
+TEST_F(StoreServiceTest, AgreeAnswersEveryRankAlike) {
+  std::vector<proto::AgreeResponse> responses(3);
+  std::vector<grpc::Status> statuses(3);
+  std::vector<std::thread> ranks;
+  const absl::Time start = absl::Now();
+  for (int rank = 0; rank < 3; ++rank) {
+    ranks.emplace_back([&, rank] {
+      statuses[rank] = Agree(*stub_, rank, 3, /*succeeded=*/rank != 1,
+                             /*window_ms=*/5000, &responses[rank]);
+    });
+  }
+  for (std::thread& rank : ranks) rank.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(4));
+  for (int rank = 0; rank < 3; ++rank) {
+    ASSERT_TRUE(statuses[rank].ok()) << statuses[rank].error_message();
+    EXPECT_EQ(Contributors(responses[rank]), (std::vector<int>{0, 1, 2}));
+    EXPECT_FALSE(responses[rank].all_succeeded());
+  }
+}
+
+// Two of three come: the store decides a window after the first, without
+// the third, and tells the third so when it comes later.
+TEST_F(StoreServiceTest, AgreeDecidesWithoutARankThatDoesNotComeInTime) {
+  std::vector<proto::AgreeResponse> responses(2);
+  std::vector<grpc::Status> statuses(2);
+  std::vector<std::thread> ranks;
+  const absl::Time start = absl::Now();
+  for (int rank = 0; rank < 2; ++rank) {
+    ranks.emplace_back([&, rank] {
+      statuses[rank] = Agree(*stub_, rank, 3, true, 300, &responses[rank]);
+    });
+  }
+  for (std::thread& rank : ranks) rank.join();
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(290));
+  for (int rank = 0; rank < 2; ++rank) {
+    ASSERT_TRUE(statuses[rank].ok()) << statuses[rank].error_message();
+    EXPECT_EQ(Contributors(responses[rank]), (std::vector<int>{0, 1}));
+    EXPECT_FALSE(responses[rank].all_succeeded());
+  }
+  proto::AgreeResponse late;
+  ASSERT_TRUE(Agree(*stub_, 2, 3, true, 300, &late).ok());
+  EXPECT_EQ(Contributors(late), (std::vector<int>{0, 1}));
+}
+
+TEST_F(StoreServiceTest, AgreeRefusesARankOutsideTheSizeOrNoWindow) {
+  proto::AgreeResponse response;
+  grpc::Status outside = Agree(*stub_, 3, 3, true, 100, &response);
+  EXPECT_EQ(outside.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(outside.error_message().find("rank 3 of 3"), std::string::npos)
+      << outside.error_message();
+  EXPECT_EQ(Agree(*stub_, 0, 3, true, 0, &response).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
 }
 
 TEST_F(StoreServiceTest, WaitingGetEndsAtItsDeadline) {
