@@ -216,7 +216,9 @@ TEST(CollectiveKillTest, PartialAllReducesGoOnWithoutAKilledRank) {
         lines[0][i].find("contributors=0,1,2,3") == std::string::npos;
     if (without_3) ++left_out;
     // Once left out, the killed rank stays out.
-    if (i > 0 && !without_3) EXPECT_EQ(left_out, 0) << lines[0][i];
+    if (i > 0 && !without_3) {
+      EXPECT_EQ(left_out, 0) << lines[0][i];
+    }
   }
   EXPECT_GT(left_out, kCount - 10);
 }
