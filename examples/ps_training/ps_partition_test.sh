@@ -77,10 +77,14 @@ grep -q '^run.py: partition healed after' "$TEST_TMPDIR/worker" ||
   fail "the partition did not heal before the job ended"
 grep -q "^epoch $epochs/$epochs: " "$TEST_TMPDIR/worker" ||
   fail "no line for epoch $epochs"
-failures=$(sed -n 's/^closures [0-9]*, retried [0-9]*, worker failures //p' \
+# The step of the cut-off worker ran again elsewhere. ps_train counts a
+# worker failure while a parameter server's probe went unanswered as that
+# server's, and a sanitizer's build on a loaded box can miss a probe: the
+# retry is what the coordinator always counts.
+retried=$(sed -n 's/^closures [0-9]*, retried \([0-9]*\), worker failures .*/\1/p' \
   "$TEST_TMPDIR/worker")
-[[ -n "$failures" && "$failures" -ge 1 ]] ||
-  fail "the coordinator saw no worker fail: '$failures'"
+[[ -n "$retried" && "$retried" -ge 1 ]] ||
+  fail "the coordinator ran no step again: '$retried'"
 check_accuracy worker
 
 run ps --fresh --partition_target=ps:0 --partition_after_s=2

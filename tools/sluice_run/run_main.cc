@@ -305,6 +305,16 @@ absl::StatusOr<ArgumentsOf> ParseArguments(const RunOptions& options,
   return arguments_of;
 }
 
+// How long past --timeout the function may take to unwind before the
+// watchdog ends the runner. A cancelled remote call unwinds through several
+// threads, which a sanitizer's build on a loaded 2-core machine did not
+// always do within the tools' usual margin.
+#if defined(SLUICE_SANITIZER)
+constexpr absl::Duration kTimeoutUnwindMargin = absl::Seconds(4);
+#else
+constexpr absl::Duration kTimeoutUnwindMargin = tools::kStuckWorkMargin;
+#endif
+
 // Runs `function` to the end (its remote calls included) and prints what
 // it returned, after the runtime errors that waited for its end (their root
 // causes were printed first); false when a result is an error.
@@ -336,9 +346,9 @@ bool RunFunction(const Function& function,
   std::optional<tools::ExitWatchdog> watchdog;
   if (deadline) {
     watchdog.emplace(
-        *deadline + tools::kStuckWorkMargin,
+        *deadline + kTimeoutUnwindMargin,
         absl::StrCat(tool_name, ": '", function.name(), "' is still running ",
-                     absl::FormatDuration(tools::kStuckWorkMargin),
+                     absl::FormatDuration(kTimeoutUnwindMargin),
                      " after its --timeout of ", *options.timeout_seconds,
                      " s: a kernel blocked outside the executor does not "
                      "stop when cancelled; exiting without it"));
