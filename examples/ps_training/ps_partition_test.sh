@@ -108,6 +108,6 @@ grep -q '^resuming from the checkpoint of step [0-9]* ' "$TEST_TMPDIR/resumed" |
 grep -q "^epoch $epochs/$epochs: " "$TEST_TMPDIR/resumed" ||
   fail "the resumed run has no line for epoch $epochs"
 check_accuracy resumed
-echo "exit 75 $exited s after ps 0 was cut off; worker failures $failures" \
+echo "exit 75 $exited s after ps 0 was cut off; steps run again $retried" \
   "with worker 1 cut off"
 echo PASS

@@ -233,6 +233,19 @@ void OnAnswer(std::shared_ptr<PolicyRun> run,
   // error of another class (the worker went away as the call was dropped).
   const bool cancelled =
       failure_class == FailureClass::kCancelled || run->context.IsCancelled();
+  // The request was cancelled before the policy could act on the failure:
+  // its results are the cancellation, as when it is cancelled in a backoff.
+  const bool would_act =
+      (policy.Retries(failure_class) && run->attempts < policy.max_attempts) ||
+      policy.FallsBackOn(failure_class);
+  if (AsyncValue* cancel =
+          run->context.request_context()
+              ? run->context.request_context()->GetCancelAsyncValue()
+              : nullptr;
+      cancel != nullptr && would_act) {
+    DeliverError(*run, cancel->GetError());
+    return;
+  }
   if (!cancelled && policy.Retries(failure_class) &&
       run->attempts < policy.max_attempts) {
     WaitAndAttempt(std::move(run));

@@ -478,12 +478,12 @@ class GlooGroup final : public CollectiveGroup {
     among.rank = static_cast<int>(
         std::find(contributors.begin(), contributors.end(), rank()) -
         contributors.begin());
-    // Every contributor has just agreed, so they connect at once; one
-    // that dies meanwhile holds the others up to the group's connect
-    // timeout.
     const std::string again =
         absl::StrCat(what, ": among the contributors [",
                      absl::StrJoin(contributors, ", "), "]: ");
+    // Every contributor has just had the store's answer, so they connect at
+    // once; one that dies meanwhile holds the others up to the group's
+    // connect timeout.
     absl::StatusOr<RCReference<CollectiveGroup>> group = CreateGlooGroup(among);
     if (!group.ok()) return WithMessagePrefix(group.status(), again);
     {
