@@ -292,12 +292,16 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path) {
   return model;
 }
 
+RCReference<AsyncValue> TensorValue(const DenseHostTensor& tensor) {
+  return sluice::MakeAvailableAsyncValueRef<DenseHostTensor>(tensor)
+      .ReleaseRCRef();
+}
+
 std::vector<RCReference<AsyncValue>> TensorValues(
     const std::vector<DenseHostTensor>& tensors) {
   std::vector<RCReference<AsyncValue>> values;
   for (const DenseHostTensor& tensor : tensors) {
-    values.push_back(sluice::MakeAvailableAsyncValueRef<DenseHostTensor>(tensor)
-                         .ReleaseRCRef());
+    values.push_back(TensorValue(tensor));
   }
   return values;
 }
@@ -354,10 +358,10 @@ absl::StatusOr<std::vector<RCReference<AsyncValue>>> PartialStep(
   for (RCReference<AsyncValue>& value : TensorValues(parameters)) {
     arguments.push_back(std::move(value));
   }
-  absl::StatusOr<std::vector<DenseHostTensor>> weight =
-      StepWeights(contribution, 0, allocator);
+  absl::StatusOr<DenseHostTensor> weight =
+      DenseHostTensor::FromValues<float>({}, {contribution}, allocator);
   if (!weight.ok()) return weight.status();
-  arguments.push_back(TensorValues({(*weight)[0]})[0].CopyRef());
+  arguments.push_back(TensorValue(*weight));
   absl::StatusOr<std::vector<RCReference<AsyncValue>>> gradients =
       model.Call("gradients", arguments, timeout);
   if (!gradients.ok()) return gradients.status();
@@ -369,7 +373,7 @@ absl::StatusOr<std::vector<RCReference<AsyncValue>>> PartialStep(
   if (!packed.ok()) return packed.status();
   std::vector<RCReference<AsyncValue>> sum_arguments;
   sum_arguments.push_back(group.CopyRef());
-  sum_arguments.push_back(TensorValues({*packed})[0].CopyRef());
+  sum_arguments.push_back(TensorValue(*packed));
   absl::StatusOr<std::vector<RCReference<AsyncValue>>> summed =
       model.Call("sum_partial", sum_arguments, timeout);
   if (!summed.ok()) return summed.status();
@@ -397,7 +401,7 @@ absl::StatusOr<std::vector<RCReference<AsyncValue>>> PartialStep(
     absl::StatusOr<DenseHostTensor> tensor =
         DenseHostTensor::FromValues<float>(shape, update, allocator);
     if (!tensor.ok()) return tensor.status();
-    updates.push_back(TensorValues({*tensor})[0].CopyRef());
+    updates.push_back(TensorValue(*tensor));
   }
   for (const RCReference<AsyncValue>& update : updates) {
     apply.push_back(update.CopyRef());

@@ -141,6 +141,12 @@ void WhenAllReady(std::vector<RCReference<AsyncValue>> values, Then then) {
                });
 }
 
+// The request's cancellation as a value; null while it is not cancelled.
+AsyncValue* Cancellation(const PolicyRun& run) {
+  RequestContext* request = run.context.request_context();
+  return request != nullptr ? request->GetCancelAsyncValue() : nullptr;
+}
+
 void Deliver(PolicyRun& run, std::vector<RCReference<AsyncValue>> results) {
   std::move(run.deliver)(std::move(results));
 }
@@ -229,29 +235,25 @@ void OnAnswer(std::shared_ptr<PolicyRun> run,
   }
   const FailurePolicy& policy = run->policy;
   const FailureClass failure_class = Classify(*failure);
-  // A request cancelled while the attempt ran may have failed it with an
-  // error of another class (the worker went away as the call was dropped).
-  const bool cancelled =
-      failure_class == FailureClass::kCancelled || run->context.IsCancelled();
-  // The request was cancelled before the policy could act on the failure:
-  // its results are the cancellation, as when it is cancelled in a backoff.
-  const bool would_act =
-      (policy.Retries(failure_class) && run->attempts < policy.max_attempts) ||
-      policy.FallsBackOn(failure_class);
-  if (AsyncValue* cancel =
-          run->context.request_context()
-              ? run->context.request_context()->GetCancelAsyncValue()
-              : nullptr;
-      cancel != nullptr && would_act) {
-    DeliverError(*run, cancel->GetError());
+  // A cancelled failure is never acted on (no policy may list the class).
+  const bool acts = failure_class != FailureClass::kCancelled;
+  const bool retry = acts && policy.Retries(failure_class) &&
+                     run->attempts < policy.max_attempts;
+  const bool fall_back = acts && policy.FallsBackOn(failure_class);
+  // A request cancelled while the attempt ran makes no more attempts and no
+  // fallback: the results are the cancellation, as in a backoff. (The
+  // attempt may have failed with an error of another class: the worker
+  // went away as the call was dropped.)
+  if (AsyncValue* cancelled = Cancellation(*run);
+      cancelled != nullptr && (retry || fall_back)) {
+    DeliverError(*run, cancelled->GetError());
     return;
   }
-  if (!cancelled && policy.Retries(failure_class) &&
-      run->attempts < policy.max_attempts) {
+  if (retry) {
     WaitAndAttempt(std::move(run));
     return;
   }
-  if (!cancelled && policy.FallsBackOn(failure_class)) {
+  if (fall_back) {
     RunFallback(std::move(run));
     return;
   }
@@ -268,10 +270,7 @@ void OnAnswer(std::shared_ptr<PolicyRun> run,
 }
 
 void Attempt(std::shared_ptr<PolicyRun> run) {
-  if (AsyncValue* cancelled =
-          run->context.request_context()
-              ? run->context.request_context()->GetCancelAsyncValue()
-              : nullptr) {
+  if (AsyncValue* cancelled = Cancellation(*run)) {
     DeliverError(*run, cancelled->GetError());
     return;
   }
